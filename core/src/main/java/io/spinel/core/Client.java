@@ -1,0 +1,214 @@
+package io.spinel.core;
+
+import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.protocol.RespReader;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Doubles;
+
+/**
+ * Per-connection state (Redis's client struct): the query buffer and current arguments, the reply
+ * buffer, the selected database, protocol version, name, authentication and the flags commands
+ * consult. Owned by the executor thread; the transport only feeds bytes in and drains replies out
+ * through {@link Connection}.
+ */
+public final class Client {
+    /** The transport side of a client, implemented by the network layer (or the embedded API). */
+    public interface Connection {
+        /** Queues bytes for the peer (copied; the array is reused). */
+        void write(byte[] buf, int off, int len);
+
+        /** Pushes queued bytes to the peer. */
+        void flush();
+
+        /** Closes the connection once what was queued has been written. */
+        void close();
+
+        /** "ip:port" of the peer, or a path for unix sockets. */
+        String remoteAddress();
+
+        String localAddress();
+
+        /** Whether the peer connected over a unix socket or from a loopback address. */
+        boolean isLocal();
+
+        /** Whether this is a unix domain socket connection (CLIENT LIST flag U). */
+        boolean isUnixSocket();
+
+        /** A file-descriptor-like number for CLIENT LIST (fd=). */
+        int fd();
+    }
+
+    final long id;
+    final Engine engine;
+    final Connection connection;
+    final Args args = new Args();
+    final RespReader reader = new RespReader(args);
+    final Reply reply = new Reply();
+
+    Db db;
+    String name;
+    String libName;
+    String libVersion;
+    boolean authenticated;
+    String user = "default";
+    final long createdAt;
+    long lastInteraction;
+    Command lastCommand;
+    Command currentCommand;
+
+    // flags
+    boolean closeAfterReply;
+    boolean closed;
+    boolean noEvict;
+    boolean noTouch;
+    /** CLIENT REPLY: 0 on, 1 off, 2 skip next. */
+    int replyMode;
+    boolean skipThisReply;
+    boolean pendingWrite;
+    /** A command the client must not run more input past (blocking commands later). */
+    boolean paused;
+
+    Client(long id, Engine engine, Connection connection, Db db, long now) {
+        this.id = id;
+        this.engine = engine;
+        this.connection = connection;
+        this.db = db;
+        this.createdAt = now;
+        this.lastInteraction = now;
+        reply.setSink(connection::write);
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    public Args args() {
+        return args;
+    }
+
+    public Reply reply() {
+        return reply;
+    }
+
+    public Db db() {
+        return db;
+    }
+
+    public RespReader reader() {
+        return reader;
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    public int resp() {
+        return reply.protocol();
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public boolean noTouch() {
+        return noTouch;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    // ---- argument helpers for command code ------------------------------------------------------
+
+    public int argc() {
+        return args.count();
+    }
+
+    /** Whether argument i is the token (case-insensitive). */
+    public boolean argIs(int i, String lowerToken) {
+        return args.is(i, lowerToken);
+    }
+
+    public byte[] argBytes(int i) {
+        return args.copy(i);
+    }
+
+    public String argString(int i) {
+        return args.string(i);
+    }
+
+    /** Argument i as a long, or ERR value is not an integer or out of range. */
+    public long argLong(int i) {
+        try {
+            return Bytes.parseLong(args.buf(i), args.off(i), args.len(i));
+        } catch (NumberFormatException e) {
+            throw CommandError.NOT_INTEGER;
+        }
+    }
+
+    /** Argument i as a long, or the given error. */
+    public long argLong(int i, CommandError error) {
+        try {
+            return Bytes.parseLong(args.buf(i), args.off(i), args.len(i));
+        } catch (NumberFormatException e) {
+            throw error;
+        }
+    }
+
+    /** Argument i as a double, or ERR value is not a valid float. */
+    public double argDouble(int i) {
+        try {
+            return Doubles.parse(args.buf(i), args.off(i), args.len(i));
+        } catch (NumberFormatException e) {
+            throw CommandError.NOT_FLOAT;
+        }
+    }
+
+    // ---- propagation --------------------------------------------------------------------------
+
+    /** The command as it must be replayed (AOF, replicas) when it differs from what was sent. */
+    byte[][] propagateAs;
+
+    /**
+     * Records that this command must be propagated as the given arguments instead of its own
+     * (Redis's rewriteClientCommandVector): relative expires become absolute, INCRBYFLOAT a SET.
+     */
+    public void propagateAs(byte[]... argv) {
+        propagateAs = argv;
+    }
+
+    // ---- replies ------------------------------------------------------------------------------
+
+    /** Replies with an error and counts it in INFO errorstats. */
+    public void error(String message) {
+        engine.countError(message);
+        reply.error(message);
+    }
+
+    /** Marks the client to be flushed at the end of the current batch. */
+    void markPendingWrite() {
+        if (!pendingWrite && !closed) {
+            pendingWrite = true;
+            engine.pendingWrites.add(this);
+        }
+    }
+
+    /** Closes the connection after the replies produced so far are written (QUIT, protocol errors). */
+    public void closeAfterReply() {
+        closeAfterReply = true;
+        markPendingWrite();
+    }
+
+    @Override
+    public String toString() {
+        return "client#" + id;
+    }
+}

@@ -1,0 +1,404 @@
+package io.spinel.core;
+
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Connection commands (Redis's networking.c and acl.c parts): PING, ECHO, SELECT, AUTH, HELLO,
+ * QUIT, RESET and CLIENT. There are no ACL users yet: the only user is "default", whose password
+ * is requirepass.
+ */
+final class ConnectionCommands {
+    private ConnectionCommands() {
+    }
+
+    private static final byte[] PONG = Bytes.ascii("+PONG\r\n");
+    private static final byte[] PONG_BULK = Bytes.ascii("pong");
+
+    static void register(CommandTable t) {
+        t.register("ping", ConnectionCommands::ping);
+        t.register("echo", c -> c.reply().bulk(c.args().buf(1), c.args().off(1), c.args().len(1)));
+        t.register("select", ConnectionCommands::select);
+        t.register("auth", ConnectionCommands::auth);
+        t.register("hello", ConnectionCommands::hello);
+        t.register("quit", c -> {
+            c.reply().ok();
+            c.closeAfterReply();
+        });
+        t.register("reset", ConnectionCommands::reset);
+        t.register("client|id", c -> c.reply().integer(c.id));
+        t.register("client|getname", c -> {
+            if (c.name == null) c.reply().nullBulk();
+            else c.reply().bulk(c.name.getBytes(StandardCharsets.ISO_8859_1));
+        });
+        t.register("client|setname", c -> {
+            setName(c, c.args().string(2));
+            c.reply().ok();
+        });
+        t.register("client|setinfo", ConnectionCommands::setinfo);
+        t.register("client|info", c -> c.reply().verbatim(clientInfo(c) + "\n", "txt"));
+        t.register("client|list", ConnectionCommands::list);
+        t.register("client|kill", ConnectionCommands::kill);
+        t.register("client|reply", ConnectionCommands::replyMode);
+        t.register("client|no-evict", c -> c.noEvict = onOff(c));
+        t.register("client|no-touch", c -> c.noTouch = onOff(c));
+        t.register("client|help", ConnectionCommands::help);
+    }
+
+    static void ping(Client c) {
+        Args a = c.args();
+        if (a.count() > 2) throw new CommandError("ERR wrong number of arguments for 'ping' command");
+        if (a.count() == 1) c.reply().raw(PONG);
+        else c.reply().bulk(a.buf(1), a.off(1), a.len(1));
+    }
+
+    static void select(Client c) {
+        long id = c.argLong(1);
+        if (id < Integer.MIN_VALUE || id > Integer.MAX_VALUE) throw CommandError.NOT_INTEGER;
+        if (id < 0 || id >= c.engine.keyspace.count()) throw CommandError.DB_INDEX;
+        c.db = c.engine.keyspace.db((int) id);
+        c.reply().ok();
+    }
+
+    /** Checks a user/password pair; there is one user, "default", with password requirepass. */
+    private static boolean authenticate(Client c, String user, byte[] password) {
+        String pass = c.engine.requirePass;
+        boolean ok = user.equals("default")
+                && (pass.isEmpty() || MessageDigest.isEqual(sha256(pass.getBytes(StandardCharsets.UTF_8)),
+                        sha256(password)));
+        if (ok) {
+            c.authenticated = true;
+            c.user = "default";
+        }
+        return ok;
+    }
+
+    private static byte[] sha256(byte[] b) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(b);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void auth(Client c) {
+        Args a = c.args();
+        if (a.count() > 3) throw CommandError.SYNTAX;
+        String user;
+        byte[] pass;
+        if (a.count() == 2) {
+            if (c.engine.requirePass.isEmpty()) {
+                throw CommandError.err("AUTH <password> called without any password configured for the default "
+                        + "user. Are you sure your configuration is correct?");
+            }
+            user = "default";
+            pass = a.copy(1);
+        } else {
+            user = a.string(1);
+            pass = a.copy(2);
+        }
+        if (authenticate(c, user, pass)) c.reply().ok();
+        else throw new CommandError("WRONGPASS invalid username-password pair or user is disabled.");
+    }
+
+    static void hello(Client c) {
+        Args a = c.args();
+        long ver = 0;
+        int next = 1;
+        if (a.count() >= 2) {
+            ver = c.argLong(1, CommandError.err("Protocol version is not an integer or out of range"));
+            next = 2;
+            if (ver < 2 || ver > 3) throw new CommandError("NOPROTO unsupported protocol version");
+        }
+        for (int j = next; j < a.count(); j++) {
+            int more = a.count() - 1 - j;
+            if (a.is(j, "auth") && more >= 2) {
+                if (!authenticate(c, a.string(j + 1), a.copy(j + 2))) {
+                    throw new CommandError("WRONGPASS invalid username-password pair or user is disabled.");
+                }
+                j += 2;
+            } else if (a.is(j, "setname") && more >= 1) {
+                setName(c, a.string(j + 1));
+                j++;
+            } else {
+                throw CommandError.err("Syntax error in HELLO option '" + a.string(j) + "'");
+            }
+        }
+        if (!c.authenticated) {
+            throw new CommandError("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                    + "HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+                    + "protocol version at the same time");
+        }
+        if (ver != 0) c.reply().setProtocol((int) ver);
+        Reply r = c.reply();
+        r.mapHeader(7);
+        r.bulk("server");
+        r.bulk("redis");
+        r.bulk("version");
+        r.bulk(Engine.REDIS_VERSION);
+        r.bulk("proto");
+        r.integer(r.protocol());
+        r.bulk("id");
+        r.integer(c.id);
+        r.bulk("mode");
+        r.bulk("standalone");
+        r.bulk("role");
+        r.bulk("master");
+        r.bulk("modules");
+        r.emptyArray();
+    }
+
+    static void reset(Client c) {
+        c.db = c.engine.keyspace.db(0);
+        c.reply().setProtocol(2);
+        c.authenticated = c.engine.requirePass.isEmpty();
+        c.user = "default";
+        c.name = null;
+        c.replyMode = 0;
+        c.skipThisReply = false;
+        c.noEvict = false;
+        c.noTouch = false;
+        c.engine.clientReset(c);
+        c.reply().status("RESET");
+    }
+
+    private static void setName(Client c, String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char ch = name.charAt(i);
+            if (ch < '!' || ch > '~') {
+                throw CommandError.err("Client names cannot contain spaces, newlines or special characters.");
+            }
+        }
+        c.name = name.isEmpty() ? null : name;
+    }
+
+    static void setinfo(Client c) {
+        Args a = c.args();
+        String value = a.string(3);
+        for (int i = 0; i < value.length(); i++) {
+            char ch = value.charAt(i);
+            if (ch < '!' || ch > '~') {
+                throw CommandError.err(a.string(2).toUpperCase() + " cannot contain spaces, newlines or special "
+                        + "characters.");
+            }
+        }
+        if (a.is(2, "lib-name")) {
+            c.libName = value.isEmpty() ? null : value;
+        } else if (a.is(2, "lib-ver")) {
+            c.libVersion = value.isEmpty() ? null : value;
+        } else {
+            throw CommandError.err("Unrecognized option '" + a.string(2) + "'");
+        }
+        c.reply().ok();
+    }
+
+    private static boolean onOff(Client c) {
+        Args a = c.args();
+        boolean on;
+        if (a.is(2, "on")) on = true;
+        else if (a.is(2, "off")) on = false;
+        else throw CommandError.SYNTAX;
+        c.reply().ok();
+        return on;
+    }
+
+    static void replyMode(Client c) {
+        Args a = c.args();
+        if (a.is(2, "on")) {
+            c.replyMode = 0;
+            c.reply().stopDiscarding();
+            c.reply().ok();
+        } else if (a.is(2, "off")) {
+            c.replyMode = 1;
+        } else if (a.is(2, "skip")) {
+            if (c.replyMode != 1) c.skipThisReply = true;
+        } else {
+            throw CommandError.SYNTAX;
+        }
+    }
+
+    /** One CLIENT LIST line (without the newline), fields as Redis 7 prints them. */
+    static String clientInfo(Client c) {
+        long now = System.currentTimeMillis();
+        StringBuilder flags = new StringBuilder();
+        String extraFlags = c.engine.clientFlags(c);
+        flags.append(extraFlags);
+        if (c.closeAfterReply) flags.append('c');
+        if (c.connection.isUnixSocket()) flags.append('U');
+        if (c.noEvict) flags.append('e');
+        if (c.noTouch) flags.append('T');
+        if (flags.length() == 0) flags.append('N');
+        int qbuf = c.reader.pending();
+        String cmd = c.lastCommand == null ? "NULL" : c.lastCommand.name;
+        long omem = c.reply.length();
+        long totMem = qbuf + c.reader.capacity() + c.reply.buffer().length + 1024;
+        return "id=" + c.id
+                + " addr=" + c.connection.remoteAddress()
+                + " laddr=" + c.connection.localAddress()
+                + " fd=" + c.connection.fd()
+                + " name=" + (c.name == null ? "" : c.name)
+                + " age=" + (now - c.createdAt) / 1000
+                + " idle=" + (now - c.lastInteraction) / 1000
+                + " flags=" + flags
+                + " db=" + c.db.id()
+                + " sub=" + c.engine.subscriptionCount(c, 0)
+                + " psub=" + c.engine.subscriptionCount(c, 1)
+                + " ssub=" + c.engine.subscriptionCount(c, 2)
+                + " multi=" + c.engine.multiCount(c)
+                + " qbuf=" + qbuf
+                + " qbuf-free=" + (c.reader.capacity() - qbuf)
+                + " argv-mem=" + c.args.totalLength()
+                + " multi-mem=0"
+                + " rbs=" + c.reply.buffer().length
+                + " rbp=" + c.reply.buffer().length
+                + " obl=" + omem
+                + " oll=0"
+                + " omem=0"
+                + " tot-mem=" + totMem
+                + " events=r"
+                + " cmd=" + cmd
+                + " user=" + c.user
+                + " redir=" + c.engine.trackingRedirect(c)
+                + " resp=" + c.resp()
+                + " lib-name=" + (c.libName == null ? "" : c.libName)
+                + " lib-ver=" + (c.libVersion == null ? "" : c.libVersion);
+    }
+
+    private static boolean validType(String type) {
+        switch (type.toLowerCase()) {
+            case "normal":
+            case "master":
+            case "replica":
+            case "slave":
+            case "pubsub":
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    private static boolean isType(Client c, String type) {
+        switch (type.toLowerCase()) {
+            case "normal":
+                return !c.engine.isPubSubClient(c);
+            case "pubsub":
+                return c.engine.isPubSubClient(c);
+            default:
+                return false; // no replicas or masters yet
+        }
+    }
+
+    static void list(Client c) {
+        Args a = c.args();
+        StringBuilder sb = new StringBuilder();
+        if (a.count() == 4 && a.is(2, "type")) {
+            String type = a.string(3);
+            if (!validType(type)) throw CommandError.err("Unknown client type '" + type + "'");
+            for (Client o : c.engine.clients()) if (isType(o, type)) sb.append(clientInfo(o)).append('\n');
+        } else if (a.count() > 3 && a.is(2, "id")) {
+            for (int j = 3; j < a.count(); j++) {
+                long id = c.argLong(j, CommandError.err("Invalid client ID"));
+                Client o = c.engine.client(id);
+                if (o != null) sb.append(clientInfo(o)).append('\n');
+            }
+        } else if (a.count() != 2) {
+            throw CommandError.SYNTAX;
+        } else {
+            for (Client o : c.engine.clients()) sb.append(clientInfo(o)).append('\n');
+        }
+        c.reply().verbatim(sb.toString(), "txt");
+    }
+
+    static void kill(Client c) {
+        Args a = c.args();
+        String addr = null, laddr = null, type = null, user = null;
+        long id = 0;
+        boolean skipMe = true;
+        if (a.count() == 3) {
+            addr = a.string(2);
+            skipMe = false;
+        } else {
+            for (int i = 2; i < a.count(); i += 2) {
+                boolean more = a.count() > i + 1;
+                if (a.is(i, "id") && more) {
+                    id = c.argLong(i + 1, CommandError.err("client-id should be greater than 0"));
+                    if (id < 1) throw CommandError.err("client-id should be greater than 0");
+                } else if (a.is(i, "type") && more) {
+                    type = a.string(i + 1);
+                    if (!validType(type)) throw CommandError.err("Unknown client type '" + type + "'");
+                } else if (a.is(i, "addr") && more) {
+                    addr = a.string(i + 1);
+                } else if (a.is(i, "laddr") && more) {
+                    laddr = a.string(i + 1);
+                } else if (a.is(i, "user") && more) {
+                    user = a.string(i + 1);
+                    if (!user.equals("default")) throw CommandError.err("No such user '" + user + "'");
+                } else if (a.is(i, "skipme") && more) {
+                    if (a.is(i + 1, "yes")) skipMe = true;
+                    else if (a.is(i + 1, "no")) skipMe = false;
+                    else throw CommandError.SYNTAX;
+                } else {
+                    throw CommandError.SYNTAX;
+                }
+            }
+        }
+        List<Client> victims = new ArrayList<>();
+        boolean killSelf = false;
+        for (Client o : c.engine.clients()) {
+            if (addr != null && !o.connection.remoteAddress().equals(addr)) continue;
+            if (laddr != null && !o.connection.localAddress().equals(laddr)) continue;
+            if (type != null && !isType(o, type)) continue;
+            if (id != 0 && o.id != id) continue;
+            if (user != null && !o.user.equals(user)) continue;
+            if (o == c && skipMe) continue;
+            if (o == c) killSelf = true;
+            else victims.add(o);
+        }
+        for (Client v : victims) c.engine.closeClient(v);
+        int killed = victims.size() + (killSelf ? 1 : 0);
+        if (a.count() == 3) {
+            if (killed == 0) throw CommandError.err("No such client");
+            c.reply().ok();
+        } else {
+            c.reply().integer(killed);
+        }
+        if (killSelf) c.closeAfterReply();
+    }
+
+    static void help(Client c) {
+        KeyCommands.helpReply(c, "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "GETNAME",
+                "    The name of the current connection.",
+                "ID",
+                "    The id of the current connection.",
+                "INFO",
+                "    Information about the current connection.",
+                "KILL <ip:port>",
+                "    Kill the connection at <ip:port>.",
+                "KILL <option> <value> [<option> <value> [...]]",
+                "    Kill connections matching all the filters: ID <client-id>, TYPE (NORMAL|MASTER|REPLICA|PUBSUB),",
+                "    USER <username>, ADDR <ip:port>, LADDR <ip:port>, SKIPME (YES|NO).",
+                "LIST [TYPE (NORMAL|MASTER|REPLICA|PUBSUB)] [ID <client-id> [<client-id> ...]]",
+                "    Information about the connections.",
+                "NO-EVICT (ON|OFF)",
+                "    Keep this connection out of client eviction.",
+                "NO-TOUCH (ON|OFF)",
+                "    Do not update the last access time of keys this connection reads.",
+                "REPLY (ON|OFF|SKIP)",
+                "    Turn replies on or off, or skip the reply of the next command.",
+                "SETINFO (LIB-NAME|LIB-VER) <value>",
+                "    Record the client library's name or version.",
+                "SETNAME <name>",
+                "    Name the current connection.");
+    }
+}

@@ -1,0 +1,653 @@
+package io.spinel.core;
+
+import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandFlags;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.config.Config;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.RespReader;
+import io.spinel.core.util.Bytes;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The engine: keyspace, command table, clients and the dispatch loop (Redis's server.c core).
+ * Every method here runs on one executor thread, which the host supplies: the network event
+ * loop in the server, or a private thread when embedded. That thread owns all data, so there are
+ * no locks, and commands run in arrival order.
+ */
+public final class Engine {
+    public static final String REDIS_VERSION = "7.0.15";
+    public static final String SPINEL_VERSION = Version.SPINEL;
+
+    /** What the host does when a client asks the server to shut down. */
+    public interface ShutdownHandler {
+        /** Returns an error message to refuse, or null once the shutdown has been started. */
+        String shutdown(boolean save, boolean nosave, boolean now, boolean force);
+    }
+
+    final Config config;
+    final Keyspace keyspace;
+    final CommandTable commands = new CommandTable();
+    final Map<Long, Client> clients = new LinkedHashMap<>();
+    final ArrayList<Client> pendingWrites = new ArrayList<>();
+    final ServerStats stats = new ServerStats();
+    final Log log;
+
+    private final ScheduledExecutorService loop;
+    private final BooleanSupplier inLoop;
+    private ScheduledFuture<?> cron;
+    private long nextClientId = 1;
+    private ShutdownHandler shutdownHandler = (save, nosave, now, force) -> "ERR shutdown is not available";
+    private final long startedAt = System.currentTimeMillis();
+    private final long startedNanos = System.nanoTime();
+    private String host = "embedded";
+    private int port;
+
+    // cached configuration, kept current by config listeners
+    long protoMaxBulkLen;
+    long queryBufferLimit;
+    String requirePass = "";
+    int maxClients;
+    long idleTimeoutSeconds;
+    boolean protectedMode;
+    int hz;
+    boolean activeRehashing;
+    String enableDebugCommand = "no";
+    String enableModuleCommand = "no";
+
+    public Engine(Config config, ScheduledExecutorService loop, BooleanSupplier inLoop, Log log) {
+        this.config = config;
+        this.loop = loop;
+        this.inLoop = inLoop;
+        this.log = log;
+        this.keyspace = new Keyspace(config.getInt("databases"), this::onExpired);
+        CommandFamilies.registerAll(commands);
+        bindConfig();
+    }
+
+    private void bindConfig() {
+        config.listen("proto-max-bulk-len", o -> protoMaxBulkLen = Long.parseLong(o.value()));
+        config.listen("client-query-buffer-limit", o -> queryBufferLimit = Long.parseLong(o.value()));
+        config.listen("requirepass", o -> requirePass = o.value());
+        config.listen("maxclients", o -> maxClients = Integer.parseInt(o.value()));
+        config.listen("timeout", o -> idleTimeoutSeconds = Long.parseLong(o.value()));
+        config.listen("protected-mode", o -> protectedMode = o.value().equals("yes"));
+        config.listen("hz", o -> {
+            int v = Integer.parseInt(o.value());
+            hz = Math.max(1, Math.min(500, v));
+            if (cron != null) scheduleCron();
+        });
+        config.listen("activerehashing", o -> activeRehashing = o.value().equals("yes"));
+        config.listen("enable-debug-command", o -> enableDebugCommand = o.value());
+        config.listen("enable-module-command", o -> enableModuleCommand = o.value());
+        config.listen("maxmemory-policy", o -> {
+            keyspace.setLfu(o.value().contains("lfu"));
+            updateSharedIntegers();
+        });
+        config.listen("maxmemory", o -> updateSharedIntegers());
+        config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
+        config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
+    }
+
+    private void updateSharedIntegers() {
+        String policy = config.get("maxmemory-policy");
+        boolean lruData = policy.contains("lru") || policy.contains("lfu");
+        keyspace.setSharedIntegers(!(config.getLong("maxmemory") != 0 && lruData));
+    }
+
+    // ---- accessors ----------------------------------------------------------------------------
+
+    public Config config() {
+        return config;
+    }
+
+    public Keyspace keyspace() {
+        return keyspace;
+    }
+
+    public CommandTable commands() {
+        return commands;
+    }
+
+    public ServerStats stats() {
+        return stats;
+    }
+
+    public Log log() {
+        return log;
+    }
+
+    public Collection<Client> clients() {
+        return clients.values();
+    }
+
+    public Client client(long id) {
+        return clients.get(id);
+    }
+
+    public ScheduledExecutorService loop() {
+        return loop;
+    }
+
+    public boolean inLoop() {
+        return inLoop.getAsBoolean();
+    }
+
+    public void setShutdownHandler(ShutdownHandler h) {
+        this.shutdownHandler = h;
+    }
+
+    ShutdownHandler shutdownHandler() {
+        return shutdownHandler;
+    }
+
+    /** Where the server listens, for INFO (tcp_port) and logs. */
+    public void setListenInfo(String host, int port) {
+        this.host = host;
+        this.port = port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long startedAt() {
+        return startedAt;
+    }
+
+    public long uptimeMillis() {
+        return (System.nanoTime() - startedNanos) / 1_000_000;
+    }
+
+    // ---- lifecycle ----------------------------------------------------------------------------
+
+    /** Starts the periodic work (expiry, client timeouts, statistics). Call on the loop thread or before any client. */
+    public void start() {
+        scheduleCron();
+    }
+
+    private void scheduleCron() {
+        if (cron != null) cron.cancel(false);
+        long periodMicros = 1_000_000L / hz;
+        cron = loop.scheduleAtFixedRate(this::serverCron, periodMicros, periodMicros, TimeUnit.MICROSECONDS);
+    }
+
+    public void stop() {
+        if (cron != null) cron.cancel(false);
+        cron = null;
+    }
+
+    private long cronLoops;
+
+    /** Redis's serverCron, run hz times per second on the loop thread. */
+    void serverCron() {
+        try {
+            keyspace.updateTime();
+            cronLoops++;
+            stats.sample(System.nanoTime(), this);
+            clientsCron();
+            if (activeExpireEnabled) {
+                long t0 = System.nanoTime();
+                keyspace.activeExpireCycle(1_000_000_000L / hz / 4); // 25% of a cron period
+                expireCycleNanos += System.nanoTime() - t0;
+            }
+            usedMemory();
+            if (activeRehashing) keyspace.rehashStep();
+            flushPending();
+        } catch (RuntimeException e) {
+            log.warning("Error in server cron: " + e);
+        }
+    }
+
+    private void clientsCron() {
+        if (idleTimeoutSeconds <= 0) return;
+        long now = System.currentTimeMillis();
+        ArrayList<Client> idle = null;
+        for (Client c : clients.values()) {
+            if (now - c.lastInteraction > idleTimeoutSeconds * 1000) {
+                if (idle == null) idle = new ArrayList<>();
+                idle.add(c);
+            }
+        }
+        if (idle != null) {
+            for (Client c : idle) {
+                log.verbose("Closing idle client");
+                closeClient(c);
+            }
+        }
+    }
+
+    // ---- clients ------------------------------------------------------------------------------
+
+    /**
+     * Registers a new connection. Returns null (after writing the reason to the connection and
+     * closing it) when it must be refused: too many clients, or protected mode.
+     */
+    public Client connect(Client.Connection conn) {
+        if (clients.size() >= maxClients) {
+            byte[] msg = Bytes.ascii("-ERR max number of clients reached\r\n");
+            conn.write(msg, 0, msg.length);
+            conn.flush();
+            conn.close();
+            stats.rejectedConnections++;
+            return null;
+        }
+        if (protectedMode && requirePass.isEmpty() && !conn.isLocal()) {
+            byte[] msg = Bytes.ascii(PROTECTED_MODE_DENIED);
+            conn.write(msg, 0, msg.length);
+            conn.flush();
+            conn.close();
+            stats.rejectedConnections++;
+            return null;
+        }
+        long now = System.currentTimeMillis();
+        Client c = new Client(nextClientId++, this, conn, keyspace.db(0), now);
+        c.authenticated = requirePass.isEmpty();
+        clients.put(c.id, c);
+        stats.connectionsReceived++;
+        return c;
+    }
+
+    /** The connection went away: forget the client. */
+    public void disconnected(Client c) {
+        if (c.closed) return;
+        c.closed = true;
+        clients.remove(c.id);
+        c.reader.reset();
+        c.reply.clear();
+    }
+
+    /** Closes a client from the server side (CLIENT KILL, timeouts, limits). */
+    public void closeClient(Client c) {
+        if (c.closed) return;
+        disconnected(c);
+        c.connection.close();
+    }
+
+    public long nextClientId() {
+        return nextClientId;
+    }
+
+    // ---- input and dispatch -------------------------------------------------------------------
+
+    /** New bytes are in the client's query buffer: run every complete command. */
+    public void processInput(Client c) {
+        if (c.closed) return;
+        RespReader reader = c.reader;
+        c.lastInteraction = System.currentTimeMillis();
+        while (!c.closed && !c.closeAfterReply && !c.paused) {
+            int r = reader.next(!c.authenticated, protoMaxBulkLen);
+            if (r == RespReader.NEED_MORE) break;
+            if (r == RespReader.ERROR) {
+                c.error(reader.error());
+                log.verbose("Protocol error (" + reader.error() + ") from client: " + c.connection.remoteAddress());
+                c.closeAfterReply();
+                break;
+            }
+            if (r == RespReader.COMMAND) processCommand(c);
+            reader.consumed();
+        }
+        if (!c.closed && reader.pending() > queryBufferLimit) {
+            log.warning("Closing client that reached max query buffer length: id=" + c.id + " addr="
+                    + c.connection.remoteAddress() + " qbuf=" + reader.pending());
+            closeClient(c);
+            return;
+        }
+        if (c.reply.hasPending()) c.markPendingWrite();
+    }
+
+    /** Redis's processCommand: the checks before running a command, in Redis's order. */
+    void processCommand(Client c) {
+        Args args = c.args;
+        if (args.is(0, "host:") || args.is(0, "post")) {
+            log.warning("Possible SECURITY ATTACK detected: a client sent an HTTP 'POST' or 'Host:' line, "
+                    + "as a cross-protocol attack from a web page would. Connection aborted.");
+            closeClient(c);
+            return;
+        }
+        Command cmd = commands.resolve(args);
+        if (cmd == null) {
+            reject(c, null, unknownCommandMessage(args));
+            return;
+        }
+        c.lastCommand = cmd;
+        if (!cmd.arityOk(args.count())) {
+            reject(c, cmd, "ERR wrong number of arguments for '" + cmd.name + "' command");
+            return;
+        }
+        if (cmd.has(CommandFlags.PROTECTED) || (cmd.parent != null && cmd.parent.has(CommandFlags.PROTECTED))) {
+            String top = cmd.parent != null ? cmd.parent.name : cmd.name;
+            String setting = top.equals("debug") ? enableDebugCommand : enableModuleCommand;
+            if (setting.equals("no") || (setting.equals("local") && !c.connection.isLocal())) {
+                String option = top.equals("debug") ? "enable-debug-command" : "enable-module-command";
+                reject(c, cmd, "ERR " + top.toUpperCase() + " command not allowed. If the " + option
+                        + " option is set to \"local\", you can run it from a local connection, otherwise you "
+                        + "need to set this option in the configuration file, and then restart the server.");
+                return;
+            }
+        }
+        if (!c.authenticated && !cmd.has(CommandFlags.NO_AUTH)) {
+            reject(c, cmd, "NOAUTH Authentication required.");
+            return;
+        }
+        call(c, cmd);
+    }
+
+    /** Runs a command and accounts for it (Redis's call()). */
+    void call(Client c, Command cmd) {
+        keyspace.updateTime();
+        boolean discard = c.replyMode != 0;
+        if (discard) c.reply.startDiscarding();
+        long start = System.nanoTime();
+        c.currentCommand = cmd;
+        try {
+            cmd.handler().execute(c);
+        } catch (CommandError e) {
+            c.error(e.getMessage());
+            cmd.failedCalls++;
+        } catch (RuntimeException e) {
+            log.warning("Error while running '" + cmd.name + "': " + e);
+            c.error("ERR internal error: " + e);
+            cmd.failedCalls++;
+        } finally {
+            c.currentCommand = null;
+        }
+        long micros = (System.nanoTime() - start) / 1000;
+        cmd.calls++;
+        cmd.micros += micros;
+        stats.commandsProcessed++;
+        if (discard) {
+            c.reply.stopDiscarding();
+            if (c.replyMode == 2) c.replyMode = 0; // SKIP covered exactly one command
+        }
+        if (c.skipThisReply) {
+            c.skipThisReply = false;
+            c.replyMode = 2;
+        }
+    }
+
+    private void reject(Client c, Command cmd, String message) {
+        if (cmd != null) cmd.rejectedCalls++;
+        c.error(message);
+    }
+
+    private static String unknownCommandMessage(Args args) {
+        String name = args.string(0);
+        StringBuilder sb = new StringBuilder();
+        // Arguments shown until the preview reaches 128 chars, each cut to what fits.
+        for (int i = 1; i < args.count() && sb.length() < 128; i++) {
+            String a = args.string(i);
+            int room = 128 - sb.length();
+            sb.append('\'').append(a, 0, Math.min(a.length(), room)).append("' ");
+        }
+        return "ERR unknown command '" + truncate(name, 128) + "', with args beginning with: " + sb;
+    }
+
+    static String truncate(String s, int n) {
+        return s.length() <= n ? s : s.substring(0, n);
+    }
+
+    /** Counts an error reply for INFO errorstats (by the first word) and total_error_replies. */
+    void countError(String message) {
+        stats.errorReplies++;
+        int sp = message.indexOf(' ');
+        String code = sp < 0 ? message : message.substring(0, sp);
+        stats.errorCodes.merge(code, 1L, Long::sum);
+    }
+
+    /** Sends what every client with pending output has; called once per read batch. */
+    public void flushPending() {
+        ArrayList<Client> list = pendingWrites;
+        int n = list.size();
+        for (int i = 0; i < n; i++) {
+            Client c = list.get(i);
+            c.pendingWrite = false;
+            if (c.closed) continue;
+            stats.netOutputBytes += c.reply.drain();
+            c.connection.flush();
+            if (c.closeAfterReply) {
+                disconnected(c);
+                c.connection.close();
+            }
+        }
+        list.clear();
+    }
+
+    // ---- events -------------------------------------------------------------------------------
+
+    /** Changes since the last save (Redis's server.dirty); writes add to it. */
+    public long dirty;
+    /** notify-keyspace-events as Notify bits; 0 means no notifications are wanted. */
+    int notifyFlags;
+
+    /**
+     * A key's value changed (Redis's signalModifiedKey): invalidates WATCHes and client-side
+     * caches that hold it. Commands call this for every key they modify.
+     */
+    public void keyModified(Db db, byte[] k, int off, int len) {
+        // WATCH and tracking hook in here.
+    }
+
+    public void keyModified(Db db, byte[] k) {
+        keyModified(db, k, 0, k.length);
+    }
+
+    /** A keyspace event (Redis's notifyKeyspaceEvent); free when notifications are off. */
+    public void notify(int type, String event, Db db, byte[] k, int off, int len) {
+        if ((notifyFlags & type) == 0) return;
+        // Publishing to __keyspace@db__ / __keyevent@db__ channels hooks in here.
+    }
+
+    public void notify(int type, String event, Db db, byte[] k) {
+        notify(type, event, db, k, 0, k.length);
+    }
+
+    private void onExpired(Db db, byte[] key) {
+        // Propagation and keyspace notifications plug in here.
+    }
+
+    // ---- facts for INFO, CLIENT LIST and other commands -----------------------------------------
+
+    private String transportName = "embedded";
+    private String executable = "";
+    private String configFile = "";
+    private final String runId = randomHex(40);
+    private long usedMemoryPeak;
+    boolean activeExpireEnabled = true;
+    private long expireCycleNanos;
+    private long lastSave = System.currentTimeMillis() / 1000;
+
+    private static String randomHex(int n) {
+        java.security.SecureRandom r = new java.security.SecureRandom();
+        StringBuilder sb = new StringBuilder(n);
+        for (int i = 0; i < n; i++) sb.append(Character.forDigit(r.nextInt(16), 16));
+        return sb.toString();
+    }
+
+    /** Describes the host for INFO server (multiplexing_api, executable, config_file). */
+    public void setHostInfo(String transportName, String executable, String configFile) {
+        this.transportName = transportName;
+        this.executable = executable;
+        this.configFile = configFile;
+    }
+
+    String transportName() {
+        return transportName;
+    }
+
+    String executable() {
+        return executable;
+    }
+
+    public String configFile() {
+        return configFile;
+    }
+
+    String runId() {
+        return runId;
+    }
+
+    /** Unix time of the last successful save (start-up time until persistence saves). */
+    public long lastSaveSeconds() {
+        return lastSave;
+    }
+
+    /** Heap in use: the honest JVM figure until per-value accounting replaces it. */
+    long usedMemory() {
+        Runtime rt = Runtime.getRuntime();
+        long used = rt.totalMemory() - rt.freeMemory();
+        if (used > usedMemoryPeak) usedMemoryPeak = used;
+        return used;
+    }
+
+    long usedMemoryPeak() {
+        return Math.max(usedMemoryPeak, usedMemory());
+    }
+
+    long clientsMemory() {
+        long n = 0;
+        for (Client c : clients.values()) n += c.reader.capacity() + c.reply.buffer().length;
+        return n;
+    }
+
+    String gcName() {
+        java.util.List<java.lang.management.GarbageCollectorMXBean> gcs =
+                java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+        return gcs.isEmpty() ? "unknown" : gcs.get(gcs.size() - 1).getName().replace(' ', '-').toLowerCase();
+    }
+
+    long expireCycleMillis() {
+        return expireCycleNanos / 1_000_000;
+    }
+
+    long evictedKeys() {
+        return 0;
+    }
+
+    long blockedClients() {
+        return 0;
+    }
+
+    long pubsubChannelCount() {
+        return 0;
+    }
+
+    long pubsubPatternCount() {
+        return 0;
+    }
+
+    /** Extra CLIENT LIST flag letters (P pub/sub, x MULTI, b blocked, t tracking...). */
+    String clientFlags(Client c) {
+        return "";
+    }
+
+    /** Channels (0), patterns (1) or shard channels (2) the client is subscribed to. */
+    int subscriptionCount(Client c, int kind) {
+        return 0;
+    }
+
+    /** Commands queued in MULTI, or -1 outside a transaction. */
+    int multiCount(Client c) {
+        return -1;
+    }
+
+    long trackingRedirect(Client c) {
+        return -1;
+    }
+
+    boolean isPubSubClient(Client c) {
+        return false;
+    }
+
+    /** RESET: drop the client's transaction, subscriptions and tracking. */
+    void clientReset(Client c) {
+        // MULTI, pub/sub and tracking state reset hook in here.
+    }
+
+    /** The value CONFIG GET shows. */
+    String configValueForGet(Config.Option o) {
+        return o.value();
+    }
+
+    /** Where files (RDB, AOF) go: the dir option, an absolute path. */
+    public String workingDirectory() {
+        return config.get("dir");
+    }
+
+    /** enable-protected-configs: no, yes, or local (only from loopback/unix connections). */
+    boolean protectedConfigAllowed(Client c) {
+        String v = config.get("enable-protected-configs");
+        return v.equals("yes") || (v.equals("local") && c.connection.isLocal());
+    }
+
+    void resetStats() {
+        stats.reset();
+        keyspace.resetStats();
+        commands.resetStats();
+    }
+
+    /** Where CONFIG REWRITE writes; set by the host when it loaded a config file. */
+    private java.util.function.Supplier<String> configRewriter =
+            () -> "ERR The server is running without a config file";
+
+    public void setConfigRewriter(java.util.function.Supplier<String> rewriter) {
+        this.configRewriter = rewriter;
+    }
+
+    /** Returns an error message, or null when the file was rewritten. */
+    String rewriteConfig() {
+        return configRewriter.get();
+    }
+
+    /** A database (or all, for -1) was emptied: WATCHes on its keys are invalidated. */
+    public void dbFlushed(int db) {
+        // WATCH invalidation hooks in here.
+    }
+
+    /** Two databases swapped contents: WATCHes and blocked clients see the change. */
+    public void dbSwapped(int a, int b) {
+        // WATCH invalidation and blocked-client wake-ups hook in here.
+    }
+
+    /** Runs a task on the loop thread (immediately if already there). */
+    public void execute(Runnable task) {
+        if (inLoop()) task.run();
+        else loop.execute(task);
+    }
+
+    public Map<String, Long> errorStats() {
+        return new TreeMap<>(stats.errorCodes);
+    }
+
+    static final String PROTECTED_MODE_DENIED = "-DENIED Redis is running in protected mode because protected "
+            + "mode is enabled and no password is set for the default user. "
+            + "In this mode connections are only accepted from the loopback interface. "
+            + "If you want to connect from external computers to Redis you "
+            + "may adopt one of the following solutions: "
+            + "1) Just disable protected mode sending the command "
+            + "'CONFIG SET protected-mode no' from the loopback interface "
+            + "by connecting to Redis from the same host the server is "
+            + "running, however MAKE SURE Redis is not publicly accessible "
+            + "from internet if you do so. Use CONFIG REWRITE to make this "
+            + "change permanent. "
+            + "2) Alternatively you can just disable the protected mode by "
+            + "editing the Redis configuration file, and setting the protected "
+            + "mode option to 'no', and then restarting the server. "
+            + "3) If you started the server manually just for testing, restart "
+            + "it with the '--protected-mode no' option. "
+            + "4) Setup a an authentication password for the default user. "
+            + "NOTE: You only need to do one of the above things in order for "
+            + "the server to start accepting connections from the outside.\r\n";
+}

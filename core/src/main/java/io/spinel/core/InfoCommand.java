@@ -1,0 +1,389 @@
+package io.spinel.core;
+
+import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.protocol.Args;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * INFO, with Redis 7.0's sections and field names so that exporters, clients and Redis's own test
+ * helpers read it unchanged. redis_version is the Redis release whose behaviour Spinel follows;
+ * spinel_version says what is really running.
+ */
+final class InfoCommand {
+    private InfoCommand() {
+    }
+
+    private static final String[] DEFAULT = {"server", "clients", "memory", "persistence", "stats", "replication",
+            "cpu", "module_list", "errorstats", "cluster", "keyspace"};
+    private static final String[] ALL = {"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
+            "module_list", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"};
+
+    static void register(CommandTable t) {
+        t.register("info", InfoCommand::info);
+    }
+
+    static void info(Client c) {
+        Args a = c.args();
+        Set<String> sections = new LinkedHashSet<>();
+        if (a.count() == 1) {
+            sections.addAll(List.of(DEFAULT));
+        } else {
+            for (int j = 1; j < a.count(); j++) {
+                String s = a.string(j).toLowerCase(Locale.ROOT);
+                switch (s) {
+                    case "default": sections.addAll(List.of(DEFAULT)); break;
+                    case "all":
+                    case "everything": sections.addAll(List.of(ALL)); break;
+                    case "modules": sections.add("module_list"); break;
+                    default: sections.add(s); break;
+                }
+            }
+        }
+        c.reply().verbatim(generate(c.engine, sections), "txt");
+    }
+
+    static String generate(Engine e, Set<String> sections) {
+        StringBuilder sb = new StringBuilder(4096);
+        for (String s : ALL) {
+            if (!sections.contains(s)) continue;
+            if (sb.length() > 0) sb.append("\r\n");
+            switch (s) {
+                case "server": server(e, sb); break;
+                case "clients": clients(e, sb); break;
+                case "memory": memory(e, sb); break;
+                case "persistence": persistence(e, sb); break;
+                case "stats": stats(e, sb); break;
+                case "replication": replication(e, sb); break;
+                case "cpu": cpu(sb); break;
+                case "module_list": sb.append("# Modules\r\n"); break;
+                case "commandstats": commandStats(e, sb); break;
+                case "errorstats": errorStats(e, sb); break;
+                case "latencystats": sb.append("# Latencystats\r\n"); break;
+                case "cluster": sb.append("# Cluster\r\ncluster_enabled:0\r\n"); break;
+                case "keyspace": keyspace(e, sb); break;
+                default: break;
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void field(StringBuilder sb, String name, Object value) {
+        sb.append(name).append(':').append(value).append("\r\n");
+    }
+
+    private static String os() {
+        return System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch");
+    }
+
+    private static void server(Engine e, StringBuilder sb) {
+        long uptime = e.uptimeMillis() / 1000;
+        sb.append("# Server\r\n");
+        field(sb, "redis_version", Engine.REDIS_VERSION);
+        field(sb, "spinel_version", Engine.SPINEL_VERSION);
+        field(sb, "redis_git_sha1", "00000000");
+        field(sb, "redis_git_dirty", 0);
+        field(sb, "redis_build_id", "0");
+        field(sb, "redis_mode", "standalone");
+        field(sb, "os", os());
+        field(sb, "arch_bits", "64");
+        field(sb, "monotonic_clock", "JVM System.nanoTime");
+        field(sb, "multiplexing_api", e.transportName());
+        field(sb, "atomicvar_api", "java");
+        field(sb, "gcc_version", "0.0.0");
+        field(sb, "java_version", System.getProperty("java.version"));
+        field(sb, "java_vm", System.getProperty("java.vm.name"));
+        field(sb, "process_id", ProcessHandle.current().pid());
+        field(sb, "process_supervised", "no");
+        field(sb, "run_id", e.runId());
+        field(sb, "tcp_port", e.port());
+        field(sb, "server_time_usec", System.currentTimeMillis() * 1000);
+        field(sb, "uptime_in_seconds", uptime);
+        field(sb, "uptime_in_days", uptime / 86400);
+        field(sb, "hz", e.hz);
+        field(sb, "configured_hz", e.config.get("hz"));
+        field(sb, "lru_clock", e.keyspace.lruClock());
+        field(sb, "executable", e.executable());
+        field(sb, "config_file", e.configFile());
+        field(sb, "io_threads_active", 0);
+    }
+
+    private static void clients(Engine e, StringBuilder sb) {
+        sb.append("# Clients\r\n");
+        field(sb, "connected_clients", e.clients.size());
+        field(sb, "cluster_connections", 0);
+        field(sb, "maxclients", e.maxClients);
+        long maxIn = 0, maxOut = 0;
+        for (Client c : e.clients.values()) {
+            maxIn = Math.max(maxIn, c.reader.capacity());
+            maxOut = Math.max(maxOut, c.reply.buffer().length);
+        }
+        field(sb, "client_recent_max_input_buffer", maxIn);
+        field(sb, "client_recent_max_output_buffer", maxOut);
+        field(sb, "blocked_clients", e.blockedClients());
+        field(sb, "tracking_clients", 0);
+        field(sb, "clients_in_timeout_table", 0);
+    }
+
+    static String human(long bytes) {
+        double d = bytes;
+        if (d < 1024) return bytes + "B";
+        String[] units = {"K", "M", "G", "T", "P"};
+        int u = -1;
+        do {
+            d /= 1024;
+            u++;
+        } while (d >= 1024 && u < units.length - 1);
+        return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
+    }
+
+    static long rss() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
+            return Long.parseLong(f[1]) * 4096;
+        } catch (IOException | RuntimeException ex) {
+            return Runtime.getRuntime().totalMemory();
+        }
+    }
+
+    private static long totalSystemMemory() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize();
+        }
+        return 0;
+    }
+
+    private static void memory(Engine e, StringBuilder sb) {
+        Runtime rt = Runtime.getRuntime();
+        long used = e.usedMemory();
+        long peak = e.usedMemoryPeak();
+        long rss = rss();
+        long maxmemory = e.config.getLong("maxmemory");
+        long total = totalSystemMemory();
+        sb.append("# Memory\r\n");
+        field(sb, "used_memory", used);
+        field(sb, "used_memory_human", human(used));
+        field(sb, "used_memory_rss", rss);
+        field(sb, "used_memory_rss_human", human(rss));
+        field(sb, "used_memory_peak", peak);
+        field(sb, "used_memory_peak_human", human(peak));
+        field(sb, "used_memory_peak_perc", String.format(Locale.ROOT, "%.2f%%", peak == 0 ? 0 : used * 100.0 / peak));
+        field(sb, "used_memory_overhead", 0);
+        field(sb, "used_memory_startup", 0);
+        field(sb, "used_memory_dataset", used);
+        field(sb, "used_memory_dataset_perc", "100.00%");
+        field(sb, "allocator_allocated", rt.totalMemory() - rt.freeMemory());
+        field(sb, "allocator_active", rt.totalMemory());
+        field(sb, "allocator_resident", rss);
+        field(sb, "total_system_memory", total);
+        field(sb, "total_system_memory_human", human(total));
+        field(sb, "used_memory_lua", 31744);
+        field(sb, "used_memory_vm_eval", 31744);
+        field(sb, "used_memory_lua_human", human(31744));
+        field(sb, "used_memory_scripts_eval", 0);
+        field(sb, "number_of_cached_scripts", 0);
+        field(sb, "number_of_functions", 0);
+        field(sb, "number_of_libraries", 0);
+        field(sb, "used_memory_vm_functions", 32768);
+        field(sb, "used_memory_vm_total", 64512);
+        field(sb, "used_memory_vm_total_human", human(64512));
+        field(sb, "used_memory_functions", 0);
+        field(sb, "used_memory_scripts", 0);
+        field(sb, "used_memory_scripts_human", "0B");
+        field(sb, "maxmemory", maxmemory);
+        field(sb, "maxmemory_human", human(maxmemory));
+        field(sb, "maxmemory_policy", e.config.get("maxmemory-policy"));
+        field(sb, "allocator_frag_ratio", "1.00");
+        field(sb, "allocator_frag_bytes", 0);
+        field(sb, "allocator_rss_ratio", "1.00");
+        field(sb, "allocator_rss_bytes", 0);
+        field(sb, "rss_overhead_ratio", "1.00");
+        field(sb, "rss_overhead_bytes", 0);
+        field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 1.0 : (double) rss / used));
+        field(sb, "mem_fragmentation_bytes", rss - used);
+        field(sb, "mem_not_counted_for_evict", 0);
+        field(sb, "mem_replication_backlog", 0);
+        field(sb, "mem_total_replication_buffers", 0);
+        field(sb, "mem_clients_slaves", 0);
+        field(sb, "mem_clients_normal", e.clientsMemory());
+        field(sb, "mem_cluster_links", 0);
+        field(sb, "mem_aof_buffer", 0);
+        field(sb, "mem_allocator", "jvm-" + e.gcName());
+        field(sb, "active_defrag_running", 0);
+        field(sb, "lazyfree_pending_objects", 0);
+        field(sb, "lazyfreed_objects", 0);
+    }
+
+    private static void persistence(Engine e, StringBuilder sb) {
+        sb.append("# Persistence\r\n");
+        field(sb, "loading", 0);
+        field(sb, "async_loading", 0);
+        field(sb, "current_cow_peak", 0);
+        field(sb, "current_cow_size", 0);
+        field(sb, "current_cow_size_age", 0);
+        field(sb, "current_fork_perc", "0.00");
+        field(sb, "current_save_keys_processed", 0);
+        field(sb, "current_save_keys_total", 0);
+        field(sb, "rdb_changes_since_last_save", e.dirty);
+        field(sb, "rdb_bgsave_in_progress", 0);
+        field(sb, "rdb_last_save_time", e.lastSaveSeconds());
+        field(sb, "rdb_last_bgsave_status", "ok");
+        field(sb, "rdb_last_bgsave_time_sec", -1);
+        field(sb, "rdb_current_bgsave_time_sec", -1);
+        field(sb, "rdb_saves", 0);
+        field(sb, "rdb_last_cow_size", 0);
+        field(sb, "rdb_last_load_keys_expired", 0);
+        field(sb, "rdb_last_load_keys_loaded", 0);
+        field(sb, "aof_enabled", 0);
+        field(sb, "aof_rewrite_in_progress", 0);
+        field(sb, "aof_rewrite_scheduled", 0);
+        field(sb, "aof_last_rewrite_time_sec", -1);
+        field(sb, "aof_current_rewrite_time_sec", -1);
+        field(sb, "aof_last_bgrewrite_status", "ok");
+        field(sb, "aof_rewrites", 0);
+        field(sb, "aof_rewrites_consecutive_failures", 0);
+        field(sb, "aof_last_write_status", "ok");
+        field(sb, "aof_last_cow_size", 0);
+        field(sb, "module_fork_in_progress", 0);
+        field(sb, "module_fork_last_cow_size", 0);
+    }
+
+    private static void stats(Engine e, StringBuilder sb) {
+        ServerStats s = e.stats;
+        Keyspace ks = e.keyspace;
+        sb.append("# Stats\r\n");
+        field(sb, "total_connections_received", s.connectionsReceived);
+        field(sb, "total_commands_processed", s.commandsProcessed);
+        field(sb, "instantaneous_ops_per_sec", s.instantaneousOps());
+        field(sb, "total_net_input_bytes", s.netInputBytes);
+        field(sb, "total_net_output_bytes", s.netOutputBytes);
+        field(sb, "total_net_repl_input_bytes", 0);
+        field(sb, "total_net_repl_output_bytes", 0);
+        field(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", s.instantaneousInputKbps()));
+        field(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", s.instantaneousOutputKbps()));
+        field(sb, "instantaneous_input_repl_kbps", "0.00");
+        field(sb, "instantaneous_output_repl_kbps", "0.00");
+        field(sb, "rejected_connections", s.rejectedConnections);
+        field(sb, "sync_full", 0);
+        field(sb, "sync_partial_ok", 0);
+        field(sb, "sync_partial_err", 0);
+        field(sb, "expired_keys", ks.expiredKeys());
+        field(sb, "expired_stale_perc", String.format(Locale.ROOT, "%.2f", ks.expiredStalePerc()));
+        field(sb, "expired_time_cap_reached_count", ks.expiredTimeCapReached());
+        field(sb, "expire_cycle_cpu_milliseconds", e.expireCycleMillis());
+        field(sb, "evicted_keys", e.evictedKeys());
+        field(sb, "evicted_clients", 0);
+        field(sb, "total_eviction_exceeded_time", 0);
+        field(sb, "current_eviction_exceeded_time", 0);
+        field(sb, "keyspace_hits", ks.hits());
+        field(sb, "keyspace_misses", ks.misses());
+        field(sb, "pubsub_channels", e.pubsubChannelCount());
+        field(sb, "pubsub_patterns", e.pubsubPatternCount());
+        field(sb, "pubsubshard_channels", 0);
+        field(sb, "latest_fork_usec", 0);
+        field(sb, "total_forks", 0);
+        field(sb, "migrate_cached_sockets", 0);
+        field(sb, "slave_expires_tracked_keys", 0);
+        field(sb, "active_defrag_hits", 0);
+        field(sb, "active_defrag_misses", 0);
+        field(sb, "active_defrag_key_hits", 0);
+        field(sb, "active_defrag_key_misses", 0);
+        field(sb, "total_active_defrag_time", 0);
+        field(sb, "current_active_defrag_time", 0);
+        field(sb, "tracking_total_keys", 0);
+        field(sb, "tracking_total_items", 0);
+        field(sb, "tracking_total_prefixes", 0);
+        field(sb, "unexpected_error_replies", 0);
+        field(sb, "total_error_replies", s.errorReplies);
+        field(sb, "dump_payload_sanitizations", 0);
+        field(sb, "total_reads_processed", s.readsProcessed);
+        field(sb, "total_writes_processed", s.writesProcessed);
+        field(sb, "io_threaded_reads_processed", 0);
+        field(sb, "io_threaded_writes_processed", 0);
+        field(sb, "reply_buffer_shrinks", 0);
+        field(sb, "reply_buffer_expands", 0);
+    }
+
+    private static void replication(Engine e, StringBuilder sb) {
+        sb.append("# Replication\r\n");
+        field(sb, "role", "master");
+        field(sb, "connected_slaves", 0);
+        field(sb, "master_failover_state", "no-failover");
+        field(sb, "master_replid", e.runId());
+        field(sb, "master_replid2", "0000000000000000000000000000000000000000");
+        field(sb, "master_repl_offset", 0);
+        field(sb, "second_repl_offset", -1);
+        field(sb, "repl_backlog_active", 0);
+        field(sb, "repl_backlog_size", e.config.get("repl-backlog-size"));
+        field(sb, "repl_backlog_first_byte_offset", 0);
+        field(sb, "repl_backlog_histlen", 0);
+    }
+
+    private static void cpu(StringBuilder sb) {
+        double user = 0, sys = 0;
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            user = Long.parseLong(f[11]) / 100.0;
+            sys = Long.parseLong(f[12]) / 100.0;
+        } catch (IOException | RuntimeException ignored) {
+            // not Linux: report zeros rather than fail INFO
+        }
+        sb.append("# CPU\r\n");
+        field(sb, "used_cpu_sys", String.format(Locale.ROOT, "%.6f", sys));
+        field(sb, "used_cpu_user", String.format(Locale.ROOT, "%.6f", user));
+        field(sb, "used_cpu_sys_children", "0.000000");
+        field(sb, "used_cpu_user_children", "0.000000");
+        field(sb, "used_cpu_sys_main_thread", String.format(Locale.ROOT, "%.6f", sys));
+        field(sb, "used_cpu_user_main_thread", String.format(Locale.ROOT, "%.6f", user));
+    }
+
+    private static void commandStats(Engine e, StringBuilder sb) {
+        sb.append("# Commandstats\r\n");
+        List<Command> all = new ArrayList<>();
+        for (Command c : e.commands.commands()) {
+            all.add(c);
+            all.addAll(c.subcommands());
+        }
+        for (Command c : all) {
+            if (c.calls == 0 && c.failedCalls == 0 && c.rejectedCalls == 0) continue;
+            sb.append("cmdstat_").append(c.name).append(":calls=").append(c.calls)
+                    .append(",usec=").append(c.micros)
+                    .append(",usec_per_call=").append(String.format(Locale.ROOT, "%.2f",
+                            c.calls == 0 ? 0.0 : (double) c.micros / c.calls))
+                    .append(",rejected_calls=").append(c.rejectedCalls)
+                    .append(",failed_calls=").append(c.failedCalls).append("\r\n");
+        }
+    }
+
+    private static void errorStats(Engine e, StringBuilder sb) {
+        sb.append("# Errorstats\r\n");
+        for (Map.Entry<String, Long> en : e.errorStats().entrySet()) {
+            sb.append("errorstat_").append(en.getKey()).append(":count=").append(en.getValue()).append("\r\n");
+        }
+    }
+
+    private static void keyspace(Engine e, StringBuilder sb) {
+        sb.append("# Keyspace\r\n");
+        Keyspace ks = e.keyspace;
+        for (int i = 0; i < ks.count(); i++) {
+            Db db = ks.db(i);
+            if (db.size() == 0) continue;
+            sb.append("db").append(i).append(":keys=").append(db.size()).append(",expires=").append(db.volatileCount())
+                    .append(",avg_ttl=").append(db.avgTtl()).append("\r\n");
+        }
+    }
+}

@@ -1,0 +1,351 @@
+package io.spinel.core;
+
+import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.command.IntList;
+import io.spinel.core.command.KeySpecReplies;
+import io.spinel.core.config.Config;
+import io.spinel.core.keyspace.Entries;
+import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Glob;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Server commands (Redis's server.c, config.c, debug.c parts): COMMAND, CONFIG, TIME, LASTSAVE,
+ * DEBUG, SHUTDOWN, and FUNCTION FLUSH. INFO lives in {@link InfoCommand}.
+ */
+final class ServerCommands {
+    private ServerCommands() {
+    }
+
+    static void register(CommandTable t) {
+        t.register("time", ServerCommands::time);
+        t.register("lastsave", c -> c.reply().integer(c.engine.lastSaveSeconds()));
+        t.register("command", ServerCommands::commandAll);
+        t.register("command|count", c -> c.reply().integer(c.engine.commands.commands().size()));
+        t.register("command|list", ServerCommands::commandList);
+        t.register("command|info", ServerCommands::commandInfo);
+        t.register("command|docs", ServerCommands::commandDocs);
+        t.register("command|getkeys", c -> getKeys(c, false));
+        t.register("command|getkeysandflags", c -> getKeys(c, true));
+        t.register("command|help", ServerCommands::commandHelp);
+        t.register("config|get", ServerCommands::configGet);
+        t.register("config|set", ServerCommands::configSet);
+        t.register("config|resetstat", ServerCommands::configResetStat);
+        t.register("config|rewrite", ServerCommands::configRewrite);
+        t.register("config|help", ServerCommands::configHelp);
+        t.register("debug", ServerCommands::debug);
+        t.register("shutdown", ServerCommands::shutdown);
+        // With no function libraries in Spinel yet, flushing them is always a truthful no-op.
+        t.register("function|flush", ServerCommands::functionFlush);
+    }
+
+    static void time(Client c) {
+        long micros = System.currentTimeMillis() * 1000 + (System.nanoTime() / 1000) % 1000;
+        Reply r = c.reply();
+        r.arrayHeader(2);
+        r.bulk(Bytes.longToBytes(micros / 1_000_000));
+        r.bulk(Bytes.longToBytes(micros % 1_000_000));
+    }
+
+    // ---- COMMAND ------------------------------------------------------------------------------
+
+    static void commandAll(Client c) {
+        List<Command> all = c.engine.commands.commands();
+        c.reply().arrayHeader(all.size());
+        for (Command cmd : all) KeySpecReplies.commandInfo(c.reply(), cmd);
+    }
+
+    static void commandList(Client c) {
+        Args a = c.args();
+        List<String> names = new ArrayList<>();
+        String filter = null, value = null;
+        if (a.count() == 5 && a.is(2, "filterby")) {
+            filter = a.string(3).toLowerCase();
+            value = a.string(4);
+            if (!filter.equals("module") && !filter.equals("aclcat") && !filter.equals("pattern")) {
+                throw CommandError.SYNTAX;
+            }
+        } else if (a.count() != 2) {
+            throw CommandError.SYNTAX;
+        }
+        for (Command cmd : c.engine.commands.commands()) {
+            addListed(cmd, filter, value, names);
+            for (Command sub : cmd.subcommands()) addListed(sub, filter, value, names);
+        }
+        c.reply().arrayHeader(names.size());
+        for (String n : names) c.reply().bulk(n);
+    }
+
+    private static void addListed(Command cmd, String filter, String value, List<String> out) {
+        if (filter == null) {
+            out.add(cmd.name);
+        } else if (filter.equals("aclcat")) {
+            if (cmd.aclCategories.contains(value.toLowerCase())) out.add(cmd.name);
+        } else if (filter.equals("pattern")) {
+            if (Glob.match(value.getBytes(StandardCharsets.UTF_8), cmd.name.getBytes(StandardCharsets.UTF_8), true)) {
+                out.add(cmd.name);
+            }
+        }
+        // FILTERBY MODULE: no modules, nothing matches
+    }
+
+    private static Command lookupByName(CommandTable t, String name) {
+        String lower = name.toLowerCase();
+        int bar = lower.indexOf('|');
+        if (bar < 0) return t.lookup(lower);
+        Command parent = t.lookup(lower.substring(0, bar));
+        return parent == null ? null : parent.subcommand(lower.substring(bar + 1));
+    }
+
+    static void commandInfo(Client c) {
+        Args a = c.args();
+        Reply r = c.reply();
+        if (a.count() == 2) {
+            commandAll(c);
+            return;
+        }
+        r.arrayHeader(a.count() - 2);
+        for (int j = 2; j < a.count(); j++) {
+            Command cmd = lookupByName(c.engine.commands, a.string(j));
+            if (cmd == null) r.nullArray();
+            else KeySpecReplies.commandInfo(r, cmd);
+        }
+    }
+
+    static void commandDocs(Client c) {
+        Args a = c.args();
+        Reply r = c.reply();
+        List<Command> list = new ArrayList<>();
+        if (a.count() == 2) {
+            list.addAll(c.engine.commands.commands());
+        } else {
+            for (int j = 2; j < a.count(); j++) {
+                Command cmd = lookupByName(c.engine.commands, a.string(j));
+                if (cmd != null) list.add(cmd);
+            }
+        }
+        r.mapHeader(list.size());
+        for (Command cmd : list) {
+            r.bulk(cmd.name);
+            KeySpecReplies.commandDocs(r, cmd);
+        }
+    }
+
+    static void getKeys(Client c, boolean withFlags) {
+        Args a = c.args();
+        Args sub = new Args();
+        for (int j = 2; j < a.count(); j++) sub.add(a.buf(j), a.off(j), a.len(j));
+        Command cmd = c.engine.commands.resolve(sub);
+        if (cmd == null) throw CommandError.err("Invalid command specified");
+        if (cmd.keySpecs.isEmpty()) throw CommandError.err("The command has no key arguments");
+        if (!cmd.arityOk(sub.count())) throw CommandError.err("Invalid number of arguments specified for command");
+        IntList keys = new IntList();
+        Reply r = c.reply();
+        if (!cmd.keys(sub, keys)) {
+            if (cmd.has(io.spinel.core.command.CommandFlags.NO_MANDATORY_KEYS)) {
+                r.arrayHeader(0);
+                return;
+            }
+            throw CommandError.err("Invalid arguments specified for command");
+        }
+        r.arrayHeader(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            int p = keys.get(i);
+            if (withFlags) {
+                r.arrayHeader(2);
+                r.bulk(sub.buf(p), sub.off(p), sub.len(p));
+                KeySpecReplies.keyFlags(r, cmd, p, sub);
+            } else {
+                r.bulk(sub.buf(p), sub.off(p), sub.len(p));
+            }
+        }
+    }
+
+    static void commandHelp(Client c) {
+        KeyCommands.helpReply(c, "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "(no subcommand)",
+                "    Details about all commands.",
+                "COUNT",
+                "    The number of commands.",
+                "GETKEYS <full-command>",
+                "    The keys of a full command.",
+                "GETKEYSANDFLAGS <full-command>",
+                "    The keys of a full command and their flags.",
+                "INFO [<command-name> ...]",
+                "    Details about some or all commands.",
+                "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+                "    The names of the commands, optionally filtered.",
+                "DOCS [<command-name> ...]",
+                "    Documentation details of some or all commands.");
+    }
+
+    // ---- CONFIG -------------------------------------------------------------------------------
+
+    static void configGet(Client c) {
+        Args a = c.args();
+        Config config = c.engine.config;
+        Map<String, Config.Option> found = new LinkedHashMap<>();
+        for (int j = 2; j < a.count(); j++) {
+            for (Map.Entry<String, Config.Option> e : config.matching(a.string(j)).entrySet()) {
+                found.putIfAbsent(e.getKey(), e.getValue());
+            }
+        }
+        Reply r = c.reply();
+        r.mapHeader(found.size());
+        for (Map.Entry<String, Config.Option> e : found.entrySet()) {
+            r.bulk(e.getKey());
+            r.bulk(c.engine.configValueForGet(e.getValue()));
+        }
+    }
+
+    static void configSet(Client c) {
+        Args a = c.args();
+        if ((a.count() & 1) != 0) throw CommandError.SYNTAX;
+        Config config = c.engine.config;
+        int n = (a.count() - 2) / 2;
+        Config.Option[] opts = new Config.Option[n];
+        String[] values = new String[n];
+        for (int i = 0; i < n; i++) {
+            String name = a.string(2 + i * 2);
+            Config.Option o = config.option(name);
+            if (o == null) throw CommandError.err("Unknown option or number of arguments for CONFIG SET - '" + name + "'");
+            if (o.immutable()) throw setFailed(name, "can't set immutable config");
+            if (o.isProtected() && !c.engine.protectedConfigAllowed(c)) throw setFailed(name, "can't set protected config");
+            for (int k = 0; k < i; k++) {
+                if (opts[k] == o) throw setFailed(name, "duplicate parameter");
+            }
+            opts[i] = o;
+        }
+        String[] previous = new String[n];
+        for (int i = 0; i < n; i++) {
+            try {
+                values[i] = config.validate(opts[i], a.string(3 + i * 2));
+            } catch (Config.ConfigException e) {
+                throw setFailed(opts[i].name, e.getMessage());
+            }
+        }
+        int applied = 0;
+        try {
+            for (int i = 0; i < n; i++) {
+                previous[i] = opts[i].value();
+                config.apply(opts[i], values[i]);
+                applied++;
+            }
+        } catch (RuntimeException e) {
+            for (int i = applied - 1; i >= 0; i--) config.apply(opts[i], previous[i]);
+            throw setFailed(opts[applied].name, e.getMessage());
+        }
+        c.reply().ok();
+    }
+
+    private static CommandError setFailed(String name, String why) {
+        return CommandError.err("CONFIG SET failed (possibly related to argument '" + name + "') - " + why);
+    }
+
+    static void configResetStat(Client c) {
+        c.engine.resetStats();
+        c.reply().ok();
+    }
+
+    static void configRewrite(Client c) {
+        String err = c.engine.rewriteConfig();
+        if (err != null) throw new CommandError(err);
+        c.reply().ok();
+    }
+
+    static void configHelp(Client c) {
+        KeyCommands.helpReply(c, "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "GET <pattern>",
+                "    The values of the options matching the glob-style <pattern>.",
+                "SET <directive> <value> [<directive> <value> ...]",
+                "    Set options at run time; all are applied, or none.",
+                "RESETSTAT",
+                "    Reset the statistics that INFO reports.",
+                "REWRITE",
+                "    Write the running configuration back to the configuration file.");
+    }
+
+    // ---- DEBUG --------------------------------------------------------------------------------
+
+    static void debug(Client c) {
+        Args a = c.args();
+        Reply r = c.reply();
+        if (a.is(1, "sleep") && a.count() == 3) {
+            double secs = c.argDouble(2);
+            long nanos = (long) (secs * 1e9);
+            if (nanos > 0) {
+                long end = System.nanoTime() + nanos;
+                long left;
+                while ((left = end - System.nanoTime()) > 0) {
+                    try {
+                        Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
+            r.ok();
+        } else if (a.is(1, "set-active-expire") && a.count() == 3) {
+            c.engine.activeExpireEnabled = c.argLong(2) != 0;
+            r.ok();
+        } else if (a.is(1, "object") && a.count() == 3) {
+            Object e = c.db().find(a.buf(2), a.off(2), a.len(2));
+            if (e == null) throw CommandError.NO_SUCH_KEY;
+            Keyspace ks = c.engine.keyspace;
+            r.status("Value at:0x" + Integer.toHexString(System.identityHashCode(e)) + " refcount:1 encoding:"
+                    + Entries.encoding(e) + " serializedlength:" + Entries.memoryUsage(e) + " lru:" + Entries.lru(e)
+                    + " lru_seconds_idle:" + ks.idleSeconds(e));
+        } else if (a.is(1, "help")) {
+            KeyCommands.helpReply(c, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "OBJECT <key>",
+                    "    Low-level information about the key's value.",
+                    "SET-ACTIVE-EXPIRE <0|1>",
+                    "    Turn the active expiry cycle off or on.",
+                    "SLEEP <seconds>",
+                    "    Stop the server for <seconds> (decimals allowed).");
+        } else {
+            throw CommandError.err("Unknown subcommand or wrong number of arguments for '" + a.string(1)
+                    + "'. Try DEBUG HELP.");
+        }
+    }
+
+    // ---- SHUTDOWN -----------------------------------------------------------------------------
+
+    static void shutdown(Client c) {
+        Args a = c.args();
+        boolean save = false, nosave = false, now = false, force = false, abort = false;
+        for (int j = 1; j < a.count(); j++) {
+            if (a.is(j, "nosave")) nosave = true;
+            else if (a.is(j, "save")) save = true;
+            else if (a.is(j, "now")) now = true;
+            else if (a.is(j, "force")) force = true;
+            else if (a.is(j, "abort")) abort = true;
+            else throw CommandError.SYNTAX;
+        }
+        if ((abort && a.count() != 2) || (save && nosave)) throw CommandError.SYNTAX;
+        if (abort) throw CommandError.err("No shutdown in progress.");
+        String err = c.engine.shutdownHandler().shutdown(save, nosave, now, force);
+        if (err != null) throw new CommandError(err);
+        // the connection closes with the server; nothing to reply on success
+    }
+
+    static void functionFlush(Client c) {
+        Args a = c.args();
+        if (a.count() > 3 || (a.count() == 3 && !a.is(2, "async") && !a.is(2, "sync"))) {
+            throw CommandError.err("FUNCTION FLUSH only supports SYNC|ASYNC option");
+        }
+        c.reply().ok();
+    }
+}

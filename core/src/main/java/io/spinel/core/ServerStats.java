@@ -1,0 +1,70 @@
+package io.spinel.core;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** Server-wide counters for INFO stats, and the instantaneous rates Redis samples every 100 ms. */
+public final class ServerStats {
+    private static final int SAMPLES = 16;
+
+    public long commandsProcessed;
+    public long connectionsReceived;
+    public long rejectedConnections;
+    public long netInputBytes;
+    public long netOutputBytes;
+    public long errorReplies;
+    public long readsProcessed;
+    public long writesProcessed;
+    final Map<String, Long> errorCodes = new HashMap<>();
+
+    private final long[][] samples = new long[3][SAMPLES];
+    private final long[] lastValue = new long[3];
+    private long lastSampleNanos;
+    private int sampleIdx;
+    private long nowMillis = System.currentTimeMillis();
+
+    public long nowMillis() {
+        return nowMillis;
+    }
+
+    /** Takes a sample for the instantaneous metrics if 100 ms passed since the last one. */
+    void sample(long nanos, Engine engine) {
+        nowMillis = System.currentTimeMillis();
+        if (lastSampleNanos != 0 && nanos - lastSampleNanos < 100_000_000L) return;
+        long elapsed = lastSampleNanos == 0 ? 0 : nanos - lastSampleNanos;
+        long[] current = {commandsProcessed, netInputBytes, netOutputBytes};
+        if (elapsed > 0) {
+            for (int m = 0; m < 3; m++) {
+                samples[m][sampleIdx] = (current[m] - lastValue[m]) * 1_000_000_000L / elapsed;
+            }
+            sampleIdx = (sampleIdx + 1) % SAMPLES;
+        }
+        System.arraycopy(current, 0, lastValue, 0, 3);
+        lastSampleNanos = nanos;
+    }
+
+    private long average(int metric) {
+        long sum = 0;
+        for (long v : samples[metric]) sum += v;
+        return sum / SAMPLES;
+    }
+
+    public long instantaneousOps() {
+        return average(0);
+    }
+
+    public double instantaneousInputKbps() {
+        return average(1) / 1024.0;
+    }
+
+    public double instantaneousOutputKbps() {
+        return average(2) / 1024.0;
+    }
+
+    public void reset() {
+        commandsProcessed = connectionsReceived = rejectedConnections = 0;
+        netInputBytes = netOutputBytes = errorReplies = 0;
+        readsProcessed = writesProcessed = 0;
+        errorCodes.clear();
+    }
+}

@@ -1,0 +1,123 @@
+package io.spinel.core.command;
+
+import io.spinel.core.protocol.Args;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A command of the table: its Redis metadata (from commands.tsv: arity, flags, key specs, ACL
+ * categories), the handler that runs it, its subcommands if it is a container (CONFIG, CLIENT...),
+ * and its INFO commandstats counters.
+ */
+public final class Command {
+    /** Full name, lower case: "get", or "config|get" for a subcommand. */
+    public final String name;
+    /** Name as the user sees it in errors: "get" or "config|get". */
+    public final int arity;
+    public final int flags;
+    public final List<String> flagNames;
+    public final int firstKey;
+    public final int lastKey;
+    public final int keyStep;
+    public final List<String> aclCategories;
+    public final List<String> tips;
+    public final List<KeySpec> keySpecs;
+    public final String group;
+    public final String since;
+    public final Command parent;
+    final Map<String, Command> subcommands = new TreeMap<>();
+
+    CommandHandler handler;
+
+    // INFO commandstats
+    public long calls;
+    public long micros;
+    public long rejectedCalls;
+    public long failedCalls;
+
+    Command(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey, int keyStep,
+            List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs, String group, String since,
+            Command parent) {
+        this.name = name;
+        this.arity = arity;
+        this.flags = flags;
+        this.flagNames = flagNames;
+        this.firstKey = firstKey;
+        this.lastKey = lastKey;
+        this.keyStep = keyStep;
+        this.aclCategories = aclCategories;
+        this.tips = tips;
+        this.keySpecs = keySpecs;
+        this.group = group;
+        this.since = since;
+        this.parent = parent;
+    }
+
+    public boolean has(int flag) {
+        return (flags & flag) != 0;
+    }
+
+    public boolean isContainer() {
+        return !subcommands.isEmpty();
+    }
+
+    public CommandHandler handler() {
+        return handler;
+    }
+
+    public boolean implemented() {
+        return handler != null || subcommands.values().stream().anyMatch(Command::implemented);
+    }
+
+    /** Implemented subcommands, by name. */
+    public List<Command> subcommands() {
+        List<Command> out = new ArrayList<>();
+        for (Command c : subcommands.values()) if (c.implemented()) out.add(c);
+        return Collections.unmodifiableList(out);
+    }
+
+    public Command subcommand(String lowerName) {
+        Command c = subcommands.get(lowerName);
+        return c != null && c.implemented() ? c : null;
+    }
+
+    /** The part after the container's name ("get" for "config|get"). */
+    public String shortName() {
+        int bar = name.indexOf('|');
+        return bar < 0 ? name : name.substring(bar + 1);
+    }
+
+    /** Whether the argument count fits the arity. */
+    public boolean arityOk(int argc) {
+        return arity > 0 ? argc == arity : argc >= -arity;
+    }
+
+    /**
+     * Positions of the key arguments (COMMAND GETKEYS, WATCH-style features), from the key specs.
+     * Returns false when the arguments do not fit the specs.
+     */
+    public boolean keys(Args args, IntList out) {
+        out.clear();
+        for (KeySpec s : keySpecs) {
+            if (!s.collect(args, out)) {
+                out.clear();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public void resetStats() {
+        calls = micros = rejectedCalls = failedCalls = 0;
+        for (Command c : subcommands.values()) c.resetStats();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

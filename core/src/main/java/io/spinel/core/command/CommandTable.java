@@ -1,0 +1,170 @@
+package io.spinel.core.command;
+
+import io.spinel.core.protocol.Args;
+import io.spinel.core.util.Bytes;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The command table. Metadata for every Redis 7.0 command comes from commands.tsv (name, arity,
+ * flags, first/last/step, ACL categories, tips, key specs, group, since); each command family
+ * registers handlers for the commands it implements. Only commands with a handler exist as far as
+ * clients can tell: unknown-command errors, COMMAND COUNT/LIST/INFO all see the implemented set.
+ *
+ * <p>Lookup by name is case-insensitive and allocation-free: a small open-addressing table keyed
+ * by the lower-cased name bytes.
+ */
+public final class CommandTable {
+    private final Map<String, Command> all = new TreeMap<>();
+    private final Map<String, Command> aliasesRenamed = new HashMap<>();
+    // lookup index, rebuilt when registration changes
+    private Command[] index = new Command[0];
+    private byte[][] indexNames = new byte[0][];
+    private int indexMask;
+
+    public CommandTable() {
+        load();
+    }
+
+    private void load() {
+        InputStream in = CommandTable.class.getResourceAsStream("commands.tsv");
+        if (in == null) throw new IllegalStateException("commands.tsv missing from the classpath");
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.isEmpty() || line.startsWith("#")) continue;
+                String[] f = line.split("\t", -1);
+                String name = f[0];
+                int arity = Integer.parseInt(f[1]);
+                List<String> flagNames = list(f[2]);
+                int flags = 0;
+                for (String fl : flagNames) flags |= CommandFlags.parse(fl);
+                if (name.equals("debug") || name.equals("module")) flags |= CommandFlags.PROTECTED;
+                List<KeySpec> specs = new ArrayList<>();
+                if (!f[8].equals("-")) for (String s : f[8].split(";")) specs.add(KeySpec.parse(s));
+                Command parent = null;
+                int bar = name.indexOf('|');
+                if (bar > 0) parent = all.get(name.substring(0, bar));
+                Command c = new Command(name, arity, flags, flagNames, Integer.parseInt(f[3]), Integer.parseInt(f[4]),
+                        Integer.parseInt(f[5]), list(f[6]), list(f[7]), specs, f[9], f[10], parent);
+                if (parent != null) parent.subcommands.put(name.substring(bar + 1), c);
+                else all.put(name, c);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> list(String s) {
+        return s.equals("-") ? List.of() : List.of(s.split(","));
+    }
+
+    /** Attaches the handler for a command ("get") or subcommand ("config|get"). */
+    public void register(String fullName, CommandHandler handler) {
+        Command c = spec(fullName);
+        if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
+        c.handler = handler;
+        rebuildIndex();
+    }
+
+    /** The metadata of a command or subcommand, implemented or not. */
+    public Command spec(String fullName) {
+        int bar = fullName.indexOf('|');
+        if (bar < 0) return all.get(fullName);
+        Command parent = all.get(fullName.substring(0, bar));
+        return parent == null ? null : parent.subcommands.get(fullName.substring(bar + 1));
+    }
+
+    private void rebuildIndex() {
+        List<Command> implemented = new ArrayList<>();
+        for (Command c : all.values()) if (c.implemented()) implemented.add(c);
+        int cap = Integer.highestOneBit(Math.max(4, implemented.size() * 4) - 1) << 1;
+        index = new Command[cap];
+        indexNames = new byte[cap][];
+        indexMask = cap - 1;
+        for (Command c : implemented) {
+            byte[] n = Bytes.ascii(c.name);
+            int i = hashLower(n, 0, n.length) & indexMask;
+            while (index[i] != null) i = (i + 1) & indexMask;
+            index[i] = c;
+            indexNames[i] = n;
+        }
+    }
+
+    private static int hashLower(byte[] b, int off, int len) {
+        int h = len;
+        for (int i = 0; i < len; i++) {
+            int c = b[off + i];
+            if (c >= 'A' && c <= 'Z') c += 32;
+            h = h * 31 + c;
+        }
+        return h ^ (h >>> 16);
+    }
+
+    /** The implemented top-level command with this name (any case), or null. */
+    public Command lookup(byte[] b, int off, int len) {
+        Command[] idx = index;
+        int i = hashLower(b, off, len) & indexMask;
+        while (true) {
+            Command c = idx[i];
+            if (c == null) return null;
+            if (Bytes.equalsIgnoreCase(b, off, len, indexNames[i])) return c;
+            i = (i + 1) & indexMask;
+        }
+    }
+
+    public Command lookup(String name) {
+        byte[] b = Bytes.ascii(name);
+        return lookup(b, 0, b.length);
+    }
+
+    /**
+     * Resolves the command of a request (Redis's lookupCommand): the top-level command, or its
+     * subcommand when it is a container and there is a second argument. Returns null if unknown;
+     * a container with an unknown subcommand also gives null (see {@link #isContainer}).
+     */
+    public Command resolve(Args args) {
+        Command c = lookup(args.buf(0), args.off(0), args.len(0));
+        if (c == null || !c.isContainer() || args.count() == 1) return c;
+        String sub = Bytes.toLowerAscii(args.buf(1), args.off(1), args.len(1));
+        return c.subcommand(sub);
+    }
+
+    public boolean isContainer(byte[] b, int off, int len) {
+        Command c = lookup(b, off, len);
+        return c != null && c.isContainer();
+    }
+
+    /** Implemented top-level commands, by name. */
+    public List<Command> commands() {
+        List<Command> out = new ArrayList<>();
+        for (Command c : all.values()) if (c.implemented()) out.add(c);
+        return out;
+    }
+
+    /** Every top-level command known from Redis's table, implemented or not (for coverage docs). */
+    public Collection<Command> allKnown() {
+        return all.values();
+    }
+
+    public void resetStats() {
+        for (Command c : all.values()) c.resetStats();
+    }
+
+    @Override
+    public String toString() {
+        return "CommandTable" + Arrays.toString(commands().toArray());
+    }
+}

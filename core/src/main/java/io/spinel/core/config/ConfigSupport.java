@@ -1,0 +1,153 @@
+package io.spinel.core.config;
+
+import java.io.File;
+
+/**
+ * Which Redis options Spinel implements, which it may ignore without anyone noticing, and the
+ * validation of the special ones. Everything not listed is accepted only at its default value.
+ * Extend these lists as features land (and say so in docs/COMMANDS.md).
+ */
+public final class ConfigSupport {
+    private ConfigSupport() {
+    }
+
+    /** Options the engine or the server reads and honours. */
+    static final String[] SUPPORTED = {
+        "port", "bind", "unixsocket", "unixsocketperm", "dir", "databases", "requirepass", "maxclients",
+        "timeout", "tcp-keepalive", "tcp-backlog", "loglevel", "logfile", "protected-mode", "pidfile", "daemonize",
+        "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
+        "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
+        "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy",
+    };
+
+    /**
+     * Options whose value changes nothing a client can observe in Spinel (tuning knobs of
+     * mechanisms Spinel does differently, settings of features that are off), so any valid value
+     * is accepted; the log lists the ones set away from their default.
+     */
+    static final String[] HARMLESS = {
+        "dynamic-hz", "active-expire-effort", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",
+        "lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush", "io-threads",
+        "io-threads-do-reads", "jemalloc-bg-thread", "activedefrag", "active-defrag-cycle-min",
+        "active-defrag-cycle-max", "active-defrag-threshold-lower", "active-defrag-threshold-upper",
+        "active-defrag-ignore-bytes", "active-defrag-max-scan-fields", "set-proc-title", "proc-title-template",
+        "crash-log-enabled", "crash-memcheck-enabled", "use-exit-on-panic", "disable-thp", "oom-score-adj",
+        "oom-score-adj-values", "supervised", "syslog-enabled", "syslog-ident", "syslog-facility",
+        "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
+        "latency-tracking", "latency-tracking-info-percentiles", "slowlog-log-slower-than", "slowlog-max-len",
+        "latency-monitor-threshold", "acllog-max-len", "busy-reply-threshold", "hash-max-listpack-entries",
+        "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
+        "zset-max-listpack-value", "list-max-listpack-size", "list-compress-depth", "stream-node-max-entries",
+        "stream-node-max-bytes", "hll-sparse-max-bytes", "tracking-table-max-keys", "rdbcompression",
+        "rdbchecksum", "dbfilename", "rdb-del-sync-files", "rdb-save-incremental-fsync", "rdb-key-save-delay",
+        "key-load-delay", "appendfilename", "appenddirname", "appendfsync", "no-appendfsync-on-rewrite",
+        "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble",
+        "aof-timestamp-enabled", "aof-rewrite-incremental-fsync", "aof-disable-auto-gc",
+        "stop-writes-on-bgsave-error", "sanitize-dump-payload", "loading-process-events-interval-bytes",
+        "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
+        "maxmemory-eviction-tenacity", "propagation-error-behavior", "acl-pubsub-default",
+        "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
+        "repl-diskless-sync-max-replicas", "repl-diskless-load", "repl-timeout", "repl-ping-replica-period",
+        "repl-backlog-size", "repl-backlog-ttl", "replica-lazy-flush", "replica-serve-stale-data",
+        "replica-read-only", "replica-ignore-maxmemory", "replica-announced", "replica-priority",
+        "replica-announce-ip", "replica-announce-port", "replica-ignore-disk-write-errors", "masterauth",
+        "masteruser", "min-replicas-max-lag", "cluster-config-file", "cluster-require-full-coverage",
+        "cluster-replica-no-failover", "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down",
+        "cluster-allow-replica-migration", "cluster-announce-ip", "cluster-announce-hostname",
+        "cluster-preferred-endpoint-type", "cluster-replica-validity-factor", "cluster-migration-barrier",
+        "cluster-port", "cluster-announce-bus-port", "cluster-announce-port", "cluster-announce-tls-port",
+        "cluster-node-timeout", "cluster-link-sendbuf-limit", "tls-session-cache-size", "tls-session-cache-timeout",
+        "tls-auth-clients", "tls-prefer-server-ciphers", "tls-session-caching", "tls-cert-file", "tls-key-file",
+        "tls-key-file-pass", "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass",
+        "tls-dh-params-file", "tls-ca-cert-file", "tls-ca-cert-dir", "tls-protocols", "tls-ciphers",
+        "tls-ciphersuites",
+    };
+
+    /** Applies Spinel's support levels, its own defaults and the special validators to a Config. */
+    public static void install(Config config) {
+        config.support(SUPPORTED);
+        config.overrideDefault("dir", new File(System.getProperty("user.dir")).getAbsolutePath());
+        config.tolerate(HARMLESS);
+        // Until persistence lands Spinel keeps data in memory only, so its default has no save points.
+        config.overrideDefault("save", "");
+        config.support("daemonize", (v, cur) -> {
+            if (v.equals("yes")) {
+                throw new Config.ConfigException("daemonize yes is not supported: run Spinel under a supervisor "
+                        + "(systemd, nohup) instead");
+            }
+            return v;
+        });
+        config.support("dir", (v, cur) -> validateDir(v));
+        config.support("bind", (v, cur) -> {
+            String t = v.trim();
+            if (t.isEmpty()) throw new Config.ConfigException("Too many bind addresses specified.");
+            return String.join(" ", t.split("\\s+"));
+        });
+        config.support("unixsocketperm", null);
+        config.normalizer("client-output-buffer-limit", ConfigSupport::validateOutputBufferLimit);
+        config.normalizer("save", ConfigSupport::validateSave);
+    }
+
+    /**
+     * "class hard soft seconds" triples (normal, replica/slave, pubsub), merged into the current
+     * limits and printed in Redis's canonical form (bytes, "slave" for replicas).
+     */
+    static String validateOutputBufferLimit(String v, String current) throws Config.ConfigException {
+        String[] cur = current.split(" ");
+        java.util.Map<String, String[]> classes = new java.util.LinkedHashMap<>();
+        for (int i = 0; i + 3 < cur.length; i += 4) {
+            classes.put(cur[i], new String[] {cur[i + 1], cur[i + 2], cur[i + 3]});
+        }
+        String[] f = v.trim().split("\\s+");
+        if (f.length % 4 != 0) throw new Config.ConfigException("Wrong number of arguments in buffer limit configuration.");
+        for (int i = 0; i < f.length; i += 4) {
+            String cls = f[i].toLowerCase();
+            if (cls.equals("replica")) cls = "slave";
+            if (!classes.containsKey(cls)) throw new Config.ConfigException("Invalid client class specified in buffer limit configuration.");
+            Long hard = Config.memToLong(f[i + 1]);
+            Long soft = Config.memToLong(f[i + 2]);
+            long secs;
+            try {
+                secs = Long.parseLong(f[i + 3]);
+            } catch (NumberFormatException e) {
+                secs = -1;
+            }
+            if (hard == null || soft == null || secs < 0) {
+                throw new Config.ConfigException("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+            }
+            classes.put(cls, new String[] {hard.toString(), soft.toString(), Long.toString(secs)});
+        }
+        StringBuilder sb = new StringBuilder();
+        for (java.util.Map.Entry<String, String[]> e : classes.entrySet()) {
+            if (sb.length() > 0) sb.append(' ');
+            sb.append(e.getKey()).append(' ').append(String.join(" ", e.getValue()));
+        }
+        return sb.toString();
+    }
+
+    /** Pairs of "seconds changes"; "" disables. */
+    static String validateSave(String v, String current) throws Config.ConfigException {
+        String t = v.trim();
+        if (t.isEmpty()) return "";
+        String[] f = t.split("\\s+");
+        if (f.length % 2 != 0) throw new Config.ConfigException("Invalid save parameters");
+        for (String x : f) {
+            try {
+                if (Long.parseLong(x) < 0) throw new Config.ConfigException("Invalid save parameters");
+            } catch (NumberFormatException e) {
+                throw new Config.ConfigException("Invalid save parameters");
+            }
+        }
+        return String.join(" ", f);
+    }
+
+    private static String validateDir(String v) throws Config.ConfigException {
+        File f = new File(v);
+        if (!f.isDirectory()) throw new Config.ConfigException("No such file or directory");
+        try {
+            return f.getCanonicalPath();
+        } catch (java.io.IOException e) {
+            throw new Config.ConfigException(e.getMessage());
+        }
+    }
+}

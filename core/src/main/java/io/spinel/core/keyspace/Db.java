@@ -1,0 +1,236 @@
+package io.spinel.core.keyspace;
+
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * One numbered database (Redis's redisDb): the key table, the index of keys with an expire, and
+ * the lookups that apply lazy expiry, LRU/LFU touch and hit/miss statistics. Only the executor
+ * thread touches it.
+ *
+ * <p>Entries are packed strings ({@code byte[]}) or {@link DbObject}s; see {@link Entries}.
+ */
+public final class Db {
+    private final int id;
+    private final Keyspace keyspace;
+    private EntryTable table = new EntryTable();
+    /** Keys that have an expire: what the active expiry cycle samples. */
+    private KeySet volatileKeys = new KeySet();
+    /** Where the active expiry cycle resumes its scan of {@link #volatileKeys}. */
+    long expireCursor;
+    /** Running average TTL of sampled keys (INFO keyspace avg_ttl). */
+    long avgTtl;
+
+    Db(int id, Keyspace keyspace) {
+        this.id = id;
+        this.keyspace = keyspace;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public Keyspace keyspace() {
+        return keyspace;
+    }
+
+    public int size() {
+        return table.size();
+    }
+
+    public int volatileCount() {
+        return volatileKeys.size();
+    }
+
+    public long avgTtl() {
+        return avgTtl;
+    }
+
+    // ---- lookups ------------------------------------------------------------------------------
+
+    /** The raw entry, expired or not, without side effects. */
+    public Object find(byte[] k, int off, int len) {
+        return table.get(KeyHash.of(k, off, len), k, off, len);
+    }
+
+    public Object find(byte[] k) {
+        return find(k, 0, k.length);
+    }
+
+    /**
+     * Lookup for a read: deletes the key if it expired, counts a hit or a miss, and refreshes the
+     * LRU/LFU data unless {@code touch} is false (OBJECT, TOUCH-less clients).
+     */
+    public Object lookupRead(byte[] k, int off, int len, boolean touch) {
+        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        if (e != null && expireIfNeeded(e, k, off, len)) e = null;
+        if (e == null) {
+            keyspace.misses++;
+            return null;
+        }
+        keyspace.hits++;
+        if (touch) keyspace.touch(e);
+        return e;
+    }
+
+    public Object lookupRead(byte[] k, int off, int len) {
+        return lookupRead(k, off, len, true);
+    }
+
+    /** Lookup for a write: lazy expiry and LRU touch, no hit/miss statistics. */
+    public Object lookupWrite(byte[] k, int off, int len) {
+        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        if (e != null && expireIfNeeded(e, k, off, len)) return null;
+        if (e != null) keyspace.touch(e);
+        return e;
+    }
+
+    /** Whether the key exists (and has not expired); no statistics, no touch. */
+    public boolean exists(byte[] k, int off, int len) {
+        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        return e != null && !expireIfNeeded(e, k, off, len);
+    }
+
+    /** Deletes e if its TTL has passed; returns whether it did. */
+    private boolean expireIfNeeded(Object e, byte[] k, int off, int len) {
+        long when = Entries.expire(e);
+        if (when < 0 || when > keyspace.now()) return false;
+        remove(k, off, len);
+        keyspace.expired(this, Entries.key(e));
+        return true;
+    }
+
+    /** Whether the entry's TTL has passed (without deleting it). */
+    public boolean isExpired(Object e) {
+        long when = Entries.expire(e);
+        return when >= 0 && when <= keyspace.now();
+    }
+
+    // ---- writes -------------------------------------------------------------------------------
+
+    /**
+     * Stores entry e under key k, replacing any entry with that key, and keeps the expire index
+     * in step with e's expire. Returns the replaced entry or null.
+     */
+    public Object put(byte[] k, int off, int len, Object e) {
+        long h = KeyHash.of(k, off, len);
+        Object old = table.put(h, e, k, off, len);
+        boolean hadTtl = old != null && Entries.expire(old) >= 0;
+        boolean hasTtl = Entries.expire(e) >= 0;
+        if (hasTtl && !hadTtl) {
+            volatileKeys.put(h, copyKey(k, off, len), k, off, len);
+        } else if (hadTtl && !hasTtl) {
+            volatileKeys.remove(h, k, off, len);
+        }
+        return old;
+    }
+
+    public Object put(byte[] k, Object e) {
+        return put(k, 0, k.length, e);
+    }
+
+    private static byte[] copyKey(byte[] k, int off, int len) {
+        byte[] c = new byte[len];
+        System.arraycopy(k, off, c, 0, len);
+        return c;
+    }
+
+    /** Removes the key; returns the removed entry or null. */
+    public Object remove(byte[] k, int off, int len) {
+        long h = KeyHash.of(k, off, len);
+        Object old = table.remove(h, k, off, len);
+        if (old != null && Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
+        return old;
+    }
+
+    public Object remove(byte[] k) {
+        return remove(k, 0, k.length);
+    }
+
+    /**
+     * Sets or clears (when {@code when} &lt; 0) the expire of an existing key, rewriting a packed
+     * string entry if its layout must change. Returns the entry now stored.
+     */
+    public Object setExpire(byte[] k, int off, int len, Object e, long when) {
+        if (e instanceof byte[]) {
+            byte[] n = StringEntry.withExpire((byte[]) e, when);
+            if (n != e) {
+                put(k, off, len, n);
+                return n;
+            }
+            return e; // updated in place, index membership unchanged
+        }
+        DbObject o = (DbObject) e;
+        boolean had = o.expire >= 0;
+        o.expire = when;
+        long h = KeyHash.of(k, off, len);
+        if (when >= 0 && !had) volatileKeys.put(h, copyKey(k, off, len), k, off, len);
+        else if (when < 0 && had) volatileKeys.remove(h, k, off, len);
+        return e;
+    }
+
+    /** Drops every key (FLUSHDB); returns how many there were. */
+    public long clear() {
+        long n = table.size();
+        table = new EntryTable();
+        volatileKeys = new KeySet();
+        expireCursor = 0;
+        avgTtl = 0;
+        return n;
+    }
+
+    /** SWAPDB: exchange the contents of two databases (clients keep their db number). */
+    void swapWith(Db other) {
+        EntryTable t = table;
+        table = other.table;
+        other.table = t;
+        KeySet v = volatileKeys;
+        volatileKeys = other.volatileKeys;
+        other.volatileKeys = v;
+        long c = expireCursor;
+        expireCursor = other.expireCursor;
+        other.expireCursor = c;
+        long a = avgTtl;
+        avgTtl = other.avgTtl;
+        other.avgTtl = a;
+    }
+
+    // ---- iteration ----------------------------------------------------------------------------
+
+    /** One SCAN step over the keys (see {@link KeyTable#scan}). */
+    public long scan(long cursor, Consumer<Object> visitor) {
+        return table.scan(cursor, visitor);
+    }
+
+    /** One step over the keys with an expire, for the active expiry cycle. */
+    long scanVolatile(long cursor, Consumer<Object> visitor) {
+        return volatileKeys.scan(cursor, visitor);
+    }
+
+    public Object[] entries() {
+        return table.toArray();
+    }
+
+    public void forEach(Consumer<Object> visitor) {
+        table.forEach(visitor);
+    }
+
+    public Object randomEntry(SplittableRandom rnd) {
+        return table.random(rnd);
+    }
+
+    /** A random key with an expire, or null. */
+    public byte[] randomVolatileKey(SplittableRandom rnd) {
+        return (byte[]) volatileKeys.random(rnd);
+    }
+
+    /** Rehash work for the cron; returns true if some remains. */
+    boolean rehashSome(int steps) {
+        boolean more = table.rehashSome(steps);
+        return volatileKeys.rehashSome(steps) || more;
+    }
+
+    public long tableCapacity() {
+        return table.capacity();
+    }
+}

@@ -1,0 +1,551 @@
+package io.spinel.core.keyspace;
+
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+import io.spinel.core.Notify;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Glob;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Commands on keys regardless of their type (Redis's db.c, expire.c and OBJECT from object.c):
+ * DEL, EXISTS, TYPE, RENAME, MOVE, COPY, SCAN, KEYS, the EXPIRE family, TTL, OBJECT, FLUSHDB...
+ */
+public final class KeyCommands {
+    private KeyCommands() {
+    }
+
+    private static final byte[] DEL = Bytes.ascii("DEL");
+    private static final byte[] PEXPIREAT = Bytes.ascii("PEXPIREAT");
+    private static final CommandError SAME_OBJECT = new CommandError("ERR source and destination objects are the same");
+    private static final SplittableRandom RANDOM = new SplittableRandom();
+
+    public static void register(CommandTable t) {
+        t.register("del", KeyCommands::del);
+        t.register("unlink", KeyCommands::del);
+        t.register("exists", KeyCommands::exists);
+        t.register("touch", KeyCommands::touch);
+        t.register("type", KeyCommands::type);
+        t.register("rename", c -> rename(c, false));
+        t.register("renamenx", c -> rename(c, true));
+        t.register("move", KeyCommands::move);
+        t.register("copy", KeyCommands::copy);
+        t.register("keys", KeyCommands::keys);
+        t.register("scan", KeyCommands::scan);
+        t.register("randomkey", KeyCommands::randomkey);
+        t.register("dbsize", c -> c.reply().integer(c.db().size()));
+        t.register("flushdb", KeyCommands::flushdb);
+        t.register("flushall", KeyCommands::flushall);
+        t.register("swapdb", KeyCommands::swapdb);
+        t.register("expire", c -> expire(c, c.engine().keyspace().now(), false));
+        t.register("pexpire", c -> expire(c, c.engine().keyspace().now(), true));
+        t.register("expireat", c -> expire(c, 0, false));
+        t.register("pexpireat", c -> expire(c, 0, true));
+        t.register("ttl", c -> ttl(c, false, false));
+        t.register("pttl", c -> ttl(c, true, false));
+        t.register("expiretime", c -> ttl(c, false, true));
+        t.register("pexpiretime", c -> ttl(c, true, true));
+        t.register("persist", KeyCommands::persist);
+        t.register("object|encoding", c -> object(c, "encoding"));
+        t.register("object|refcount", c -> object(c, "refcount"));
+        t.register("object|idletime", c -> object(c, "idletime"));
+        t.register("object|freq", c -> object(c, "freq"));
+        t.register("object|help", KeyCommands::objectHelp);
+    }
+
+    private static void deleted(Client c, Db db, byte[] k, int off, int len) {
+        Engine e = c.engine();
+        e.dirty++;
+        e.keyModified(db, k, off, len);
+        e.notify(Notify.GENERIC, "del", db, k, off, len);
+    }
+
+    static void del(Client c) {
+        Args a = c.args();
+        Db db = c.db();
+        long n = 0;
+        for (int j = 1; j < a.count(); j++) {
+            // an expired key counts as already gone: lazy expiry first, then delete
+            if (!db.exists(a.buf(j), a.off(j), a.len(j))) continue;
+            db.remove(a.buf(j), a.off(j), a.len(j));
+            deleted(c, db, a.buf(j), a.off(j), a.len(j));
+            n++;
+        }
+        c.reply().integer(n);
+    }
+
+    static void exists(Client c) {
+        Args a = c.args();
+        Db db = c.db();
+        long n = 0;
+        for (int j = 1; j < a.count(); j++) {
+            if (db.lookupRead(a.buf(j), a.off(j), a.len(j), false) != null) n++;
+        }
+        c.reply().integer(n);
+    }
+
+    static void touch(Client c) {
+        Args a = c.args();
+        Db db = c.db();
+        long n = 0;
+        for (int j = 1; j < a.count(); j++) {
+            if (db.lookupRead(a.buf(j), a.off(j), a.len(j), !c.noTouch()) != null) n++;
+        }
+        c.reply().integer(n);
+    }
+
+    static void type(Client c) {
+        Args a = c.args();
+        Object e = c.db().lookupRead(a.buf(1), a.off(1), a.len(1), false);
+        c.reply().status(e == null ? "none" : ValueType.name(Entries.type(e)));
+    }
+
+    /** The entry moved under a new key (same value object where possible). */
+    static Object rekey(Object e, byte[] newKey, long expire) {
+        if (e instanceof byte[]) {
+            byte[] n = StringEntry.withKey((byte[]) e, newKey, 0, newKey.length);
+            return StringEntry.withExpire(n, expire);
+        }
+        DbObject o = (DbObject) e;
+        return new DbObject(newKey, o.value, expire, o.lru);
+    }
+
+    static void rename(Client c, boolean nx) {
+        Args a = c.args();
+        Db db = c.db();
+        boolean same = a.equals(1, 2);
+        Object e = db.lookupWrite(a.buf(1), a.off(1), a.len(1));
+        if (e == null) throw CommandError.NO_SUCH_KEY;
+        if (same) {
+            if (nx) c.reply().integer(0);
+            else c.reply().ok();
+            return;
+        }
+        long expire = Entries.expire(e);
+        if (db.lookupWrite(a.buf(2), a.off(2), a.len(2)) != null) {
+            if (nx) {
+                c.reply().integer(0);
+                return;
+            }
+            db.remove(a.buf(2), a.off(2), a.len(2));
+        }
+        byte[] newKey = a.copy(2);
+        db.remove(a.buf(1), a.off(1), a.len(1));
+        db.put(newKey, rekey(e, newKey, expire));
+        Engine engine = c.engine();
+        engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
+        engine.keyModified(db, newKey);
+        engine.notify(Notify.GENERIC, "rename_from", db, a.buf(1), a.off(1), a.len(1));
+        engine.notify(Notify.GENERIC, "rename_to", db, newKey);
+        engine.dirty++;
+        if (nx) c.reply().integer(1);
+        else c.reply().ok();
+    }
+
+    private static int dbIndex(Client c, int arg) {
+        long id = c.argLong(arg);
+        if (id < Integer.MIN_VALUE || id > Integer.MAX_VALUE) throw CommandError.NOT_INTEGER;
+        if (id < 0 || id >= c.engine().keyspace().count()) throw CommandError.DB_INDEX;
+        return (int) id;
+    }
+
+    static void move(Client c) {
+        Args a = c.args();
+        Db src = c.db();
+        Db dst = c.engine().keyspace().db(dbIndex(c, 2));
+        if (src == dst) throw SAME_OBJECT;
+        Object e = src.lookupWrite(a.buf(1), a.off(1), a.len(1));
+        if (e == null) {
+            c.reply().integer(0);
+            return;
+        }
+        if (dst.lookupWrite(a.buf(1), a.off(1), a.len(1)) != null) {
+            c.reply().integer(0);
+            return;
+        }
+        src.remove(a.buf(1), a.off(1), a.len(1));
+        dst.put(a.buf(1), a.off(1), a.len(1), e);
+        Engine engine = c.engine();
+        engine.keyModified(src, a.buf(1), a.off(1), a.len(1));
+        engine.keyModified(dst, a.buf(1), a.off(1), a.len(1));
+        engine.notify(Notify.GENERIC, "move_from", src, a.buf(1), a.off(1), a.len(1));
+        engine.notify(Notify.GENERIC, "move_to", dst, a.buf(1), a.off(1), a.len(1));
+        engine.dirty++;
+        c.reply().integer(1);
+    }
+
+    static void copy(Client c) {
+        Args a = c.args();
+        Db src = c.db();
+        Db dst = src;
+        boolean replace = false;
+        for (int j = 3; j < a.count(); j++) {
+            if (a.is(j, "replace")) {
+                replace = true;
+            } else if (a.is(j, "db") && j + 1 < a.count()) {
+                dst = c.engine().keyspace().db(dbIndex(c, j + 1));
+                j++;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        if (src == dst && a.equals(1, 2)) throw SAME_OBJECT;
+        Object e = src.lookupRead(a.buf(1), a.off(1), a.len(1), !c.noTouch());
+        if (e == null) {
+            c.reply().integer(0);
+            return;
+        }
+        long expire = Entries.expire(e);
+        if (dst.lookupWrite(a.buf(2), a.off(2), a.len(2)) != null) {
+            if (!replace) {
+                c.reply().integer(0);
+                return;
+            }
+            dst.remove(a.buf(2), a.off(2), a.len(2));
+        }
+        byte[] newKey = a.copy(2);
+        Object copy;
+        int lru = c.engine().keyspace().newLru();
+        if (e instanceof byte[]) {
+            copy = StringEntry.withExpire(StringEntry.withKey((byte[]) e, newKey, 0, newKey.length), expire);
+            StringEntry.setLru((byte[]) copy, lru);
+        } else {
+            copy = new DbObject(newKey, ((DbObject) e).value.copy(), expire, lru);
+        }
+        dst.put(newKey, copy);
+        Engine engine = c.engine();
+        engine.keyModified(dst, newKey);
+        engine.notify(Notify.GENERIC, "copy_to", dst, newKey);
+        engine.dirty++;
+        c.reply().integer(1);
+    }
+
+    static void keys(Client c) {
+        Args a = c.args();
+        Db db = c.db();
+        byte[] pat = a.copy(1);
+        boolean all = pat.length == 1 && pat[0] == '*';
+        Reply r = c.reply();
+        int handle = r.deferLength();
+        long n = 0;
+        for (Object e : db.entries()) {
+            byte[] k = Entries.key(e);
+            if (!all && !Glob.match(pat, 0, pat.length, k, 0, k.length, false)) continue;
+            if (db.isExpired(e)) continue;
+            r.bulk(k);
+            n++;
+        }
+        r.setDeferredLength(handle, '*', n);
+    }
+
+    /** SCAN's cursor: strtoul semantics (optional sign, digits, no leading space, no overflow). */
+    public static long parseCursor(Client c, int arg) {
+        Args a = c.args();
+        byte[] b = a.buf(arg);
+        int i = a.off(arg), end = i + a.len(arg);
+        boolean neg = false;
+        if (i < end && (b[i] == '+' || b[i] == '-')) {
+            neg = b[i] == '-';
+            i++;
+        }
+        if (i >= end) throw CommandError.err("invalid cursor");
+        long v = 0;
+        for (; i < end; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9) throw CommandError.err("invalid cursor");
+            if (Long.compareUnsigned(v, Long.divideUnsigned(-1L, 10)) > 0) throw CommandError.err("invalid cursor");
+            long nv = v * 10 + d;
+            if (Long.compareUnsigned(nv, v * 10) < 0) throw CommandError.err("invalid cursor");
+            v = nv;
+        }
+        return neg ? -v : v;
+    }
+
+    /** The options shared by SCAN, SSCAN, HSCAN and ZSCAN. */
+    public static final class ScanOptions {
+        public long count = 10;
+        public byte[] pattern;
+        public String type;
+
+        public boolean matches(byte[] k, int off, int len) {
+            return pattern == null || Glob.match(pattern, 0, pattern.length, k, off, len, false);
+        }
+    }
+
+    public static ScanOptions parseScanOptions(Client c, int from, boolean allowType) {
+        Args a = c.args();
+        ScanOptions o = new ScanOptions();
+        int i = from;
+        while (i < a.count()) {
+            int left = a.count() - i;
+            if (a.is(i, "count") && left >= 2) {
+                o.count = c.argLong(i + 1);
+                if (o.count < 1) throw CommandError.SYNTAX;
+                i += 2;
+            } else if (a.is(i, "match") && left >= 2) {
+                byte[] p = a.copy(i + 1);
+                o.pattern = (p.length == 1 && p[0] == '*') ? null : p;
+                i += 2;
+            } else if (allowType && a.is(i, "type") && left >= 2) {
+                o.type = a.string(i + 1);
+                i += 2;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        return o;
+    }
+
+    /** Writes a SCAN-style reply: [cursor, [elements...]]. */
+    public static void replyScan(Reply r, long cursor, List<byte[]> items) {
+        r.arrayHeader(2);
+        r.bulk(Bytes.ascii(Long.toUnsignedString(cursor)));
+        r.arrayHeader(items.size());
+        for (byte[] b : items) r.bulk(b);
+    }
+
+    static void scan(Client c) {
+        long cursor = parseCursor(c, 1);
+        ScanOptions o = parseScanOptions(c, 2, true);
+        Db db = c.db();
+        List<Object> found = new ArrayList<>();
+        long maxIterations = o.count * 10;
+        do {
+            cursor = db.scan(cursor, found::add);
+        } while (cursor != 0 && maxIterations-- > 0 && found.size() < o.count);
+        List<byte[]> keys = new ArrayList<>(found.size());
+        for (Object e : found) {
+            byte[] k = Entries.key(e);
+            if (!o.matches(k, 0, k.length)) continue;
+            if (o.type != null) {
+                Object cur = db.find(k);
+                String t = cur == null || db.isExpired(cur) ? "none" : ValueType.name(Entries.type(cur));
+                if (!t.equalsIgnoreCase(o.type)) continue;
+            }
+            if (!db.exists(k, 0, k.length)) continue;
+            keys.add(k);
+        }
+        replyScan(c.reply(), cursor, keys);
+    }
+
+    static void randomkey(Client c) {
+        Db db = c.db();
+        while (true) {
+            Object e = db.randomEntry(RANDOM);
+            if (e == null) {
+                c.reply().nullBulk();
+                return;
+            }
+            byte[] k = Entries.key(e);
+            if (!db.exists(k, 0, k.length)) continue; // expired: deleted, try another
+            c.reply().bulk(k);
+            return;
+        }
+    }
+
+    private static void checkFlushArgs(Client c) {
+        Args a = c.args();
+        if (a.count() == 1) return;
+        if (a.count() == 2 && (a.is(1, "sync") || a.is(1, "async"))) return;
+        throw CommandError.SYNTAX;
+    }
+
+    static void flushdb(Client c) {
+        checkFlushArgs(c);
+        long n = c.db().clear();
+        c.engine().dbFlushed(c.db().id());
+        c.engine().dirty += n;
+        c.reply().ok();
+    }
+
+    static void flushall(Client c) {
+        checkFlushArgs(c);
+        Keyspace ks = c.engine().keyspace();
+        long n = 0;
+        for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
+        c.engine().dbFlushed(-1);
+        c.engine().dirty += n + 1; // Redis always propagates FLUSHALL
+        c.reply().ok();
+    }
+
+    static void swapdb(Client c) {
+        long a1 = c.argLong(1, CommandError.err("invalid first DB index"));
+        long a2 = c.argLong(2, CommandError.err("invalid second DB index"));
+        Keyspace ks = c.engine().keyspace();
+        if (a1 < Integer.MIN_VALUE || a1 > Integer.MAX_VALUE) throw CommandError.err("invalid first DB index");
+        if (a2 < Integer.MIN_VALUE || a2 > Integer.MAX_VALUE) throw CommandError.err("invalid second DB index");
+        if (a1 < 0 || a1 >= ks.count() || a2 < 0 || a2 >= ks.count()) throw CommandError.DB_INDEX;
+        ks.swap((int) a1, (int) a2);
+        c.engine().dbSwapped((int) a1, (int) a2);
+        c.engine().dirty++;
+        c.reply().ok();
+    }
+
+    // ---- expire -------------------------------------------------------------------------------
+
+    private static final int EXP_NX = 1, EXP_XX = 2, EXP_GT = 4, EXP_LT = 8;
+
+    static void expire(Client c, long basetime, boolean millis) {
+        Args a = c.args();
+        int flags = 0;
+        for (int j = 3; j < a.count(); j++) {
+            if (a.is(j, "nx")) flags |= EXP_NX;
+            else if (a.is(j, "xx")) flags |= EXP_XX;
+            else if (a.is(j, "gt")) flags |= EXP_GT;
+            else if (a.is(j, "lt")) flags |= EXP_LT;
+            else throw CommandError.err("Unsupported option " + a.string(j));
+        }
+        if ((flags & EXP_NX) != 0 && (flags & (EXP_XX | EXP_GT | EXP_LT)) != 0) {
+            throw CommandError.err("NX and XX, GT or LT options at the same time are not compatible");
+        }
+        if ((flags & EXP_GT) != 0 && (flags & EXP_LT) != 0) {
+            throw CommandError.err("GT and LT options at the same time are not compatible");
+        }
+        long when = c.argLong(2);
+        String name = a.string(0).toLowerCase();
+        CommandError bad = new CommandError("ERR invalid expire time in '" + name + "' command");
+        if (!millis) {
+            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) throw bad;
+            when *= 1000;
+        }
+        if (when > Long.MAX_VALUE - basetime) throw bad;
+        when += basetime;
+        Db db = c.db();
+        Object e = db.lookupWrite(a.buf(1), a.off(1), a.len(1));
+        if (e == null) {
+            c.reply().integer(0);
+            return;
+        }
+        if (flags != 0) {
+            long current = Entries.expire(e);
+            if ((flags & EXP_NX) != 0 && current != -1
+                    || (flags & EXP_XX) != 0 && current == -1
+                    || (flags & EXP_GT) != 0 && (when <= current || current == -1)
+                    || (flags & EXP_LT) != 0 && current != -1 && when >= current) {
+                c.reply().integer(0);
+                return;
+            }
+        }
+        Engine engine = c.engine();
+        if (when <= engine.keyspace().now()) {
+            db.remove(a.buf(1), a.off(1), a.len(1));
+            deleted(c, db, a.buf(1), a.off(1), a.len(1));
+            c.propagateAs(DEL, a.copy(1));
+        } else {
+            db.setExpire(a.buf(1), a.off(1), a.len(1), e, when);
+            byte[][] p = a.toArrays();
+            p[0] = PEXPIREAT;
+            p[2] = Bytes.longToBytes(when);
+            c.propagateAs(p);
+            engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
+            engine.notify(Notify.GENERIC, "expire", db, a.buf(1), a.off(1), a.len(1));
+            engine.dirty++;
+        }
+        c.reply().integer(1);
+    }
+
+    static void ttl(Client c, boolean millis, boolean absolute) {
+        Args a = c.args();
+        Object e = c.db().lookupRead(a.buf(1), a.off(1), a.len(1), false);
+        if (e == null) {
+            c.reply().integer(-2);
+            return;
+        }
+        long expire = Entries.expire(e);
+        if (expire == -1) {
+            c.reply().integer(-1);
+            return;
+        }
+        long ttl = absolute ? expire : expire - c.engine().keyspace().now();
+        if (ttl < 0) ttl = 0;
+        c.reply().integer(millis ? ttl : (ttl + 500) / 1000);
+    }
+
+    static void persist(Client c) {
+        Args a = c.args();
+        Db db = c.db();
+        Object e = db.lookupWrite(a.buf(1), a.off(1), a.len(1));
+        if (e == null || Entries.expire(e) == -1) {
+            c.reply().integer(0);
+            return;
+        }
+        db.setExpire(a.buf(1), a.off(1), a.len(1), e, -1);
+        Engine engine = c.engine();
+        engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
+        engine.notify(Notify.GENERIC, "persist", db, a.buf(1), a.off(1), a.len(1));
+        engine.dirty++;
+        c.reply().integer(1);
+    }
+
+    // ---- OBJECT -------------------------------------------------------------------------------
+
+    private static final String LFU_NOTE = " Please note that when switching between policies at runtime LRU and LFU "
+            + "data will take some time to adjust.";
+
+    static void object(Client c, String sub) {
+        Args a = c.args();
+        Db db = c.db();
+        Object e = db.lookupRead(a.buf(2), a.off(2), a.len(2), false);
+        Reply r = c.reply();
+        if (e == null) {
+            r.nullBulk();
+            return;
+        }
+        Keyspace ks = c.engine().keyspace();
+        switch (sub) {
+            case "encoding":
+                r.bulk(Entries.encoding(e));
+                break;
+            case "refcount":
+                r.integer(isSharedInteger(e, ks) ? Integer.MAX_VALUE : 1);
+                break;
+            case "idletime":
+                if (ks.lfu()) throw CommandError.err("An LFU maxmemory policy is selected, idle time not tracked." + LFU_NOTE);
+                r.integer(ks.idleSeconds(e));
+                break;
+            default:
+                if (!ks.lfu()) {
+                    throw CommandError.err("An LFU maxmemory policy is not selected, access frequency not tracked."
+                            + LFU_NOTE);
+                }
+                r.integer(ks.lfuDecrAndReturn(Entries.lru(e)));
+                break;
+        }
+    }
+
+    /** Redis shares the objects of the integers 0..9999 (OBJECT REFCOUNT reports INT_MAX) unless LRU/LFU eviction needs per-key data. */
+    private static boolean isSharedInteger(Object e, Keyspace ks) {
+        if (!(e instanceof byte[]) || !StringEntry.isInt((byte[]) e)) return false;
+        long v = StringEntry.intValue((byte[]) e);
+        return v >= 0 && v < 10000 && ks.sharedIntegers();
+    }
+
+    static void objectHelp(Client c) {
+        helpReply(c, "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "ENCODING <key>",
+                "    The internal representation of the value stored at <key>.",
+                "FREQ <key>",
+                "    The logarithmic access frequency counter of <key> (LFU eviction policies only).",
+                "IDLETIME <key>",
+                "    Seconds since <key> was last accessed (LRU eviction policies only).",
+                "REFCOUNT <key>",
+                "    The number of references to the value stored at <key>.");
+    }
+
+    /** A HELP reply in Redis's shape: a header, the lines, and HELP's own entry last. */
+    public static void helpReply(Client c, String header, String... lines) {
+        Reply r = c.reply();
+        r.arrayHeader(lines.length + 3);
+        r.status(header);
+        for (String l : lines) r.status(l);
+        r.status("HELP");
+        r.status("    Print this help.");
+    }
+}

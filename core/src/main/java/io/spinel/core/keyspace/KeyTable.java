@@ -1,0 +1,376 @@
+package io.spinel.core.keyspace;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * Open-addressing hash table of entries that carry their own key (Redis's dict, reshaped for the
+ * JVM): one reference per slot and one tag byte per slot, no node objects. Linear probing with
+ * backward-shift deletion keeps every element within an unbroken run that starts at its home
+ * slot, which is what makes the two harder properties simple:
+ *
+ * <ul>
+ *   <li><b>Incremental rehash.</b> Growing allocates a second table and moves whole runs (a run
+ *       is a maximal stretch of occupied slots, so removing one never breaks another's probe
+ *       path) a few at a time on each operation and from the cron, never stopping the world.</li>
+ *   <li><b>Stateless SCAN.</b> The cursor walks home buckets in Redis's reverse-binary order;
+ *       visiting a bucket means walking its run and taking the elements whose home it is. An
+ *       element present for the whole scan is returned at least once, across resizes.</li>
+ * </ul>
+ *
+ * <p>The tag byte holds 7 hash bits (high bit set, 0 means empty), so probing mostly reads the
+ * dense tag array and touches an entry only on a likely match. Subclasses say how to get an
+ * entry's key and hash.
+ */
+public abstract class KeyTable {
+    private static final int MIN_CAPACITY = 8;
+
+    // Table A: the only table, or the old one while rehashing.
+    private Object[] slots;
+    private byte[] tags;
+    private int mask;
+    private int sizeA;
+    // Table B: the new table while rehashing, null otherwise.
+    private Object[] slotsB;
+    private byte[] tagsB;
+    private int maskB;
+    private int sizeB;
+    /** Next slot of A to migrate; -1 when not rehashing. */
+    private int rehashIdx = -1;
+
+    protected KeyTable() {
+        clear();
+    }
+
+    /** Whether entry e has the key k[off, off+len). */
+    protected abstract boolean matches(Object e, byte[] k, int off, int len);
+
+    /** The hash of entry e's key, as {@link #hash} computes it for the key bytes. */
+    protected abstract long hashOf(Object e);
+
+    public final int size() {
+        return sizeA + sizeB;
+    }
+
+    public final boolean isRehashing() {
+        return rehashIdx >= 0;
+    }
+
+    /** Total slots allocated (for memory accounting and DEBUG HTSTATS-like output). */
+    public final int capacity() {
+        return slots.length + (slotsB == null ? 0 : slotsB.length);
+    }
+
+    public final void clear() {
+        slots = new Object[MIN_CAPACITY];
+        tags = new byte[MIN_CAPACITY];
+        mask = MIN_CAPACITY - 1;
+        sizeA = 0;
+        slotsB = null;
+        tagsB = null;
+        sizeB = 0;
+        rehashIdx = -1;
+    }
+
+    private static byte tag(long h) {
+        return (byte) ((h >>> 57) | 0x80);
+    }
+
+    // ---- lookup -------------------------------------------------------------------------------
+
+    public final Object get(long h, byte[] k, int off, int len) {
+        if (rehashIdx >= 0) {
+            rehashStep();
+            Object e = find(slots, tags, mask, h, k, off, len);
+            if (e != null) return e;
+            if (slotsB != null) return find(slotsB, tagsB, maskB, h, k, off, len);
+            return null;
+        }
+        return find(slots, tags, mask, h, k, off, len);
+    }
+
+    private Object find(Object[] s, byte[] t, int m, long h, byte[] k, int off, int len) {
+        byte tg = tag(h);
+        int i = (int) h & m;
+        while (true) {
+            byte x = t[i];
+            if (x == 0) return null;
+            if (x == tg) {
+                Object e = s[i];
+                if (matches(e, k, off, len)) return e;
+            }
+            i = (i + 1) & m;
+        }
+    }
+
+    private int indexOf(Object[] s, byte[] t, int m, long h, byte[] k, int off, int len) {
+        byte tg = tag(h);
+        int i = (int) h & m;
+        while (true) {
+            byte x = t[i];
+            if (x == 0) return -1;
+            if (x == tg && matches(s[i], k, off, len)) return i;
+            i = (i + 1) & m;
+        }
+    }
+
+    // ---- insert / replace ---------------------------------------------------------------------
+
+    /**
+     * Inserts entry e (whose key hashes to h), or replaces the entry with the same key.
+     *
+     * @return the entry replaced, or null if the key was new
+     */
+    public final Object put(long h, Object e, byte[] k, int off, int len) {
+        if (rehashIdx >= 0) {
+            rehashStep();
+            rehashStep();
+            int i = indexOf(slots, tags, mask, h, k, off, len);
+            if (i >= 0) {
+                Object old = slots[i];
+                slots[i] = e;
+                return old;
+            }
+            if (slotsB != null) {
+                i = indexOf(slotsB, tagsB, maskB, h, k, off, len);
+                if (i >= 0) {
+                    Object old = slotsB[i];
+                    slotsB[i] = e;
+                    return old;
+                }
+                insertB(h, e);
+                return null;
+            }
+        }
+        int i = indexOf(slots, tags, mask, h, k, off, len);
+        if (i >= 0) {
+            Object old = slots[i];
+            slots[i] = e;
+            return old;
+        }
+        if (rehashIdx < 0 && (sizeA + 1) * 4L > slots.length * 3L) {
+            startRehash(slots.length * 2);
+            insertB(h, e);
+            return null;
+        }
+        insertInto(slots, tags, mask, h, e);
+        sizeA++;
+        return null;
+    }
+
+    private void insertB(long h, Object e) {
+        if ((sizeB + 1) * 4L > slotsB.length * 3L) {
+            // Only reachable if rehash fell far behind; finish it and grow again.
+            while (rehashIdx >= 0) rehashStep();
+            startRehash(slots.length * 2);
+        }
+        insertInto(slotsB, tagsB, maskB, h, e);
+        sizeB++;
+    }
+
+    private static void insertInto(Object[] s, byte[] t, int m, long h, Object e) {
+        int i = (int) h & m;
+        while (t[i] != 0) i = (i + 1) & m;
+        s[i] = e;
+        t[i] = tag(h);
+    }
+
+    // ---- removal ------------------------------------------------------------------------------
+
+    /** Removes the entry with key k; returns it, or null if absent. */
+    public final Object remove(long h, byte[] k, int off, int len) {
+        Object removed = null;
+        if (rehashIdx >= 0) {
+            rehashStep();
+            int i = indexOf(slots, tags, mask, h, k, off, len);
+            if (i >= 0) {
+                removed = slots[i];
+                deleteAt(slots, tags, mask, i);
+                sizeA--;
+            } else if (slotsB != null) {
+                i = indexOf(slotsB, tagsB, maskB, h, k, off, len);
+                if (i >= 0) {
+                    removed = slotsB[i];
+                    deleteAt(slotsB, tagsB, maskB, i);
+                    sizeB--;
+                }
+            }
+            return removed;
+        }
+        int i = indexOf(slots, tags, mask, h, k, off, len);
+        if (i < 0) return null;
+        removed = slots[i];
+        deleteAt(slots, tags, mask, i);
+        sizeA--;
+        maybeShrink();
+        return removed;
+    }
+
+    /** Backward-shift deletion: pull later members of the run into the hole when it is on their path. */
+    private void deleteAt(Object[] s, byte[] t, int m, int hole) {
+        int j = hole;
+        while (true) {
+            j = (j + 1) & m;
+            if (t[j] == 0) break;
+            int home = (int) hashOf(s[j]) & m;
+            // j may move to hole iff hole lies cyclically in [home, j)
+            boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
+            if (movable) {
+                s[hole] = s[j];
+                t[hole] = t[j];
+                hole = j;
+            }
+        }
+        s[hole] = null;
+        t[hole] = 0;
+    }
+
+    private void maybeShrink() {
+        if (rehashIdx < 0 && slots.length > MIN_CAPACITY && sizeA * 10L < slots.length) {
+            int cap = MIN_CAPACITY;
+            while (cap * 3L < sizeA * 4L + 4) cap <<= 1;
+            cap <<= 1;
+            if (cap < slots.length) startRehash(cap);
+        }
+    }
+
+    // ---- rehashing ----------------------------------------------------------------------------
+
+    private void startRehash(int newCapacity) {
+        slotsB = new Object[newCapacity];
+        tagsB = new byte[newCapacity];
+        maskB = newCapacity - 1;
+        sizeB = 0;
+        rehashIdx = 0;
+    }
+
+    /** Moves one run of table A (or skips empty slots) to table B. */
+    private void rehashStep() {
+        int budget = 64; // empty slots to skip before giving up for this step
+        int n = slots.length;
+        while (rehashIdx < n && tags[rehashIdx] == 0) {
+            rehashIdx++;
+            if (--budget == 0) return;
+        }
+        if (rehashIdx >= n) {
+            finishRehash();
+            return;
+        }
+        int i = rehashIdx;
+        while (i < n && tags[i] != 0) {
+            Object e = slots[i];
+            insertInto(slotsB, tagsB, maskB, hashOf(e), e);
+            sizeB++;
+            sizeA--;
+            slots[i] = null;
+            tags[i] = 0;
+            i++;
+        }
+        rehashIdx = i;
+        if (rehashIdx >= n) finishRehash();
+    }
+
+    private void finishRehash() {
+        slots = slotsB;
+        tags = tagsB;
+        mask = maskB;
+        sizeA = sizeB;
+        slotsB = null;
+        tagsB = null;
+        sizeB = 0;
+        rehashIdx = -1;
+    }
+
+    /** Rehash work for the cron: up to {@code steps} runs. Returns true if more remains. */
+    public final boolean rehashSome(int steps) {
+        for (int i = 0; i < steps && rehashIdx >= 0; i++) rehashStep();
+        return rehashIdx >= 0;
+    }
+
+    // ---- scan ---------------------------------------------------------------------------------
+
+    /**
+     * One SCAN step from {@code cursor}: calls the visitor for every element of one home bucket
+     * (both tables while rehashing) and returns the next cursor, 0 when the scan is complete.
+     */
+    public final long scan(long cursor, Consumer<Object> visitor) {
+        if (size() == 0) return 0;
+        long v = cursor;
+        if (rehashIdx < 0) {
+            long m0 = mask;
+            visitBucket(slots, tags, mask, (int) (v & m0), visitor);
+            v |= ~m0;
+            v = Long.reverse(v);
+            v++;
+            v = Long.reverse(v);
+            return v;
+        }
+        Object[] s0 = slots, s1 = slotsB;
+        byte[] t0 = tags, t1 = tagsB;
+        int k0 = mask, k1 = maskB;
+        if (s0.length > s1.length) {
+            s0 = slotsB;
+            s1 = slots;
+            t0 = tagsB;
+            t1 = tags;
+            k0 = maskB;
+            k1 = mask;
+        }
+        long m0 = k0, m1 = k1;
+        visitBucket(s0, t0, k0, (int) (v & m0), visitor);
+        do {
+            visitBucket(s1, t1, k1, (int) (v & m1), visitor);
+            v = (((v | m0) + 1) & ~m0) | (v & m0);
+        } while ((v & (m0 ^ m1)) != 0);
+        v |= ~m0;
+        v = Long.reverse(v);
+        v++;
+        v = Long.reverse(v);
+        return v;
+    }
+
+    private void visitBucket(Object[] s, byte[] t, int m, int bucket, Consumer<Object> visitor) {
+        // Collect first: the visitor may delete (e.g. expired keys), which shifts the run.
+        int i = bucket;
+        Object[] found = null;
+        int nFound = 0;
+        while (t[i] != 0) {
+            Object e = s[i];
+            if (((int) hashOf(e) & m) == bucket) {
+                if (found == null) found = new Object[4];
+                else if (nFound == found.length) found = Arrays.copyOf(found, nFound * 2);
+                found[nFound++] = e;
+            }
+            i = (i + 1) & m;
+        }
+        for (int j = 0; j < nFound; j++) visitor.accept(found[j]);
+    }
+
+    // ---- iteration and sampling ---------------------------------------------------------------
+
+    /** Visits every entry. The visitor must not modify the table. */
+    public final void forEach(Consumer<Object> visitor) {
+        for (Object e : slots) if (e != null) visitor.accept(e);
+        if (slotsB != null) for (Object e : slotsB) if (e != null) visitor.accept(e);
+    }
+
+    /** A snapshot array of all entries (for commands that modify while iterating, like KEYS). */
+    public final Object[] toArray() {
+        Object[] out = new Object[size()];
+        int n = 0;
+        for (Object e : slots) if (e != null) out[n++] = e;
+        if (slotsB != null) for (Object e : slotsB) if (e != null) out[n++] = e;
+        return n == out.length ? out : Arrays.copyOf(out, n);
+    }
+
+    /** A random entry, or null when empty. Slightly favours entries after long gaps, like Redis. */
+    public final Object random(SplittableRandom rnd) {
+        if (size() == 0) return null;
+        Object[] s = rnd.nextInt(size()) < sizeA ? slots : slotsB;
+        int m = s.length - 1;
+        int i = rnd.nextInt(s.length);
+        while (s[i] == null) i = (i + 1) & m;
+        return s[i];
+    }
+}

@@ -1,0 +1,281 @@
+package io.spinel.core.keyspace;
+
+import java.util.SplittableRandom;
+
+/**
+ * All databases, the clock the keyspace reads, LRU/LFU bookkeeping, the keyspace statistics and
+ * the active expiry cycle. Only the executor thread touches it.
+ */
+public final class Keyspace {
+    /** Told about keys removed because their TTL passed (stats, notifications, propagation). */
+    public interface Listener {
+        void expired(Db db, byte[] key);
+    }
+
+    /** Supplies the wall clock in ms; replaceable so tests can move time. */
+    public interface Clock {
+        long millis();
+    }
+
+    private static final int LFU_INIT_VAL = 5;
+    private static final int EXPIRE_KEYS_PER_LOOP = 20;
+    private static final int EXPIRE_ACCEPTABLE_STALE = 10; // percent
+
+    private Db[] dbs;
+    private final Listener listener;
+    private Clock clock = System::currentTimeMillis;
+    /** The time commands see: fixed for the duration of one command, MULTI/EXEC or script. */
+    private long now;
+    private boolean timeFrozen;
+    private final SplittableRandom random = new SplittableRandom();
+
+    // policy knobs (maxmemory-policy decides LRU vs LFU; lfu-log-factor, lfu-decay-time)
+    private boolean lfu;
+    private int lfuLogFactor = 10;
+    private int lfuDecayTime = 1;
+
+    // statistics (INFO stats)
+    long hits;
+    long misses;
+    long expiredKeys;
+    long expiredStalePercTimes100;
+    long expiredTimeCapReached;
+    private int expireDbCursor;
+
+    public Keyspace(int databases, Listener listener) {
+        this.listener = listener;
+        this.dbs = new Db[databases];
+        for (int i = 0; i < databases; i++) dbs[i] = new Db(i, this);
+        this.now = clock.millis();
+    }
+
+    public Db db(int i) {
+        return dbs[i];
+    }
+
+    public int count() {
+        return dbs.length;
+    }
+
+    // ---- time ---------------------------------------------------------------------------------
+
+    public void setClock(Clock clock) {
+        this.clock = clock;
+        this.now = clock.millis();
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Cached command time in ms. */
+    public long now() {
+        return now;
+    }
+
+    /** Refreshes the cached time (start of each command, unless frozen by MULTI/EXEC or a script). */
+    public void updateTime() {
+        if (!timeFrozen) now = clock.millis();
+    }
+
+    /** Freezes the clock for a transaction or script, so keys cannot expire halfway through. */
+    public void freezeTime(boolean frozen) {
+        if (frozen && !timeFrozen) now = clock.millis();
+        timeFrozen = frozen;
+    }
+
+    // ---- LRU / LFU ----------------------------------------------------------------------------
+
+    public void setLfu(boolean lfu) {
+        this.lfu = lfu;
+    }
+
+    public boolean lfu() {
+        return lfu;
+    }
+
+    private boolean sharedIntegers = true;
+
+    /**
+     * Whether Redis would share the objects of small integers (OBJECT REFCOUNT shows INT_MAX):
+     * not when maxmemory is set with an LRU/LFU policy, which needs per-key access data.
+     */
+    public boolean sharedIntegers() {
+        return sharedIntegers;
+    }
+
+    public void setSharedIntegers(boolean shared) {
+        sharedIntegers = shared;
+    }
+
+    public void setLfuLogFactor(int f) {
+        lfuLogFactor = f;
+    }
+
+    public void setLfuDecayTime(int t) {
+        lfuDecayTime = t;
+    }
+
+    /** Redis's LRU clock: seconds, 24 bits. */
+    public int lruClock() {
+        return (int) ((clock.millis() / 1000) & 0xFFFFFF);
+    }
+
+    private int lfuMinutes() {
+        return (int) ((clock.millis() / 60000) & 0xFFFF);
+    }
+
+    /** The LRU/LFU field of a new object. */
+    public int newLru() {
+        return lfu ? (lfuMinutes() << 8) | LFU_INIT_VAL : lruClock();
+    }
+
+    /** Records an access to e. */
+    void touch(Object e) {
+        if (lfu) {
+            int lru = Entries.lru(e);
+            int counter = lfuDecrAndReturn(lru);
+            counter = lfuLogIncr(counter);
+            Entries.setLru(e, (lfuMinutes() << 8) | counter);
+        } else {
+            Entries.setLru(e, lruClock());
+        }
+    }
+
+    /** The LFU counter after decay (OBJECT FREQ). */
+    public int lfuDecrAndReturn(int lru) {
+        int ldt = lru >>> 8;
+        int counter = lru & 255;
+        int nowMin = lfuMinutes();
+        int elapsed = nowMin >= ldt ? nowMin - ldt : 65535 - ldt + nowMin;
+        int periods = lfuDecayTime > 0 ? elapsed / lfuDecayTime : 0;
+        if (periods > 0) counter = periods > counter ? 0 : counter - periods;
+        return counter;
+    }
+
+    private int lfuLogIncr(int counter) {
+        if (counter == 255) return 255;
+        double r = random.nextDouble();
+        double base = Math.max(0, counter - LFU_INIT_VAL);
+        double p = 1.0 / (base * lfuLogFactor + 1);
+        return r < p ? counter + 1 : counter;
+    }
+
+    /** Seconds since the entry was last touched (OBJECT IDLETIME), from the 24-bit LRU clock. */
+    public long idleSeconds(Object e) {
+        int lru = Entries.lru(e);
+        int clockNow = lruClock();
+        return clockNow >= lru ? clockNow - lru : (0xFFFFFF - lru) + clockNow;
+    }
+
+    // ---- statistics ---------------------------------------------------------------------------
+
+    public long hits() {
+        return hits;
+    }
+
+    public long misses() {
+        return misses;
+    }
+
+    public long expiredKeys() {
+        return expiredKeys;
+    }
+
+    public double expiredStalePerc() {
+        return expiredStalePercTimes100 / 100.0;
+    }
+
+    public long expiredTimeCapReached() {
+        return expiredTimeCapReached;
+    }
+
+    public void resetStats() {
+        hits = misses = expiredKeys = expiredTimeCapReached = 0;
+    }
+
+    void expired(Db db, byte[] key) {
+        expiredKeys++;
+        listener.expired(db, key);
+    }
+
+    // ---- whole-keyspace operations ------------------------------------------------------------
+
+    public long totalKeys() {
+        long n = 0;
+        for (Db d : dbs) n += d.size();
+        return n;
+    }
+
+    public void swap(int a, int b) {
+        if (a != b) dbs[a].swapWith(dbs[b]);
+    }
+
+    /** Cron: a bounded amount of incremental rehash on each database. */
+    public void rehashStep() {
+        for (Db d : dbs) d.rehashSome(100);
+    }
+
+    // ---- active expiry ------------------------------------------------------------------------
+
+    /**
+     * Redis's slow active expiry cycle: samples keys with an expire, database by database, deleting
+     * the expired ones, and keeps going on a database while more than 10% of a sample was expired
+     * and the time budget allows.
+     */
+    public void activeExpireCycle(long budgetNanos) {
+        long start = System.nanoTime();
+        long deadline = start + budgetNanos;
+        updateTime();
+        int dbsPerCall = dbs.length;
+        long totalSampled = 0, totalExpired = 0;
+        boolean timedOut = false;
+        final long[] counters = new long[3]; // sampled, expired, ttlSum
+        final int[] ttlSamples = new int[1];
+        for (int j = 0; j < dbsPerCall && !timedOut; j++) {
+            Db db = dbs[expireDbCursor % dbs.length];
+            expireDbCursor++;
+            int iteration = 0;
+            do {
+                if (db.volatileCount() == 0) break;
+                counters[0] = counters[1] = counters[2] = 0;
+                ttlSamples[0] = 0;
+                int maxBuckets = EXPIRE_KEYS_PER_LOOP * 20;
+                int buckets = 0;
+                long cursor = db.expireCursor;
+                do {
+                    cursor = db.scanVolatile(cursor, k -> {
+                        byte[] key = (byte[]) k;
+                        counters[0]++;
+                        Object e = db.find(key);
+                        if (e == null) return;
+                        long when = Entries.expire(e);
+                        if (when >= 0 && when <= now) {
+                            db.remove(key, 0, key.length);
+                            expired(db, key);
+                            counters[1]++;
+                        } else if (when >= 0) {
+                            counters[2] += when - now;
+                            ttlSamples[0]++;
+                        }
+                    });
+                    buckets++;
+                } while (cursor != 0 && counters[0] < EXPIRE_KEYS_PER_LOOP && buckets < maxBuckets);
+                db.expireCursor = cursor;
+                totalSampled += counters[0];
+                totalExpired += counters[1];
+                if (ttlSamples[0] > 0) {
+                    long avg = counters[2] / ttlSamples[0];
+                    db.avgTtl = db.avgTtl == 0 ? avg : (db.avgTtl / 50) * 49 + (avg / 50);
+                }
+                if ((++iteration & 0xf) == 0 && System.nanoTime() > deadline) {
+                    timedOut = true;
+                    expiredTimeCapReached++;
+                    break;
+                }
+            } while (counters[0] == 0 || counters[1] * 100 > counters[0] * EXPIRE_ACCEPTABLE_STALE);
+        }
+        double stale = totalSampled > 0 ? (double) totalExpired * 100 / totalSampled : 0;
+        expiredStalePercTimes100 = (long) ((stale * 0.05 + expiredStalePercTimes100 / 100.0 * 0.95) * 100);
+    }
+}

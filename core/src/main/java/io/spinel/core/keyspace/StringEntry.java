@@ -1,0 +1,348 @@
+package io.spinel.core.keyspace;
+
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+
+import java.util.Arrays;
+
+/**
+ * The layout of a string key in the keyspace: key, value and metadata packed into one byte array,
+ * so a small string key costs one object (Redis spends a dictEntry, an sds key and a robj).
+ *
+ * <pre>
+ *  [0]      flags: bits 0-1 encoding (EMBSTR, RAW, INT), bit 2 has-expire
+ *  [1..3]   LRU clock or LFU data, 24 bits (Redis's robj.lru)
+ *  [4..11]  absolute expire time in ms, only when has-expire
+ *  varint   key length, then the key bytes
+ *  value:   INT    8 bytes, little endian (INCR works in place)
+ *           EMBSTR the rest of the array
+ *           RAW    4-byte length, the bytes, then spare room (APPEND grows in amortised O(1))
+ * </pre>
+ *
+ * The encodings are the ones OBJECT ENCODING reports: "int" for canonical integers, "embstr" up to
+ * 44 bytes, "raw" beyond or after an in-place modification (APPEND, SETRANGE).
+ */
+public final class StringEntry {
+    private StringEntry() {
+    }
+
+    public static final int EMBSTR = 0;
+    public static final int RAW = 1;
+    public static final int INT = 2;
+
+    private static final int ENC_MASK = 0x3;
+    private static final int HAS_EXPIRE = 0x4;
+    private static final int EXPIRE_OFF = 4;
+    /** Redis stores strings of up to 44 bytes with the object header ("embstr"). */
+    public static final int EMBSTR_MAX = 44;
+    /** Spare room added on growth, as sds does: double up to 1 MB, then 1 MB at a time. */
+    private static final int MAX_PREALLOC = 1024 * 1024;
+
+    public static int encoding(byte[] e) {
+        return e[0] & ENC_MASK;
+    }
+
+    public static boolean hasExpire(byte[] e) {
+        return (e[0] & HAS_EXPIRE) != 0;
+    }
+
+    public static long expire(byte[] e) {
+        return hasExpire(e) ? Bytes.getLongLE(e, EXPIRE_OFF) : -1;
+    }
+
+    public static int lru(byte[] e) {
+        return (e[1] & 0xff) | (e[2] & 0xff) << 8 | (e[3] & 0xff) << 16;
+    }
+
+    public static void setLru(byte[] e, int lru) {
+        e[1] = (byte) lru;
+        e[2] = (byte) (lru >>> 8);
+        e[3] = (byte) (lru >>> 16);
+    }
+
+    private static int keyLenPos(byte[] e) {
+        return hasExpire(e) ? EXPIRE_OFF + 8 : EXPIRE_OFF;
+    }
+
+    public static int keyLength(byte[] e) {
+        int p = keyLenPos(e);
+        int b = e[p];
+        if (b >= 0) return b;
+        return readVarint(e, p);
+    }
+
+    public static int keyOffset(byte[] e) {
+        int p = keyLenPos(e);
+        return p + varintSize(keyLength(e));
+    }
+
+    private static int valuePos(byte[] e) {
+        int p = keyLenPos(e);
+        int kl = e[p];
+        if (kl >= 0) return p + 1 + kl;
+        kl = readVarint(e, p);
+        return p + varintSize(kl) + kl;
+    }
+
+    public static boolean keyEquals(byte[] e, byte[] k, int off, int len) {
+        int p = keyLenPos(e);
+        int kl = e[p];
+        int ko;
+        if (kl >= 0) {
+            ko = p + 1;
+        } else {
+            kl = readVarint(e, p);
+            ko = p + varintSize(kl);
+        }
+        return kl == len && Arrays.equals(e, ko, ko + kl, k, off, off + len);
+    }
+
+    public static byte[] key(byte[] e) {
+        int ko = keyOffset(e);
+        return Arrays.copyOfRange(e, ko, ko + keyLength(e));
+    }
+
+    // ---- value ----------------------------------------------------------------------------------
+
+    /** Offset of the value bytes (not meaningful for INT). */
+    public static int valueOffset(byte[] e) {
+        int v = valuePos(e);
+        return encoding(e) == RAW ? v + 4 : v;
+    }
+
+    /** Length of the value as a string (the decimal length for INT). */
+    public static int valueLength(byte[] e) {
+        int v = valuePos(e);
+        switch (encoding(e)) {
+            case INT:
+                return Bytes.decimalLength(Bytes.getLongLE(e, v));
+            case RAW:
+                return Bytes.getIntLE(e, v);
+            default:
+                return e.length - v;
+        }
+    }
+
+    public static boolean isInt(byte[] e) {
+        return encoding(e) == INT;
+    }
+
+    public static long intValue(byte[] e) {
+        return Bytes.getLongLE(e, valuePos(e));
+    }
+
+    /** Overwrites an INT value in place (INCR on an existing counter allocates nothing). */
+    public static void setIntValue(byte[] e, long v) {
+        Bytes.putLongLE(e, valuePos(e), v);
+    }
+
+    /** The value as a fresh byte array (decimal text for INT). */
+    public static byte[] value(byte[] e) {
+        int v = valuePos(e);
+        switch (encoding(e)) {
+            case INT:
+                return Bytes.longToBytes(Bytes.getLongLE(e, v));
+            case RAW:
+                return Arrays.copyOfRange(e, v + 4, v + 4 + Bytes.getIntLE(e, v));
+            default:
+                return Arrays.copyOfRange(e, v, e.length);
+        }
+    }
+
+    /** Writes the value as a bulk string reply. */
+    public static void replyValue(byte[] e, Reply r) {
+        int v = valuePos(e);
+        switch (encoding(e)) {
+            case INT:
+                r.bulkLong(Bytes.getLongLE(e, v));
+                break;
+            case RAW:
+                r.bulk(e, v + 4, Bytes.getIntLE(e, v));
+                break;
+            default:
+                r.bulk(e, v, e.length - v);
+                break;
+        }
+    }
+
+    /** Spare bytes after a RAW value (0 for the other encodings). */
+    public static int spare(byte[] e) {
+        if (encoding(e) != RAW) return 0;
+        int v = valuePos(e);
+        return e.length - v - 4 - Bytes.getIntLE(e, v);
+    }
+
+    // ---- construction ---------------------------------------------------------------------------
+
+    private static int header(long expireAt) {
+        return expireAt >= 0 ? EXPIRE_OFF + 8 : EXPIRE_OFF;
+    }
+
+    private static int startEntry(byte[] e, int enc, long expireAt, int lru, byte[] k, int kOff, int kLen) {
+        e[0] = (byte) (enc | (expireAt >= 0 ? HAS_EXPIRE : 0));
+        setLru(e, lru);
+        int p = EXPIRE_OFF;
+        if (expireAt >= 0) {
+            Bytes.putLongLE(e, p, expireAt);
+            p += 8;
+        }
+        p = writeVarint(e, p, kLen);
+        System.arraycopy(k, kOff, e, p, kLen);
+        return p + kLen;
+    }
+
+    /**
+     * A string entry for the value, with the encoding Redis would pick: INT for a canonical
+     * integer, EMBSTR up to 44 bytes, RAW beyond.
+     *
+     * @param expireAt absolute ms, or -1 for none
+     */
+    public static byte[] create(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, long expireAt, int lru) {
+        if (vLen <= 20 && Bytes.isLong(v, vOff, vLen)) {
+            return createInt(k, kOff, kLen, Bytes.parseLong(v, vOff, vLen), expireAt, lru);
+        }
+        if (vLen <= EMBSTR_MAX) {
+            byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + vLen];
+            int p = startEntry(e, EMBSTR, expireAt, lru, k, kOff, kLen);
+            System.arraycopy(v, vOff, e, p, vLen);
+            return e;
+        }
+        return createRaw(k, kOff, kLen, v, vOff, vLen, vLen, expireAt, lru);
+    }
+
+    /** A string entry holding exactly these bytes, never converted to INT (e.g. results of SETRANGE). */
+    public static byte[] createRaw(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, int capacity,
+                                   long expireAt, int lru) {
+        byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + 4 + capacity];
+        int p = startEntry(e, RAW, expireAt, lru, k, kOff, kLen);
+        Bytes.putIntLE(e, p, vLen);
+        System.arraycopy(v, vOff, e, p + 4, vLen);
+        return e;
+    }
+
+    /** An EMBSTR/RAW entry for a value that Redis keeps as a string even if it looks numeric. */
+    public static byte[] createString(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, long expireAt, int lru) {
+        if (vLen <= EMBSTR_MAX) {
+            byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + vLen];
+            int p = startEntry(e, EMBSTR, expireAt, lru, k, kOff, kLen);
+            System.arraycopy(v, vOff, e, p, vLen);
+            return e;
+        }
+        return createRaw(k, kOff, kLen, v, vOff, vLen, vLen, expireAt, lru);
+    }
+
+    public static byte[] createInt(byte[] k, int kOff, int kLen, long value, long expireAt, int lru) {
+        byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + 8];
+        int p = startEntry(e, INT, expireAt, lru, k, kOff, kLen);
+        Bytes.putLongLE(e, p, value);
+        return e;
+    }
+
+    /** Whether a SET of vLen bytes can overwrite this entry in place, keeping its layout. */
+    public static boolean canOverwrite(byte[] e, byte[] v, int vOff, int vLen, long expireAt) {
+        if (hasExpire(e) != (expireAt >= 0) || encoding(e) != EMBSTR) return false;
+        int p = valuePos(e);
+        return e.length - p == vLen && vLen <= EMBSTR_MAX && !(vLen <= 20 && Bytes.isLong(v, vOff, vLen));
+    }
+
+    /** Overwrites value (and expire) in place; only after {@link #canOverwrite} said yes. */
+    public static void overwrite(byte[] e, byte[] v, int vOff, int vLen, long expireAt) {
+        if (expireAt >= 0) Bytes.putLongLE(e, EXPIRE_OFF, expireAt);
+        System.arraycopy(v, vOff, e, valuePos(e), vLen);
+    }
+
+    /** The same key and value with a new expire (-1 removes it); may return e itself. */
+    public static byte[] withExpire(byte[] e, long expireAt) {
+        boolean had = hasExpire(e);
+        if (had && expireAt >= 0) {
+            Bytes.putLongLE(e, EXPIRE_OFF, expireAt);
+            return e;
+        }
+        if (!had && expireAt < 0) return e;
+        int oldBody = keyLenPos(e);
+        int bodyLen = e.length - oldBody;
+        byte[] n = new byte[header(expireAt) + bodyLen];
+        n[0] = (byte) ((e[0] & ~HAS_EXPIRE) | (expireAt >= 0 ? HAS_EXPIRE : 0));
+        n[1] = e[1];
+        n[2] = e[2];
+        n[3] = e[3];
+        if (expireAt >= 0) Bytes.putLongLE(n, EXPIRE_OFF, expireAt);
+        System.arraycopy(e, oldBody, n, header(expireAt), bodyLen);
+        return n;
+    }
+
+    /** The same value and metadata under another key (RENAME, MOVE, COPY). */
+    public static byte[] withKey(byte[] e, byte[] k, int kOff, int kLen) {
+        int vp = valuePos(e);
+        int valueBytes = e.length - vp;
+        int hdr = keyLenPos(e);
+        byte[] n = new byte[hdr + varintSize(kLen) + kLen + valueBytes];
+        System.arraycopy(e, 0, n, 0, hdr);
+        int p = writeVarint(n, hdr, kLen);
+        System.arraycopy(k, kOff, n, p, kLen);
+        System.arraycopy(e, vp, n, p + kLen, valueBytes);
+        return n;
+    }
+
+    /**
+     * The entry with its value replaced by {@code len} bytes that the caller then fills at
+     * {@link #valueOffset}: RAW with room to grow (APPEND, SETRANGE). Keeps the first
+     * {@code keep} bytes of the old value; may return e itself when the spare room suffices.
+     */
+    public static byte[] resizeRaw(byte[] e, int newLen, int keep) {
+        if (encoding(e) == RAW) {
+            int v = valuePos(e);
+            if (e.length - v - 4 >= newLen) {
+                Bytes.putIntLE(e, v, newLen);
+                return e;
+            }
+        }
+        byte[] old = value(e);
+        int capacity = newLen < MAX_PREALLOC ? newLen * 2 : newLen + MAX_PREALLOC;
+        if (capacity < 0) capacity = newLen;
+        int hdr = keyLenPos(e);
+        int kl = keyLength(e);
+        int ko = keyOffset(e);
+        byte[] n = new byte[hdr + varintSize(kl) + kl + 4 + capacity];
+        System.arraycopy(e, 0, n, 0, ko + kl);
+        n[0] = (byte) ((e[0] & ~ENC_MASK) | RAW);
+        int p = ko + kl;
+        Bytes.putIntLE(n, p, newLen);
+        System.arraycopy(old, 0, n, p + 4, Math.min(keep, Math.min(old.length, newLen)));
+        return n;
+    }
+
+    /** Bytes of heap this entry takes (object header included), for memory accounting. */
+    public static long heapSize(byte[] e) {
+        return (16L + e.length + 7) & ~7L;
+    }
+
+    // ---- varint ---------------------------------------------------------------------------------
+
+    static int varintSize(int v) {
+        if (v < 0x80) return 1;
+        if (v < 0x4000) return 2;
+        if (v < 0x200000) return 3;
+        if (v < 0x10000000) return 4;
+        return 5;
+    }
+
+    private static int writeVarint(byte[] b, int p, int v) {
+        while (v >= 0x80) {
+            b[p++] = (byte) (v | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
+    private static int readVarint(byte[] b, int p) {
+        int v = 0, shift = 0;
+        while (true) {
+            int x = b[p++];
+            v |= (x & 0x7f) << shift;
+            if (x >= 0) return v;
+            shift += 7;
+        }
+    }
+}

@@ -1,0 +1,372 @@
+package io.spinel.core.protocol;
+
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Doubles;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A client's output buffer and RESP encoder (Redis's addReply* family). Replies are encoded straight
+ * into one growable byte array; the transport drains it once per read batch, so a pipeline of any
+ * depth costs one write. Past {@link #SPILL_THRESHOLD} bytes the buffer is handed to the
+ * {@link Sink} mid-command, so a huge reply (KEYS *, LRANGE of millions) streams out instead of
+ * growing one array without bound.
+ *
+ * <p>Everything here is allocation-free except the growth of the array itself.
+ */
+public final class Reply {
+    /** Where encoded bytes go when the buffer is drained. */
+    public interface Sink {
+        /** Takes a copy of {@code len} bytes (the array is reused afterwards). */
+        void write(byte[] buf, int off, int len);
+    }
+
+    public static final int SPILL_THRESHOLD = 64 * 1024;
+    private static final int INITIAL = 1024;
+    /** A buffer that grew past this is shrunk back when drained, so idle clients stay small. */
+    private static final int SHRINK_ABOVE = 256 * 1024;
+
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] OK = Bytes.ascii("+OK\r\n");
+    private static final byte[] NULL_BULK = Bytes.ascii("$-1\r\n");
+    private static final byte[] NULL_ARRAY = Bytes.ascii("*-1\r\n");
+    private static final byte[] NULL3 = Bytes.ascii("_\r\n");
+    private static final byte[] ZERO = Bytes.ascii(":0\r\n");
+    private static final byte[] ONE = Bytes.ascii(":1\r\n");
+    private static final byte[] EMPTY_ARRAY = Bytes.ascii("*0\r\n");
+    private static final byte[] TRUE3 = Bytes.ascii("#t\r\n");
+    private static final byte[] FALSE3 = Bytes.ascii("#f\r\n");
+
+    private byte[] buf = new byte[INITIAL];
+    private int len;
+    private int protocol = 2;
+    private Sink sink;
+    /** Bytes written since the client connected, for INFO/CLIENT LIST accounting. */
+    private long totalBytes;
+    /** CLIENT REPLY OFF/SKIP: encoding still happens but the bytes are dropped. */
+    private boolean discarding;
+    private int discardMark;
+
+    public void setSink(Sink sink) {
+        this.sink = sink;
+    }
+
+    public int protocol() {
+        return protocol;
+    }
+
+    public void setProtocol(int protocol) {
+        this.protocol = protocol;
+    }
+
+    public boolean resp3() {
+        return protocol == 3;
+    }
+
+    public int length() {
+        return len;
+    }
+
+    public byte[] buffer() {
+        return buf;
+    }
+
+    public long totalBytes() {
+        return totalBytes;
+    }
+
+    /** Starts dropping everything encoded until {@link #stopDiscarding()}. */
+    public void startDiscarding() {
+        discarding = true;
+        discardMark = len;
+    }
+
+    public void stopDiscarding() {
+        if (discarding) {
+            len = discardMark;
+            discarding = false;
+        }
+    }
+
+    /** Hands all buffered bytes to the sink; returns how many went. */
+    public int drain() {
+        int n = len;
+        if (n > 0 && !discarding) {
+            sink.write(buf, 0, n);
+            totalBytes += n;
+            len = 0;
+            if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
+        }
+        return n;
+    }
+
+    public boolean hasPending() {
+        return len > 0 && !discarding;
+    }
+
+    /** Drops everything not yet drained (e.g. a client being closed). */
+    public void clear() {
+        len = 0;
+    }
+
+    /** Position marker, for replies whose length is only known at the end (deferred lengths). */
+    public int mark() {
+        return len;
+    }
+
+    private void ensure(int extra) {
+        if (len + extra > buf.length) grow(extra);
+    }
+
+    private void grow(int extra) {
+        if (len >= SPILL_THRESHOLD && sink != null && !discarding && deferredDepth == 0) {
+            drain();
+            if (extra <= buf.length) return;
+        }
+        long need = (long) len + extra;
+        long cap = Math.max(need, (long) buf.length * 2);
+        if (cap > Integer.MAX_VALUE - 8) cap = Math.max(need, Integer.MAX_VALUE - 8);
+        buf = Arrays.copyOf(buf, (int) cap);
+    }
+
+    /** Open deferred headers; the buffer must not drain while one is open (it is patched later). */
+    private int deferredDepth;
+
+    // ---- raw ------------------------------------------------------------------------------------
+
+    public void raw(byte[] b) {
+        raw(b, 0, b.length);
+    }
+
+    public void raw(byte[] b, int off, int n) {
+        if (n > SPILL_THRESHOLD && len + n > buf.length && sink != null && !discarding && deferredDepth == 0) {
+            drain();
+            sink.write(b, off, n);
+            totalBytes += n;
+            return;
+        }
+        ensure(n);
+        System.arraycopy(b, off, buf, len, n);
+        len += n;
+    }
+
+    private void putByte(int c) {
+        buf[len++] = (byte) c;
+    }
+
+    private void crlf() {
+        buf[len++] = '\r';
+        buf[len++] = '\n';
+    }
+
+    private void prefixed(char prefix, long n) {
+        ensure(24);
+        buf[len++] = (byte) prefix;
+        len = Bytes.writeLong(buf, len, n);
+        crlf();
+    }
+
+    // ---- simple types ---------------------------------------------------------------------------
+
+    public void ok() {
+        raw(OK);
+    }
+
+    /** +status\r\n; the text must not contain CR or LF. */
+    public void status(String s) {
+        int n = s.length();
+        ensure(n + 3);
+        putByte('+');
+        for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
+        crlf();
+    }
+
+    /**
+     * -ERR message\r\n. The message is the whole error including its code ("ERR ...",
+     * "WRONGTYPE ..."); newlines are replaced by spaces as Redis does, since they would break the
+     * protocol.
+     */
+    public void error(String msg) {
+        byte[] b = msg.getBytes(StandardCharsets.UTF_8);
+        ensure(b.length + 4);
+        putByte('-');
+        for (byte c : b) buf[len++] = (c == '\r' || c == '\n') ? (byte) ' ' : c;
+        crlf();
+    }
+
+    public void integer(long v) {
+        if (v == 0) {
+            raw(ZERO);
+        } else if (v == 1) {
+            raw(ONE);
+        } else {
+            prefixed(':', v);
+        }
+    }
+
+    public void bool(boolean v) {
+        if (protocol == 3) raw(v ? TRUE3 : FALSE3);
+        else raw(v ? ONE : ZERO);
+    }
+
+    // ---- bulk strings ---------------------------------------------------------------------------
+
+    public void bulk(byte[] b) {
+        bulk(b, 0, b.length);
+    }
+
+    public void bulk(byte[] b, int off, int n) {
+        if (n > SPILL_THRESHOLD) {
+            prefixed('$', n);
+            raw(b, off, n);
+            ensure(2);
+            crlf();
+            return;
+        }
+        ensure(n + 16);
+        buf[len++] = '$';
+        len = Bytes.writeLong(buf, len, n);
+        crlf();
+        System.arraycopy(b, off, buf, len, n);
+        len += n;
+        crlf();
+    }
+
+    /** A bulk string of an ASCII/UTF-8 Java string. */
+    public void bulk(String s) {
+        bulk(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A long as a bulk string ("$3\r\n123\r\n"), as GET of an int-encoded value replies. */
+    public void bulkLong(long v) {
+        int n = Bytes.decimalLength(v);
+        ensure(n + 8);
+        buf[len++] = '$';
+        len = Bytes.writeLong(buf, len, n);
+        crlf();
+        len = Bytes.writeLong(buf, len, v);
+        crlf();
+    }
+
+    public void nullBulk() {
+        raw(protocol == 3 ? NULL3 : NULL_BULK);
+    }
+
+    public void nullArray() {
+        raw(protocol == 3 ? NULL3 : NULL_ARRAY);
+    }
+
+    /** RESP3 null or the RESP2 null bulk: Redis's addReplyNull. */
+    public void nil() {
+        nullBulk();
+    }
+
+    /** A double: RESP3 ",1.5", RESP2 bulk "1.5", formatted %.17g. */
+    public void dbl(double d) {
+        String s = Doubles.format17g(d);
+        if (protocol == 3) {
+            int n = s.length();
+            ensure(n + 3);
+            putByte(',');
+            for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
+            crlf();
+        } else {
+            bulk(Bytes.ascii(s));
+        }
+    }
+
+    /** A float already formatted by the caller, as RESP3 double or RESP2 bulk (addReplyHumanLongDouble). */
+    public void dblText(String s) {
+        if (protocol == 3) {
+            int n = s.length();
+            ensure(n + 3);
+            putByte(',');
+            for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
+            crlf();
+        } else {
+            bulk(Bytes.ascii(s));
+        }
+    }
+
+    /** RESP3 verbatim string (=len\r\ntxt:...) or RESP2 bulk, as INFO and CLIENT LIST reply. */
+    public void verbatim(String text, String format) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        if (protocol == 3) {
+            prefixed('=', b.length + 4);
+            raw(Bytes.ascii(format));
+            raw(new byte[] {':'});
+            raw(b);
+            ensure(2);
+            crlf();
+        } else {
+            bulk(b);
+        }
+    }
+
+    // ---- aggregates -----------------------------------------------------------------------------
+
+    public void arrayHeader(long n) {
+        if (n == 0) raw(EMPTY_ARRAY);
+        else prefixed('*', n);
+    }
+
+    /** RESP3 map of n pairs, or a flat RESP2 array of 2n elements. */
+    public void mapHeader(long n) {
+        if (protocol == 3) prefixed('%', n);
+        else arrayHeader(n * 2);
+    }
+
+    public void setHeader(long n) {
+        if (protocol == 3) prefixed('~', n);
+        else arrayHeader(n);
+    }
+
+    /** RESP3 push (>n), or a plain array in RESP2 (pub/sub messages). */
+    public void pushHeader(long n) {
+        if (protocol == 3) prefixed('>', n);
+        else arrayHeader(n);
+    }
+
+    /** RESP3 attribute-free "array of pairs" in Redis's own words: map in RESP3, array of arrays in 2. */
+    public void emptyArray() {
+        raw(EMPTY_ARRAY);
+    }
+
+    // ---- deferred lengths -----------------------------------------------------------------------
+
+    /**
+     * Reserves room for an aggregate header whose count is not known yet; returns a handle for
+     * {@link #setDeferredLength}. The buffer does not drain while a deferred header is open.
+     */
+    public int deferLength() {
+        deferredDepth++;
+        ensure(24);
+        int at = len;
+        len += 24;
+        return at;
+    }
+
+    /** Writes the header reserved at {@code handle} and closes the gap left in front of the payload. */
+    public void setDeferredLength(int handle, char type, long n) {
+        char t = type;
+        if (protocol == 2 && t == '%') {
+            t = '*';
+            n *= 2;
+        } else if (protocol == 2 && (t == '~' || t == '>')) {
+            t = '*';
+        }
+        byte[] hdr = new byte[24];
+        int h = 0;
+        hdr[h++] = (byte) t;
+        h = Bytes.writeLong(hdr, h, n);
+        hdr[h++] = '\r';
+        hdr[h++] = '\n';
+        int payloadStart = handle + 24;
+        int payloadLen = len - payloadStart;
+        System.arraycopy(hdr, 0, buf, handle, h);
+        System.arraycopy(buf, payloadStart, buf, handle + h, payloadLen);
+        len = handle + h + payloadLen;
+        deferredDepth--;
+    }
+}

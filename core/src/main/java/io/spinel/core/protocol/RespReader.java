@@ -1,0 +1,226 @@
+package io.spinel.core.protocol;
+
+import io.spinel.core.util.Bytes;
+
+import java.util.Arrays;
+
+/**
+ * A client's query buffer and the request parser (Redis's processMultibulkBuffer and
+ * processInlineBuffer). The transport copies received bytes in with {@link #writable(int)} and
+ * {@link #commit(int)}; {@link #next} then yields one command at a time as slices of this buffer.
+ * Parsing keeps its state between reads, so a huge argument arriving in many packets is scanned
+ * once, and the bytes of a command stay put until the command has run.
+ *
+ * <p>Error texts and the points where they are raised follow Redis 7.0 exactly, quirks included
+ * (the count line ends at the first CR; the two bytes after a bulk are skipped, not checked).
+ */
+public final class RespReader {
+    public static final int NEED_MORE = 0;
+    public static final int COMMAND = 1;
+    public static final int EMPTY = 2;
+    public static final int ERROR = 3;
+
+    /** Longest inline request or count line without a newline (PROTO_INLINE_MAX_SIZE). */
+    public static final int INLINE_MAX = 64 * 1024;
+    private static final int INITIAL = 16 * 1024;
+    private static final int TYPE_UNKNOWN = 0, TYPE_INLINE = 1, TYPE_MULTIBULK = 2;
+
+    private byte[] buf = new byte[INITIAL];
+    /** Start of the command being parsed: bytes before it are consumed. */
+    private int start;
+    /** Parse position. */
+    private int pos;
+    /** End of received data. */
+    private int end;
+
+    private int reqType;
+    private int multibulkLen;
+    private long bulkLen = -1;
+    private String error;
+
+    private final Args args;
+    /** Scratch bytes for inline arguments, which are unquoted and so cannot be slices. */
+    private byte[] inlineScratch = new byte[64];
+
+    public RespReader(Args args) {
+        this.args = args;
+    }
+
+    /** Room for at least {@code n} more bytes at {@link #writeOffset()}; returns the array. */
+    public byte[] writable(int n) {
+        if (end + n > buf.length) makeRoom(n);
+        return buf;
+    }
+
+    public int writeOffset() {
+        return end;
+    }
+
+    public void commit(int n) {
+        end += n;
+    }
+
+    /** Bytes received and not yet consumed by a complete command (the client's qbuf). */
+    public int pending() {
+        return end - start;
+    }
+
+    public int capacity() {
+        return buf.length;
+    }
+
+    public boolean hasUnparsed() {
+        return pos < end;
+    }
+
+    /** The protocol error message after {@link #next} returned {@link #ERROR}. */
+    public String error() {
+        return error;
+    }
+
+    private void makeRoom(int n) {
+        int live = end - start;
+        byte[] target = buf;
+        if ((long) live + n > buf.length) {
+            long cap = Math.max((long) live + n, (long) buf.length * 2);
+            if (cap > Integer.MAX_VALUE - 8) cap = Integer.MAX_VALUE - 8;
+            target = new byte[(int) cap];
+        }
+        System.arraycopy(buf, start, target, 0, live);
+        args.relocate(buf, target, start);
+        buf = target;
+        pos -= start;
+        end -= start;
+        start = 0;
+    }
+
+    /**
+     * Parses the next command into the args. Returns {@link #COMMAND} (args hold it),
+     * {@link #EMPTY} (a blank line or a zero count: nothing to run), {@link #NEED_MORE}, or
+     * {@link #ERROR} (a protocol error: reply {@link #error()} and close the connection).
+     *
+     * @param authRequired the client must authenticate first: argument counts and sizes are capped
+     * @param maxBulkLen   proto-max-bulk-len
+     */
+    public int next(boolean authRequired, long maxBulkLen) {
+        if (pos >= end) return NEED_MORE;
+        if (reqType == TYPE_UNKNOWN) {
+            start = pos;
+            args.clear();
+            reqType = buf[pos] == '*' ? TYPE_MULTIBULK : TYPE_INLINE;
+        }
+        int r = reqType == TYPE_INLINE ? parseInline() : parseMultibulk(authRequired, maxBulkLen);
+        if (r == COMMAND || r == EMPTY) reqType = TYPE_UNKNOWN;
+        return r;
+    }
+
+    /** Call after the parsed command has run: its bytes are free to reuse. */
+    public void consumed() {
+        start = pos;
+        if (start == end && reqType == TYPE_UNKNOWN) {
+            start = pos = end = 0;
+            if (buf.length > 4 * INITIAL) {
+                buf = new byte[INITIAL];
+            }
+        }
+    }
+
+    private int indexOf(byte c, int from) {
+        for (int i = from; i < end; i++) if (buf[i] == c) return i;
+        return -1;
+    }
+
+    private int fail(String msg) {
+        error = msg;
+        return ERROR;
+    }
+
+    private int parseMultibulk(boolean authRequired, long maxBulkLen) {
+        if (multibulkLen == 0) {
+            int cr = indexOf((byte) '\r', pos);
+            if (cr < 0) {
+                if (end - pos > INLINE_MAX) return fail("Protocol error: too big mbulk count string");
+                return NEED_MORE;
+            }
+            if (cr + 1 >= end) return NEED_MORE; // the \n must be there too
+            long n;
+            try {
+                n = Bytes.parseLong(buf, pos + 1, cr - pos - 1);
+            } catch (NumberFormatException e) {
+                return fail("Protocol error: invalid multibulk length");
+            }
+            if (n > Integer.MAX_VALUE) return fail("Protocol error: invalid multibulk length");
+            if (n > 10 && authRequired) return fail("Protocol error: unauthenticated multibulk length");
+            pos = cr + 2;
+            if (n <= 0) return EMPTY;
+            multibulkLen = (int) n;
+            args.ensureCapacity((int) Math.min(n, 1024));
+        }
+        while (multibulkLen > 0) {
+            if (bulkLen == -1) {
+                int cr = indexOf((byte) '\r', pos);
+                if (cr < 0) {
+                    if (end - pos > INLINE_MAX) return fail("Protocol error: too big bulk count string");
+                    return NEED_MORE;
+                }
+                if (cr + 1 >= end) return NEED_MORE;
+                if (buf[pos] != '$') {
+                    return fail("Protocol error: expected '$', got '" + (char) (buf[pos] & 0xff) + "'");
+                }
+                long n;
+                try {
+                    n = Bytes.parseLong(buf, pos + 1, cr - pos - 1);
+                } catch (NumberFormatException e) {
+                    return fail("Protocol error: invalid bulk length");
+                }
+                if (n < 0 || n > maxBulkLen) return fail("Protocol error: invalid bulk length");
+                if (n > 16384 && authRequired) return fail("Protocol error: unauthenticated bulk length");
+                pos = cr + 2;
+                bulkLen = n;
+                if (n + 2 > buf.length - pos) makeRoom((int) (n + 2 - (end - pos)));
+            }
+            if (end - pos < bulkLen + 2) return NEED_MORE;
+            args.add(buf, pos, (int) bulkLen);
+            pos += (int) bulkLen + 2;
+            bulkLen = -1;
+            multibulkLen--;
+        }
+        return COMMAND;
+    }
+
+    private int parseInline() {
+        int nl = indexOf((byte) '\n', pos);
+        if (nl < 0) {
+            if (end - pos > INLINE_MAX) return fail("Protocol error: too big inline request");
+            return NEED_MORE;
+        }
+        int lineEnd = nl;
+        if (nl != pos && buf[nl - 1] == '\r') lineEnd--;
+        if (!splitArgs(pos, lineEnd)) return fail("Protocol error: unbalanced quotes in request");
+        pos = nl + 1;
+        return args.count() == 0 ? EMPTY : COMMAND;
+    }
+
+    /** Splits buf[from, to) into the args (inline commands); false on unbalanced quotes. */
+    private boolean splitArgs(int from, int to) {
+        if (inlineScratch.length < to - from) {
+            inlineScratch = new byte[Math.max(to - from, inlineScratch.length * 2)];
+        }
+        return SplitArgs.split(buf, from, to, inlineScratch, args);
+    }
+
+    /** Drops everything (the connection is going away). */
+    public void reset() {
+        start = pos = end = 0;
+        reqType = TYPE_UNKNOWN;
+        multibulkLen = 0;
+        bulkLen = -1;
+        args.clear();
+        if (buf.length > INITIAL) buf = new byte[INITIAL];
+    }
+
+    @Override
+    public String toString() {
+        return "RespReader[" + new String(Arrays.copyOfRange(buf, start, Math.min(end, start + 64))) + "]";
+    }
+}

@@ -1,0 +1,643 @@
+package io.spinel.core.type.string;
+
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+import io.spinel.core.Notify;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.keyspace.Entries;
+import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.keyspace.StringEntry;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.LongDouble;
+
+import java.math.BigDecimal;
+
+/**
+ * String commands (Redis's t_string.c). Values live packed with their key in a
+ * {@link StringEntry}; GET writes straight from that array to the reply, SET of a same-sized
+ * value and INCR of a counter rewrite it in place.
+ */
+public final class StringCommands {
+    private StringCommands() {
+    }
+
+    private static final byte[] SET = Bytes.ascii("SET");
+    private static final byte[] PXAT = Bytes.ascii("PXAT");
+    private static final byte[] KEEPTTL = Bytes.ascii("KEEPTTL");
+    private static final byte[] DEL = Bytes.ascii("DEL");
+    private static final byte[] PEXPIREAT = Bytes.ascii("PEXPIREAT");
+    private static final byte[] PERSIST = Bytes.ascii("PERSIST");
+
+    public static void register(CommandTable t) {
+        t.register("get", StringCommands::get);
+        t.register("set", StringCommands::set);
+        t.register("setnx", StringCommands::setnx);
+        t.register("setex", c -> setex(c, false));
+        t.register("psetex", c -> setex(c, true));
+        t.register("getset", StringCommands::getset);
+        t.register("getdel", StringCommands::getdel);
+        t.register("getex", StringCommands::getex);
+        t.register("mget", StringCommands::mget);
+        t.register("mset", c -> mset(c, false));
+        t.register("msetnx", c -> mset(c, true));
+        t.register("strlen", StringCommands::strlen);
+        t.register("append", StringCommands::append);
+        t.register("incr", c -> incrDecr(c, 1));
+        t.register("decr", c -> incrDecr(c, -1));
+        t.register("incrby", c -> incrDecr(c, c.argLong(2)));
+        t.register("decrby", StringCommands::decrby);
+        t.register("incrbyfloat", StringCommands::incrbyfloat);
+        t.register("getrange", StringCommands::getrange);
+        t.register("substr", StringCommands::getrange);
+        t.register("setrange", StringCommands::setrange);
+        t.register("lcs", StringCommands::lcs);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    /** The string entry of key argument i for reading, null if missing; WRONGTYPE if not a string. */
+    static byte[] readString(Client c, int i) {
+        Args a = c.args();
+        Object e = c.db().lookupRead(a.buf(i), a.off(i), a.len(i), !c.noTouch());
+        if (e == null) return null;
+        if (!(e instanceof byte[])) throw CommandError.WRONGTYPE;
+        return (byte[]) e;
+    }
+
+    /** The entry of key argument i for writing (any type), null if missing. */
+    static Object writeEntry(Client c, int i) {
+        Args a = c.args();
+        return c.db().lookupWrite(a.buf(i), a.off(i), a.len(i));
+    }
+
+    private static byte[] asString(Object e) {
+        if (e != null && !(e instanceof byte[])) throw CommandError.WRONGTYPE;
+        return (byte[]) e;
+    }
+
+    private static void put(Client c, int keyArg, Object entry) {
+        Args a = c.args();
+        c.db().put(a.buf(keyArg), a.off(keyArg), a.len(keyArg), entry);
+    }
+
+    private static void modified(Client c, int keyArg, String event) {
+        Args a = c.args();
+        Engine engine = c.engine();
+        engine.dirty++;
+        engine.keyModified(c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
+        engine.notify(Notify.STRING, event, c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
+    }
+
+    private static CommandError invalidExpire(Client c) {
+        return new CommandError("ERR invalid expire time in '" + c.args().string(0).toLowerCase() + "' command");
+    }
+
+    /**
+     * Converts an EX/PX/EXAT/PXAT argument to an absolute time in ms, with Redis's checks (positive,
+     * no overflow).
+     */
+    static long expireAt(Client c, int arg, boolean millis, boolean relative) {
+        long v = c.argLong(arg);
+        if (v <= 0 || (!millis && v > Long.MAX_VALUE / 1000)) throw invalidExpire(c);
+        if (!millis) v *= 1000;
+        if (relative) v += c.engine().keyspace().now();
+        if (v <= 0) throw invalidExpire(c);
+        return v;
+    }
+
+    private static final int NX = 1, XX = 2, GET = 4, KEEP_TTL = 8, PERSIST_FLAG = 16;
+    private static final int EX = 32, PX = 64, EXAT = 128, PX_AT = 256;
+    private static final int ANY_EXPIRE = EX | PX | EXAT | PX_AT;
+
+    /**
+     * Redis's parseExtendedStringArgumentsOrReply: the option parser shared by SET and GETEX.
+     * Returns the flags; the expire argument index goes to {@code expireArg[0]}.
+     */
+    private static int parseOptions(Client c, int from, boolean isSet, int[] expireArg) {
+        Args a = c.args();
+        int flags = 0;
+        int argc = a.count();
+        for (int j = from; j < argc; j++) {
+            boolean next = j < argc - 1;
+            if (isSet && a.is(j, "nx") && (flags & XX) == 0) {
+                flags |= NX;
+            } else if (isSet && a.is(j, "xx") && (flags & NX) == 0) {
+                flags |= XX;
+            } else if (isSet && a.is(j, "get")) {
+                flags |= GET;
+            } else if (isSet && a.is(j, "keepttl") && (flags & (PERSIST_FLAG | ANY_EXPIRE)) == 0) {
+                flags |= KEEP_TTL;
+            } else if (!isSet && a.is(j, "persist") && (flags & (ANY_EXPIRE | KEEP_TTL)) == 0) {
+                flags |= PERSIST_FLAG;
+            } else if (a.is(j, "ex") && (flags & (KEEP_TTL | PERSIST_FLAG | EXAT | PX | PX_AT)) == 0 && next) {
+                flags |= EX;
+                expireArg[0] = ++j;
+            } else if (a.is(j, "px") && (flags & (KEEP_TTL | PERSIST_FLAG | EX | EXAT | PX_AT)) == 0 && next) {
+                flags |= PX;
+                expireArg[0] = ++j;
+            } else if (a.is(j, "exat") && (flags & (KEEP_TTL | PERSIST_FLAG | EX | PX | PX_AT)) == 0 && next) {
+                flags |= EXAT;
+                expireArg[0] = ++j;
+            } else if (a.is(j, "pxat") && (flags & (KEEP_TTL | PERSIST_FLAG | EX | EXAT | PX)) == 0 && next) {
+                flags |= PX_AT;
+                expireArg[0] = ++j;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        return flags;
+    }
+
+    private static long expireFromFlags(Client c, int flags, int arg) {
+        if ((flags & ANY_EXPIRE) == 0) return -1;
+        boolean millis = (flags & (PX | PX_AT)) != 0;
+        boolean relative = (flags & (EX | PX)) != 0;
+        return expireAt(c, arg, millis, relative);
+    }
+
+    // ---- GET / SET family ---------------------------------------------------------------------
+
+    static void get(Client c) {
+        byte[] e = readString(c, 1);
+        if (e == null) c.reply().nullBulk();
+        else StringEntry.replyValue(e, c.reply());
+    }
+
+    static void set(Client c) {
+        int[] expireArg = new int[1];
+        int flags = parseOptions(c, 3, true, expireArg);
+        setGeneric(c, flags, 1, 2, expireArg[0], false);
+    }
+
+    static void setnx(Client c) {
+        setGeneric(c, NX, 1, 2, 0, true);
+    }
+
+    static void setex(Client c, boolean millis) {
+        setGeneric(c, millis ? PX : EX, 1, 3, 2, false);
+    }
+
+    /**
+     * Redis's setGenericCommand. {@code intReply}: SETNX's :1/:0 instead of +OK/nil.
+     */
+    private static void setGeneric(Client c, int flags, int keyArg, int valArg, int expireArg, boolean intReply) {
+        long when = expireFromFlags(c, flags, expireArg);
+        Args a = c.args();
+        Reply r = c.reply();
+        Object old = writeEntry(c, keyArg);
+        if ((flags & GET) != 0) {
+            byte[] s = asString(old);
+            if (s == null) r.nullBulk();
+            else StringEntry.replyValue(s, r);
+        }
+        boolean found = old != null;
+        if (((flags & NX) != 0 && found) || ((flags & XX) != 0 && !found)) {
+            if ((flags & GET) == 0) {
+                if (intReply) r.integer(0);
+                else r.nullBulk();
+            }
+            return;
+        }
+        long newExpire = when;
+        if ((flags & KEEP_TTL) != 0 && found) newExpire = Entries.expire(old);
+        Keyspace ks = c.engine().keyspace();
+        byte[] vb = a.buf(valArg);
+        int vo = a.off(valArg), vl = a.len(valArg);
+        if (old instanceof byte[] && StringEntry.canOverwrite((byte[]) old, vb, vo, vl, newExpire)) {
+            byte[] e = (byte[]) old;
+            StringEntry.overwrite(e, vb, vo, vl, newExpire);
+            StringEntry.setLru(e, ks.newLru());
+            if (newExpire < 0 && StringEntry.hasExpire(e)) put(c, keyArg, StringEntry.withExpire(e, -1));
+        } else {
+            put(c, keyArg, StringEntry.create(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,
+                    ks.newLru()));
+        }
+        modified(c, keyArg, "set");
+        if (when >= 0) {
+            c.engine().notify(Notify.GENERIC, "expire", c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
+            c.propagateAs(SET, a.copy(keyArg), a.copy(valArg), PXAT, Bytes.longToBytes(when));
+        } else if ((flags & GET) != 0) {
+            c.propagateAs(withoutGet(a));
+        }
+        if ((flags & GET) == 0) {
+            if (intReply) r.integer(1);
+            else r.ok();
+        }
+    }
+
+    private static byte[][] withoutGet(Args a) {
+        java.util.ArrayList<byte[]> out = new java.util.ArrayList<>();
+        for (int j = 0; j < a.count(); j++) {
+            if (j >= 3 && a.is(j, "get")) continue;
+            out.add(a.copy(j));
+        }
+        return out.toArray(new byte[0][]);
+    }
+
+    static void getset(Client c) {
+        Args a = c.args();
+        Object old = writeEntry(c, 1);
+        byte[] s = asString(old);
+        // GETSET reads like GET first (counting a hit or miss), then writes
+        if (s == null) c.reply().nullBulk();
+        else StringEntry.replyValue(s, c.reply());
+        put(c, 1, StringEntry.create(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), -1,
+                c.engine().keyspace().newLru()));
+        modified(c, 1, "set");
+        byte[][] p = a.toArrays();
+        p[0] = SET;
+        c.propagateAs(p);
+    }
+
+    static void getdel(Client c) {
+        byte[] e = readString(c, 1);
+        if (e == null) {
+            c.reply().nullBulk();
+            return;
+        }
+        StringEntry.replyValue(e, c.reply());
+        Args a = c.args();
+        c.db().remove(a.buf(1), a.off(1), a.len(1));
+        Engine engine = c.engine();
+        engine.dirty++;
+        engine.keyModified(c.db(), a.buf(1), a.off(1), a.len(1));
+        engine.notify(Notify.GENERIC, "del", c.db(), a.buf(1), a.off(1), a.len(1));
+        c.propagateAs(DEL, a.copy(1));
+    }
+
+    static void getex(Client c) {
+        int[] expireArg = new int[1];
+        int flags = parseOptions(c, 2, false, expireArg);
+        byte[] e = readString(c, 1);
+        if (e == null) {
+            c.reply().nullBulk();
+            return;
+        }
+        long when = expireFromFlags(c, flags, expireArg[0]);
+        StringEntry.replyValue(e, c.reply());
+        Args a = c.args();
+        Db db = c.db();
+        Engine engine = c.engine();
+        if ((flags & (EXAT | PX_AT)) != 0 && when <= engine.keyspace().now()) {
+            db.remove(a.buf(1), a.off(1), a.len(1));
+            engine.dirty++;
+            engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
+            engine.notify(Notify.GENERIC, "del", db, a.buf(1), a.off(1), a.len(1));
+            c.propagateAs(DEL, a.copy(1));
+        } else if (when >= 0) {
+            db.setExpire(a.buf(1), a.off(1), a.len(1), e, when);
+            engine.dirty++;
+            engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
+            engine.notify(Notify.GENERIC, "expire", db, a.buf(1), a.off(1), a.len(1));
+            c.propagateAs(PEXPIREAT, a.copy(1), Bytes.longToBytes(when));
+        } else if ((flags & PERSIST_FLAG) != 0 && StringEntry.hasExpire(e)) {
+            db.setExpire(a.buf(1), a.off(1), a.len(1), e, -1);
+            engine.dirty++;
+            engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
+            engine.notify(Notify.GENERIC, "persist", db, a.buf(1), a.off(1), a.len(1));
+            c.propagateAs(PERSIST, a.copy(1));
+        }
+    }
+
+    static void mget(Client c) {
+        Args a = c.args();
+        Reply r = c.reply();
+        int n = a.count();
+        r.arrayHeader(n - 1);
+        Db db = c.db();
+        boolean touch = !c.noTouch();
+        for (int j = 1; j < n; j++) {
+            Object e = db.lookupRead(a.buf(j), a.off(j), a.len(j), touch);
+            if (e instanceof byte[]) StringEntry.replyValue((byte[]) e, r);
+            else r.nullBulk();
+        }
+    }
+
+    static void mset(Client c, boolean nx) {
+        Args a = c.args();
+        int n = a.count();
+        if (n % 2 == 0) throw new CommandError("ERR wrong number of arguments for '" + (nx ? "msetnx" : "mset") + "' command");
+        if (nx) {
+            for (int j = 1; j < n; j += 2) {
+                if (writeEntry(c, j) != null) {
+                    c.reply().integer(0);
+                    return;
+                }
+            }
+        }
+        Keyspace ks = c.engine().keyspace();
+        Engine engine = c.engine();
+        for (int j = 1; j < n; j += 2) {
+            put(c, j, StringEntry.create(a.buf(j), a.off(j), a.len(j), a.buf(j + 1), a.off(j + 1), a.len(j + 1), -1,
+                    ks.newLru()));
+            engine.keyModified(c.db(), a.buf(j), a.off(j), a.len(j));
+            engine.notify(Notify.STRING, "set", c.db(), a.buf(j), a.off(j), a.len(j));
+        }
+        engine.dirty += (n - 1) / 2;
+        if (nx) c.reply().integer(1);
+        else c.reply().ok();
+    }
+
+    static void strlen(Client c) {
+        byte[] e = readString(c, 1);
+        c.reply().integer(e == null ? 0 : StringEntry.valueLength(e));
+    }
+
+    private static void checkLength(Client c, long size, long append) {
+        long total = size + append;
+        long max = Math.min(c.engine().config().getLong("proto-max-bulk-len"), Integer.MAX_VALUE - 64);
+        if (total > max || total < size || total < append) {
+            throw CommandError.err("string exceeds maximum allowed size (proto-max-bulk-len)");
+        }
+    }
+
+    static void append(Client c) {
+        Args a = c.args();
+        Object old = writeEntry(c, 1);
+        Keyspace ks = c.engine().keyspace();
+        long total;
+        if (old == null) {
+            put(c, 1, StringEntry.create(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), -1, ks.newLru()));
+            total = a.len(2);
+        } else {
+            byte[] e = asString(old);
+            int oldLen = StringEntry.valueLength(e);
+            checkLength(c, oldLen, a.len(2));
+            int newLen = oldLen + a.len(2);
+            byte[] n = StringEntry.resizeRaw(e, newLen, oldLen);
+            System.arraycopy(a.buf(2), a.off(2), n, StringEntry.valueOffset(n) + oldLen, a.len(2));
+            if (n != e) put(c, 1, n);
+            total = newLen;
+        }
+        modified(c, 1, "append");
+        c.reply().integer(total);
+    }
+
+    // ---- counters -----------------------------------------------------------------------------
+
+    static void decrby(Client c) {
+        long v = c.argLong(2);
+        if (v == Long.MIN_VALUE) throw CommandError.err("decrement would overflow");
+        incrDecr(c, -v);
+    }
+
+    static void incrDecr(Client c, long incr) {
+        Args a = c.args();
+        Object old = writeEntry(c, 1);
+        byte[] e = asString(old);
+        long value;
+        if (e == null) {
+            value = 0;
+        } else if (StringEntry.isInt(e)) {
+            value = StringEntry.intValue(e);
+        } else {
+            try {
+                value = Bytes.parseLong(e, StringEntry.valueOffset(e), StringEntry.valueLength(e));
+            } catch (NumberFormatException ex) {
+                throw CommandError.NOT_INTEGER;
+            }
+        }
+        if ((incr < 0 && value < 0 && incr < Long.MIN_VALUE - value)
+                || (incr > 0 && value > 0 && incr > Long.MAX_VALUE - value)) {
+            throw CommandError.OVERFLOW;
+        }
+        value += incr;
+        if (e != null && StringEntry.isInt(e)) {
+            StringEntry.setIntValue(e, value);
+        } else {
+            long expire = e == null ? -1 : StringEntry.expire(e);
+            int lru = e == null ? c.engine().keyspace().newLru() : StringEntry.lru(e);
+            put(c, 1, StringEntry.createInt(a.buf(1), a.off(1), a.len(1), value, expire, lru));
+        }
+        modified(c, 1, "incrby");
+        c.reply().integer(value);
+    }
+
+    static void incrbyfloat(Client c) {
+        Args a = c.args();
+        Object old = writeEntry(c, 1);
+        byte[] e = asString(old);
+        BigDecimal value;
+        boolean infinite = false;
+        try {
+            if (e == null) {
+                value = BigDecimal.ZERO;
+            } else if (StringEntry.isInt(e)) {
+                value = LongDouble.fromLong(StringEntry.intValue(e));
+            } else {
+                value = LongDouble.parse(e, StringEntry.valueOffset(e), StringEntry.valueLength(e));
+                infinite = value == null;
+            }
+            BigDecimal incr = LongDouble.parse(a.buf(2), a.off(2), a.len(2));
+            if (incr == null) infinite = true;
+            if (!infinite) {
+                value = LongDouble.add(value, incr);
+                infinite = value == null;
+            }
+        } catch (NumberFormatException ex) {
+            throw CommandError.NOT_FLOAT;
+        }
+        if (infinite) throw CommandError.err("increment would produce NaN or Infinity");
+        byte[] text = Bytes.ascii(LongDouble.formatHuman(value));
+        long expire = e == null ? -1 : StringEntry.expire(e);
+        int lru = e == null ? c.engine().keyspace().newLru() : StringEntry.lru(e);
+        put(c, 1, StringEntry.createString(a.buf(1), a.off(1), a.len(1), text, 0, text.length, expire, lru));
+        modified(c, 1, "incrbyfloat");
+        c.reply().bulk(text);
+        c.propagateAs(SET, a.copy(1), text, KEEPTTL);
+    }
+
+    // ---- ranges -------------------------------------------------------------------------------
+
+    static void getrange(Client c) {
+        long start = c.argLong(2);
+        long end = c.argLong(3);
+        byte[] e = readString(c, 1);
+        Reply r = c.reply();
+        if (e == null) {
+            r.bulk(Bytes.EMPTY);
+            return;
+        }
+        byte[] buf;
+        int off, len;
+        if (StringEntry.isInt(e)) {
+            buf = Bytes.longToBytes(StringEntry.intValue(e));
+            off = 0;
+            len = buf.length;
+        } else {
+            buf = e;
+            off = StringEntry.valueOffset(e);
+            len = StringEntry.valueLength(e);
+        }
+        if (start < 0 && end < 0 && start > end) {
+            r.bulk(Bytes.EMPTY);
+            return;
+        }
+        if (start < 0) start = len + start;
+        if (end < 0) end = len + end;
+        if (start < 0) start = 0;
+        if (end < 0) end = 0;
+        if (end >= len) end = len - 1;
+        if (start > end || len == 0) {
+            r.bulk(Bytes.EMPTY);
+        } else {
+            r.bulk(buf, off + (int) start, (int) (end - start + 1));
+        }
+    }
+
+    static void setrange(Client c) {
+        Args a = c.args();
+        long offset = c.argLong(2);
+        if (offset < 0) throw CommandError.err("offset is out of range");
+        int vlen = a.len(3);
+        Object old = writeEntry(c, 1);
+        Keyspace ks = c.engine().keyspace();
+        byte[] e;
+        if (old == null) {
+            if (vlen == 0) {
+                c.reply().integer(0);
+                return;
+            }
+            checkLength(c, offset, vlen);
+            int newLen = (int) offset + vlen;
+            e = StringEntry.createRaw(a.buf(1), a.off(1), a.len(1), Bytes.EMPTY, 0, 0, newLen, -1, ks.newLru());
+            e = StringEntry.resizeRaw(e, newLen, 0);
+        } else {
+            byte[] s = asString(old);
+            int oldLen = StringEntry.valueLength(s);
+            if (vlen == 0) {
+                c.reply().integer(oldLen);
+                return;
+            }
+            checkLength(c, offset, vlen);
+            int newLen = (int) Math.max(oldLen, offset + vlen);
+            e = StringEntry.resizeRaw(s, newLen, oldLen);
+            if (newLen > oldLen && e == s) {
+                // reused spare room may hold stale bytes: zero the gap
+                int vo = StringEntry.valueOffset(e);
+                java.util.Arrays.fill(e, vo + oldLen, vo + newLen, (byte) 0);
+            }
+        }
+        System.arraycopy(a.buf(3), a.off(3), e, StringEntry.valueOffset(e) + (int) offset, vlen);
+        if (e != old) put(c, 1, e);
+        modified(c, 1, "setrange");
+        c.reply().integer(StringEntry.valueLength(e));
+    }
+
+    // ---- LCS ----------------------------------------------------------------------------------
+
+    static void lcs(Client c) {
+        Args a = c.args();
+        Db db = c.db();
+        Object ea = db.lookupRead(a.buf(1), a.off(1), a.len(1), !c.noTouch());
+        Object eb = db.lookupRead(a.buf(2), a.off(2), a.len(2), !c.noTouch());
+        if ((ea != null && !(ea instanceof byte[])) || (eb != null && !(eb instanceof byte[]))) {
+            throw CommandError.err("The specified keys must contain string values");
+        }
+        byte[] sa = ea == null ? Bytes.EMPTY : StringEntry.value((byte[]) ea);
+        byte[] sb = eb == null ? Bytes.EMPTY : StringEntry.value((byte[]) eb);
+        boolean getLen = false, getIdx = false, withMatchLen = false;
+        long minMatchLen = 0;
+        for (int j = 3; j < a.count(); j++) {
+            boolean more = j < a.count() - 1;
+            if (a.is(j, "idx")) {
+                getIdx = true;
+            } else if (a.is(j, "len")) {
+                getLen = true;
+            } else if (a.is(j, "withmatchlen")) {
+                withMatchLen = true;
+            } else if (a.is(j, "minmatchlen") && more) {
+                minMatchLen = c.argLong(j + 1);
+                if (minMatchLen < 0) minMatchLen = 0;
+                j++;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        if (getLen && getIdx) throw CommandError.err("If you want both the length and indexes, please just use IDX.");
+        int alen = sa.length, blen = sb.length;
+        long cells = (long) (alen + 1) * (blen + 1);
+        if (cells * 4 > c.engine().config().getLong("proto-max-bulk-len")) {
+            throw CommandError.err("Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+        }
+        if (cells > Integer.MAX_VALUE - 8) {
+            throw CommandError.err("Insufficient memory, failed allocating transient memory for LCS");
+        }
+        int w = blen + 1;
+        int[] t = new int[(int) cells];
+        for (int i = 1; i <= alen; i++) {
+            for (int j = 1; j <= blen; j++) {
+                if (sa[i - 1] == sb[j - 1]) t[i * w + j] = t[(i - 1) * w + j - 1] + 1;
+                else t[i * w + j] = Math.max(t[(i - 1) * w + j], t[i * w + j - 1]);
+            }
+        }
+        int idx = t[alen * w + blen];
+        Reply r = c.reply();
+        boolean computeLcs = getIdx || !getLen;
+        byte[] result = computeLcs ? new byte[idx] : null;
+        int rangesHandle = -1;
+        int ranges = 0;
+        if (getIdx) {
+            r.mapHeader(2);
+            r.bulk("matches");
+            rangesHandle = r.deferLength();
+        }
+        int i = alen, j = blen;
+        int aStart = alen, aEnd = 0, bStart = 0, bEnd = 0;
+        while (computeLcs && i > 0 && j > 0) {
+            boolean emit = false;
+            if (sa[i - 1] == sb[j - 1]) {
+                result[idx - 1] = sa[i - 1];
+                if (aStart == alen) {
+                    aStart = i - 1;
+                    aEnd = i - 1;
+                    bStart = j - 1;
+                    bEnd = j - 1;
+                } else if (aStart == i && bStart == j) {
+                    aStart--;
+                    bStart--;
+                } else {
+                    emit = true;
+                }
+                if (aStart == 0 || bStart == 0) emit = true;
+                idx--;
+                i--;
+                j--;
+            } else {
+                int l1 = t[(i - 1) * w + j];
+                int l2 = t[i * w + j - 1];
+                if (l1 > l2) i--;
+                else j--;
+                if (aStart != alen) emit = true;
+            }
+            int matchLen = aEnd - aStart + 1;
+            if (emit) {
+                if ((minMatchLen == 0 || matchLen >= minMatchLen) && rangesHandle >= 0) {
+                    r.arrayHeader(withMatchLen ? 3 : 2);
+                    r.arrayHeader(2);
+                    r.integer(aStart);
+                    r.integer(aEnd);
+                    r.arrayHeader(2);
+                    r.integer(bStart);
+                    r.integer(bEnd);
+                    if (withMatchLen) r.integer(matchLen);
+                    ranges++;
+                }
+                aStart = alen;
+            }
+        }
+        if (rangesHandle >= 0) {
+            r.setDeferredLength(rangesHandle, '*', ranges);
+            r.bulk("len");
+            r.integer(t[alen * w + blen]);
+        } else if (getLen) {
+            r.integer(t[alen * w + blen]);
+        } else {
+            r.bulk(result);
+        }
+    }
+}

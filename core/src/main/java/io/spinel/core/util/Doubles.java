@@ -1,0 +1,172 @@
+package io.spinel.core.util;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Parsing and printing of floating point numbers the way Redis does it with the C library: strtod's
+ * syntax (decimal, hex, inf, infinity) and printf's {@code %.17g}, so that scores and float replies
+ * are byte-identical to Redis's.
+ */
+public final class Doubles {
+    private Doubles() {
+    }
+
+    private static final MathContext SEVENTEEN_DIGITS = new MathContext(17, RoundingMode.HALF_EVEN);
+
+    /**
+     * Parses a double as Redis's string2d does (strtod, whole slice, no leading space, no NaN, no
+     * overflow to infinity or underflow to zero).
+     *
+     * @throws NumberFormatException (stackless) when the slice is not such a number
+     */
+    public static double parse(byte[] b, int off, int len) {
+        double v = parseStrtod(b, off, len, true);
+        if (Double.isNaN(v)) throw Bytes.NotANumber.INSTANCE;
+        return v;
+    }
+
+    /** Like {@link #parse} but returns NaN instead of throwing. */
+    public static double parseOrNaN(byte[] b, int off, int len) {
+        return parseStrtod(b, off, len, true);
+    }
+
+    /**
+     * Validates strtod syntax without the double's range limits (a long double reaches 1e4932):
+     * NaN when invalid, ±infinity for the inf literals, the value for hex, 1.0 for valid decimals.
+     */
+    static double parseStrtodSyntaxOnly(byte[] b, int off, int len) {
+        return parseStrtod(b, off, len, false);
+    }
+
+    /** strtod-compatible parser; returns NaN for anything Redis would reject. */
+    private static double parseStrtod(byte[] b, int off, int len, boolean doubleRange) {
+        if (len == 0 || len > 5000) return Double.NaN;
+        int i = off, end = off + len;
+        boolean neg = false;
+        if (b[i] == '+' || b[i] == '-') {
+            neg = b[i] == '-';
+            i++;
+        }
+        if (i == end) return Double.NaN;
+        int rest = end - i;
+        if (rest == 3 && Bytes.equalsIgnoreCase(b, i, 3, "inf")
+                || rest == 8 && Bytes.equalsIgnoreCase(b, i, 8, "infinity")) {
+            return neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        if (rest > 2 && b[i] == '0' && (b[i + 1] == 'x' || b[i + 1] == 'X')) {
+            return parseHex(b, i + 2, end, neg);
+        }
+        // decimal: digits [. digits] [e [sign] digits], at least one mantissa digit
+        int j = i;
+        boolean anyDigit = false, nonZeroDigit = false;
+        while (j < end && isDigit(b[j])) {
+            anyDigit = true;
+            if (b[j] != '0') nonZeroDigit = true;
+            j++;
+        }
+        if (j < end && b[j] == '.') {
+            j++;
+            while (j < end && isDigit(b[j])) {
+                anyDigit = true;
+                if (b[j] != '0') nonZeroDigit = true;
+                j++;
+            }
+        }
+        if (!anyDigit) return Double.NaN;
+        if (j < end && (b[j] == 'e' || b[j] == 'E')) {
+            j++;
+            if (j < end && (b[j] == '+' || b[j] == '-')) j++;
+            if (j == end || !isDigit(b[j])) return Double.NaN;
+            while (j < end && isDigit(b[j])) j++;
+        }
+        if (j != end) return Double.NaN;
+        if (!doubleRange) return 1.0;
+        double v = Double.parseDouble(new String(b, off, len, StandardCharsets.ISO_8859_1));
+        if (Double.isInfinite(v)) return Double.NaN; // overflow: ERANGE with HUGE_VAL
+        if (v == 0 && nonZeroDigit) return Double.NaN; // underflow to zero: ERANGE
+        return v;
+    }
+
+    private static double parseHex(byte[] b, int i, int end, boolean neg) {
+        int j = i;
+        boolean anyDigit = false;
+        while (j < end && Character.digit(b[j], 16) >= 0) {
+            j++;
+            anyDigit = true;
+        }
+        if (j < end && b[j] == '.') {
+            j++;
+            while (j < end && Character.digit(b[j], 16) >= 0) {
+                j++;
+                anyDigit = true;
+            }
+        }
+        if (!anyDigit) return Double.NaN;
+        String mantissa = new String(b, i, j - i, StandardCharsets.ISO_8859_1);
+        String exponent = "0";
+        if (j < end && (b[j] == 'p' || b[j] == 'P')) {
+            int k = j + 1;
+            if (k < end && (b[k] == '+' || b[k] == '-')) k++;
+            if (k == end || !isDigit(b[k])) return Double.NaN;
+            while (k < end && isDigit(b[k])) k++;
+            if (k != end) return Double.NaN;
+            exponent = new String(b, j + 1, end - j - 1, StandardCharsets.ISO_8859_1);
+        } else if (j != end) {
+            return Double.NaN;
+        }
+        double v = Double.parseDouble((neg ? "-0x" : "0x") + mantissa + "p" + exponent);
+        if (Double.isInfinite(v)) return Double.NaN;
+        return v;
+    }
+
+    static boolean isDigit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    // ---- printing ------------------------------------------------------------------------------
+
+    /** printf("%.17g", d), as Redis replies doubles (RESP2 bulk or RESP3 double). */
+    public static String format17g(double d) {
+        if (Double.isNaN(d)) return "nan";
+        if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
+        if (d == 0) return (1 / d < 0) ? "-0" : "0";
+        if (d == Math.rint(d) && Math.abs(d) < 1e17) return Long.toString((long) d);
+        BigDecimal bd = new BigDecimal(d).round(SEVENTEEN_DIGITS);
+        int exp = bd.precision() - bd.scale() - 1;
+        if (exp >= -4 && exp < 17) {
+            return stripZeros(bd).toPlainString();
+        }
+        BigDecimal stripped = stripZeros(bd);
+        String digits = stripped.unscaledValue().abs().toString();
+        StringBuilder sb = new StringBuilder(24);
+        if (bd.signum() < 0) sb.append('-');
+        sb.append(digits.charAt(0));
+        if (digits.length() > 1) sb.append('.').append(digits, 1, digits.length());
+        sb.append('e').append(exp < 0 ? '-' : '+');
+        int ae = Math.abs(exp);
+        if (ae < 10) sb.append('0');
+        sb.append(ae);
+        return sb.toString();
+    }
+
+    private static BigDecimal stripZeros(BigDecimal bd) {
+        BigDecimal s = bd.stripTrailingZeros();
+        return s.scale() < 0 ? s.setScale(0) : s;
+    }
+
+    /**
+     * Redis's d2string: integers within the exact range print as integers, everything else as %.17g.
+     * Used where Redis turns a double into a stored string (e.g. HINCRBYFLOAT's float part is
+     * separate; this one is for scores stored as strings).
+     */
+    public static String d2string(double d) {
+        return format17g(d);
+    }
+
+    public static byte[] format17gBytes(double d) {
+        return format17g(d).getBytes(StandardCharsets.ISO_8859_1);
+    }
+}

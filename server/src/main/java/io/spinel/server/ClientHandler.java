@@ -1,0 +1,63 @@
+package io.spinel.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+
+import java.io.IOException;
+
+/**
+ * Bridges one Netty channel to the engine. All channels share the engine's single event loop, so
+ * this runs on the thread that owns the keyspace: bytes are copied into the client's query
+ * buffer, commands run right here, and replies go out once per read batch.
+ */
+final class ClientHandler extends ChannelInboundHandlerAdapter {
+    private final Engine engine;
+    private Client client;
+
+    ClientHandler(Engine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        client = engine.connect(new NettyConnection(ctx.channel()));
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf in = (ByteBuf) msg;
+        try {
+            if (client == null || client.isClosed()) return;
+            int n = in.readableBytes();
+            byte[] dst = client.reader().writable(n);
+            in.readBytes(dst, client.reader().writeOffset(), n);
+            client.reader().commit(n);
+            engine.stats().netInputBytes += n;
+            engine.stats().readsProcessed++;
+            engine.processInput(client);
+        } finally {
+            in.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        engine.flushPending();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (client != null) engine.disconnected(client);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!(cause instanceof IOException)) {
+            engine.log().warning("Error on client connection: " + cause);
+        }
+        ctx.close();
+    }
+}

@@ -1,0 +1,174 @@
+package io.spinel.server;
+
+import io.spinel.core.Engine;
+import io.spinel.core.Log;
+import io.spinel.core.config.Config;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The redis-server compatible command line: {@code spinel-server [config-file] [--name value ...]}.
+ * A bad option stops start-up with the line named; SIGTERM and SIGINT stop the server cleanly and
+ * exit 0.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] argv) {
+        List<String> args = new ArrayList<>(Arrays.asList(argv));
+        if (args.size() == 1 && (args.get(0).equals("-v") || args.get(0).equals("--version"))) {
+            System.out.println(versionLine());
+            return;
+        }
+        if (args.size() == 1 && (args.get(0).equals("-h") || args.get(0).equals("--help"))) {
+            System.out.println(usage());
+            return;
+        }
+        Config config = new Config();
+        ConfigLoader loader = new ConfigLoader(config);
+        String configFile = null;
+        try {
+            if (!args.isEmpty() && !args.get(0).startsWith("--")) {
+                configFile = args.remove(0);
+                if (configFile.equals("-")) {
+                    loader.load(new String(System.in.readAllBytes(), StandardCharsets.UTF_8), null);
+                } else {
+                    Path p = Path.of(configFile);
+                    if (!Files.isReadable(p)) {
+                        System.err.println("Fatal error, can't open config file '" + configFile + "': No such file or directory");
+                        System.exit(1);
+                    }
+                    loader.loadFile(p);
+                    configFile = p.toAbsolutePath().toString();
+                }
+            }
+            loader.load(ConfigLoader.optionsToConfig(args), null);
+        } catch (ConfigLoader.ConfigError e) {
+            System.err.println(e.report(Engine.SPINEL_VERSION));
+            System.exit(1);
+        } catch (IOException e) {
+            System.err.println("Fatal error, can't read config file '" + configFile + "': " + e.getMessage());
+            System.exit(1);
+        }
+
+        Log log = new Log(System.out);
+        log.setLevel(Log.parseLevel(config.get("loglevel")));
+        String logfile = config.get("logfile");
+        if (!logfile.isEmpty()) {
+            try {
+                log.setOutput(new PrintStream(new FileOutputStream(logfile, true), true, StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                System.err.println("Can't open the log file: " + e.getMessage());
+                System.exit(1);
+            }
+        }
+        config.listen("loglevel", o -> log.setLevel(Log.parseLevel(o.value())));
+
+        log.setRole('C');
+        log.warning("oO0OoO0OoO0Oo Spinel is starting oO0OoO0OoO0Oo");
+        log.warning("Spinel version=" + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION
+                + " compatible), bits=64, pid=" + ProcessHandle.current().pid() + ", just started");
+        log.warning("JDK " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
+                + System.getProperty("java.vendor") + "), max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+                + " MB, GC " + gcNames());
+        if (configFile == null) {
+            log.warning("Warning: no config file specified, using the default config. In order to specify a config "
+                    + "file use spinel-server /path/to/redis.conf");
+        } else {
+            log.warning("Configuration loaded");
+        }
+        for (String ignored : config.ignoredInUse()) {
+            log.warning("Option '" + ignored + "' is accepted but has no effect in Spinel (value '"
+                    + config.get(ignored) + "')");
+        }
+        if (!loader.renames().isEmpty()) {
+            log.warning("rename-command is not supported by Spinel yet");
+            System.exit(1);
+        }
+        log.setRole('M');
+
+        SpinelServer server;
+        try {
+            server = SpinelServer.start(config, log);
+        } catch (Exception e) {
+            log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
+            System.exit(1);
+            return;
+        }
+        server.engine().setHostInfo(server.isEpoll() ? "epoll" : "nio",
+                ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
+        String pidfile = config.get("pidfile");
+        if (!pidfile.isEmpty()) writePidFile(pidfile, log);
+        server.onStopped(() -> {
+            if (!pidfile.isEmpty()) {
+                log.notice("Removing the pid file.");
+                try {
+                    Files.deleteIfExists(Path.of(pidfile));
+                } catch (IOException ignored) {
+                    // best effort, as Redis
+                }
+            }
+            log.warning("Spinel is now ready to exit, bye bye...");
+            System.exit(0);
+        });
+        Signals.install(server);
+        log.notice("Running mode=standalone, port=" + server.port() + ".");
+        log.notice("Transport: " + (server.isEpoll() ? "native epoll" : "NIO"));
+        log.warning("Server initialized");
+        if (server.port() != 0) log.notice("Ready to accept connections tcp");
+        if (server.unixSocket() != null) log.notice("Ready to accept connections unix");
+        try {
+            server.awaitStop(); // the event loop thread is a daemon: keep the JVM up until stopped
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void writePidFile(String path, Log log) {
+        try {
+            Files.writeString(Path.of(path), ProcessHandle.current().pid() + "\n");
+        } catch (IOException e) {
+            log.warning("Failed to write PID file: " + e.getMessage());
+        }
+    }
+
+    private static String gcNames() {
+        StringBuilder sb = new StringBuilder();
+        for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (sb.length() > 0) sb.append(" + ");
+            sb.append(gc.getName());
+        }
+        return sb.toString();
+    }
+
+    static String versionLine() {
+        return "Spinel server v=" + Engine.SPINEL_VERSION + " redis=" + Engine.REDIS_VERSION + " bits=64 jdk="
+                + System.getProperty("java.version");
+    }
+
+    static String usage() {
+        return String.join("\n",
+                "Usage: ./spinel-server [/path/to/redis.conf] [options] [-]",
+                "       ./spinel-server - (read config from stdin)",
+                "       ./spinel-server -v or --version",
+                "       ./spinel-server -h or --help",
+                "",
+                "Examples:",
+                "       ./spinel-server (run the server with default config)",
+                "       ./spinel-server /etc/redis/6379.conf",
+                "       ./spinel-server --port 7777",
+                "       ./spinel-server /etc/myredis.conf --loglevel verbose -",
+                "       ./spinel-server /etc/myredis.conf --loglevel verbose",
+                "",
+                "Options are redis.conf directives given as --name value; see docs/COMMANDS.md for what Spinel supports.");
+    }
+}

@@ -1,0 +1,315 @@
+package io.spinel.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+import io.spinel.core.Log;
+import io.spinel.core.config.Config;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A running Spinel server: the engine on one Netty event loop (native epoll where available, NIO
+ * elsewhere) with TCP listeners on the bind addresses and an optional unix socket. Used by the
+ * command line launcher and, in-process, by tests and applications:
+ *
+ * <pre>
+ *   try (SpinelServer s = SpinelServer.builder().randomPort().start()) {
+ *       int port = s.port();
+ *   }
+ * </pre>
+ */
+public final class SpinelServer implements AutoCloseable {
+    private final Config config;
+    private final Log log;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    private final Engine engine;
+    private final boolean epoll;
+    private final List<Channel> listeners = new ArrayList<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean stopping;
+    private int port;
+    private String unixSocket;
+    private Runnable onStopped = () -> { };
+
+    private SpinelServer(Config config, Log log) {
+        this.config = config;
+        this.log = log;
+        this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("spinel.nio");
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
+        this.loop = group.next();
+        this.engine = new Engine(config, loop, loop::inEventLoop, log);
+        engine.setShutdownHandler(this::shutdownRequested);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options for an in-process server, as on the redis-server command line. */
+    public static final class Builder {
+        private final Config config = new Config();
+        private final List<String[]> options = new ArrayList<>();
+        private boolean randomPort;
+        private Log log = Log.silent();
+
+        /** Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would. */
+        public Builder option(String name, String value) {
+            options.add(new String[] {name, value});
+            return this;
+        }
+
+        public Builder port(int port) {
+            return option("port", Integer.toString(port));
+        }
+
+        /** Listen on a free port chosen by the OS (read it back with {@link SpinelServer#port()}). */
+        public Builder randomPort() {
+            randomPort = true;
+            return this;
+        }
+
+        public Builder log(Log log) {
+            this.log = log;
+            return this;
+        }
+
+        public SpinelServer start() {
+            try {
+                if (randomPort) config.set("port", "0");
+                for (String[] o : options) config.set(o[0], o[1]);
+            } catch (Config.ConfigException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+            SpinelServer s = new SpinelServer(config, log);
+            try {
+                s.bind(randomPort);
+            } catch (Exception e) {
+                s.close();
+                throw new IllegalStateException("cannot start Spinel: " + e.getMessage(), e);
+            }
+            return s;
+        }
+    }
+
+    /** Starts a server from an already loaded configuration (the command line launcher). */
+    static SpinelServer start(Config config, Log log) throws Exception {
+        SpinelServer s = new SpinelServer(config, log);
+        try {
+            s.bind(false);
+        } catch (Exception e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    private void bind(boolean randomPort) throws Exception {
+        int wantedPort = config.getInt("port");
+        int backlog = config.getInt("tcp-backlog");
+        engine.setHostInfo(epoll ? "epoll" : "nio", ProcessHandle.current().info().command().orElse(""),
+                engine.configFile());
+        if (wantedPort != 0 || randomPort) {
+            Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(group)
+                    .channel(type)
+                    .option(ChannelOption.SO_BACKLOG, backlog)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(initializer());
+            int keepalive = config.getInt("tcp-keepalive");
+            if (keepalive > 0) {
+                b.childOption(ChannelOption.SO_KEEPALIVE, true);
+                if (epoll) {
+                    b.childOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
+                    b.childOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
+                    b.childOption(EpollChannelOption.TCP_KEEPCNT, 3);
+                }
+            }
+            int bindPort = wantedPort;
+            for (String addr : config.get("bind").split(" ")) {
+                boolean optional = addr.startsWith("-");
+                String host = optional ? addr.substring(1) : addr;
+                if (host.equals("*")) host = "0.0.0.0";
+                else if (host.equals("::*")) host = "::";
+                try {
+                    Channel ch = b.bind(new InetSocketAddress(host, bindPort)).sync().channel();
+                    listeners.add(ch);
+                    if (bindPort == 0) bindPort = ((InetSocketAddress) ch.localAddress()).getPort();
+                } catch (Exception e) {
+                    if (optional) {
+                        log.verbose("Skipping optional bind address " + host + ": " + e.getMessage());
+                        continue;
+                    }
+                    throw new IOException("Could not create server TCP listening socket " + host + ":" + bindPort
+                            + ": " + e.getMessage(), e);
+                }
+            }
+            port = bindPort;
+        }
+        String socketPath = config.get("unixsocket");
+        if (!socketPath.isEmpty()) {
+            if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");
+            Path p = Path.of(socketPath);
+            Files.deleteIfExists(p);
+            Channel ch = new ServerBootstrap()
+                    .group(group)
+                    .channel(EpollServerDomainSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, backlog)
+                    .childHandler(initializer())
+                    .bind(new DomainSocketAddress(socketPath)).sync().channel();
+            listeners.add(ch);
+            unixSocket = socketPath;
+            long perm = config.getLong("unixsocketperm");
+            if (perm != 0) Files.setPosixFilePermissions(p, permissions(perm));
+        }
+        engine.setListenInfo(config.get("bind"), port);
+        loop.submit(engine::start).sync();
+    }
+
+    private ChannelInitializer<Channel> initializer() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ClientHandler(engine));
+            }
+        };
+    }
+
+    private static Set<PosixFilePermission> permissions(long mode) {
+        Set<PosixFilePermission> s = EnumSet.noneOf(PosixFilePermission.class);
+        PosixFilePermission[] order = {
+            PosixFilePermission.OTHERS_EXECUTE, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_READ,
+            PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_READ,
+        };
+        for (int i = 0; i < order.length; i++) if ((mode & (1L << i)) != 0) s.add(order[i]);
+        return s;
+    }
+
+    /** The TCP port listened on (the actual one when it was chosen at random), 0 if none. */
+    public int port() {
+        return port;
+    }
+
+    public String unixSocket() {
+        return unixSocket;
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    public boolean isEpoll() {
+        return epoll;
+    }
+
+    /** Called once the server has fully stopped (the launcher exits the JVM there). */
+    void onStopped(Runnable r) {
+        this.onStopped = r;
+    }
+
+    private String shutdownRequested(boolean save, boolean nosave, boolean now, boolean force) {
+        if (save) {
+            // Without persistence there is nothing that SAVE could write; refuse unless forced.
+            if (!force) {
+                log.warning("Error trying to save the DB: Spinel has no persistence yet (shutdown save refused)");
+                return "ERR Errors trying to SHUTDOWN. Check logs.";
+            }
+        }
+        log.warning("User requested shutdown...");
+        loop.execute(() -> stop("shutdown"));
+        return null;
+    }
+
+    /** A signal asked the server to stop (SIGTERM/SIGINT). */
+    void signal(String name) {
+        if (stopping) {
+            log.warning("You insist... exiting now.");
+            Runtime.getRuntime().halt(1);
+        }
+        log.warning("Received " + name + " scheduling shutdown...");
+        loop.execute(() -> stop(name));
+    }
+
+    /**
+     * Graceful stop on the loop thread: stop accepting, send what clients are owed, close them,
+     * remove the unix socket, then release the event loop.
+     */
+    private void stop(String why) {
+        if (stopping) return;
+        stopping = true;
+        for (Channel l : listeners) l.close();
+        engine.flushPending();
+        engine.stop();
+        List<Client> all = new ArrayList<>(engine.clients());
+        for (Client c : all) engine.closeClient(c);
+        if (unixSocket != null) {
+            log.notice("Removing the unix socket file.");
+            new File(unixSocket).delete();
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
+            stopped.countDown();
+            onStopped.run();
+        });
+    }
+
+    /** Blocks until the server has stopped. */
+    public void awaitStop() throws InterruptedException {
+        stopped.await();
+    }
+
+    /** Stops the server and waits for it. */
+    @Override
+    public void close() {
+        if (!group.isShuttingDown() && !stopping) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            loop.execute(() -> {
+                stop("close");
+                f.complete(null);
+            });
+            try {
+                f.get(5, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            }
+        }
+        try {
+            stopped.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

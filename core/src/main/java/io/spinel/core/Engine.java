@@ -44,6 +44,7 @@ public final class Engine {
     final ArrayList<Client> pendingWrites = new ArrayList<>();
     final ServerStats stats = new ServerStats();
     final Log log;
+    final io.spinel.core.keyspace.EncodingConfig encodings;
 
     private final ScheduledExecutorService loop;
     private final BooleanSupplier inLoop;
@@ -73,6 +74,7 @@ public final class Engine {
         this.inLoop = inLoop;
         this.log = log;
         this.keyspace = new Keyspace(config.getInt("databases"), this::onExpired);
+        this.encodings = new io.spinel.core.keyspace.EncodingConfig(config);
         CommandFamilies.registerAll(commands);
         bindConfig();
     }
@@ -115,6 +117,11 @@ public final class Engine {
 
     public Keyspace keyspace() {
         return keyspace;
+    }
+
+    /** Collection encoding thresholds, current with the config. */
+    public io.spinel.core.keyspace.EncodingConfig encodings() {
+        return encodings;
     }
 
     public CommandTable commands() {

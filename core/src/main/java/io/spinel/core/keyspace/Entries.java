@@ -12,6 +12,19 @@ public final class Entries {
     private Entries() {
     }
 
+    /**
+     * The value of entry e if it has the given type, null if e is null; WRONGTYPE otherwise.
+     * The usual first step of a collection command after the lookup.
+     */
+    public static Value valueOf(Object e, int type) {
+        if (e == null) return null;
+        if (e instanceof DbObject) {
+            Value v = ((DbObject) e).value;
+            if (v.type() == type) return v;
+        }
+        throw io.spinel.core.command.CommandError.WRONGTYPE;
+    }
+
     public static boolean isString(Object e) {
         return e instanceof byte[];
     }

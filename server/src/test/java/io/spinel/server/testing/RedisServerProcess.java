@@ -1,0 +1,82 @@
+package io.spinel.server.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The reference: Debian's redis-server 7.0 started on a free port for differential tests, or
+ * null when it is not installed (tests then skip with a message; CI installs it).
+ */
+public final class RedisServerProcess implements AutoCloseable {
+    private final Process process;
+    private final int port;
+    private final Path dir;
+
+    private RedisServerProcess(Process process, int port, Path dir) {
+        this.process = process;
+        this.port = port;
+        this.dir = dir;
+    }
+
+    public static String binary() {
+        for (String p : new String[] {"/usr/bin/redis-server", "/usr/local/bin/redis-server"}) {
+            if (new File(p).canExecute()) return p;
+        }
+        return null;
+    }
+
+    public static boolean available() {
+        return binary() != null;
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    /** Starts redis-server with persistence off and the given extra options. */
+    public static RedisServerProcess start(String... extra) throws IOException, InterruptedException {
+        String bin = binary();
+        if (bin == null) return null;
+        int port = freePort();
+        Path dir = Files.createTempDirectory("redis-ref");
+        List<String> cmd = new ArrayList<>(Arrays.asList(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no",
+                "--enable-debug-command", "yes", "--loglevel", "warning"));
+        cmd.addAll(Arrays.asList(extra));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile()).start();
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (System.currentTimeMillis() < deadline) {
+            try (RawClient c = new RawClient(port)) {
+                if (new String(c.call("PING")).startsWith("+PONG")) return new RedisServerProcess(p, port, dir);
+            } catch (IOException e) {
+                Thread.sleep(50);
+            }
+        }
+        p.destroyForcibly();
+        throw new IOException("redis-server did not start on port " + port);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

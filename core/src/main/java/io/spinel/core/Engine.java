@@ -298,7 +298,7 @@ public final class Engine {
             int r = reader.next(!c.authenticated, protoMaxBulkLen);
             if (r == RespReader.NEED_MORE) break;
             if (r == RespReader.ERROR) {
-                c.error(reader.error());
+                c.error("ERR " + reader.error());
                 log.verbose("Protocol error (" + reader.error() + ") from client: " + c.connection.remoteAddress());
                 c.closeAfterReply();
                 break;
@@ -326,7 +326,12 @@ public final class Engine {
         }
         Command cmd = commands.resolve(args);
         if (cmd == null) {
-            reject(c, null, unknownCommandMessage(args));
+            if (args.count() > 1 && commands.isContainer(args.buf(0), args.off(0), args.len(0))) {
+                reject(c, null, "ERR unknown subcommand '" + truncate(args.string(1), 128) + "'. Try "
+                        + args.string(0).toUpperCase() + " HELP.");
+            } else {
+                reject(c, null, unknownCommandMessage(args));
+            }
             return;
         }
         c.lastCommand = cmd;
@@ -365,7 +370,9 @@ public final class Engine {
             c.error(e.getMessage());
             cmd.failedCalls++;
         } catch (RuntimeException e) {
-            log.warning("Error while running '" + cmd.name + "': " + e);
+            java.io.StringWriter sw = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(sw));
+            log.warning("Error while running '" + cmd.name + "': " + sw);
             c.error("ERR internal error: " + e);
             cmd.failedCalls++;
         } finally {

@@ -1,0 +1,102 @@
+package io.spinel.core.keyspace;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class KeyTableTest {
+    private static byte[] k(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Random inserts, replaces and removes, checked against a HashMap after every step. */
+    @Test
+    void behavesLikeAMapThroughGrowthShrinkAndRehash() {
+        KeySet table = new KeySet();
+        Set<String> model = new HashSet<>();
+        Random rnd = new Random(42);
+        for (int step = 0; step < 200_000; step++) {
+            // phases of growth and shrinkage so both directions of rehash happen mid-operation
+            int range = (step / 20_000) % 2 == 0 ? 5000 : 300;
+            String key = "key:" + rnd.nextInt(range);
+            int op = rnd.nextInt(10);
+            if (op < 5) {
+                assertThat(table.add(k(key))).isEqualTo(model.add(key));
+            } else if (op < 8) {
+                assertThat(table.remove(k(key), 0, k(key).length)).isEqualTo(model.remove(key));
+            } else {
+                assertThat(table.contains(k(key), 0, k(key).length)).isEqualTo(model.contains(key));
+            }
+            assertThat(table.size()).isEqualTo(model.size());
+        }
+        for (String key : model) assertThat(table.contains(k(key), 0, k(key).length)).isTrue();
+    }
+
+    @Test
+    void putReplacesAndReturnsThePreviousEntry() {
+        EntryTable t = new EntryTable();
+        byte[] key = k("a");
+        byte[] e1 = StringEntry.create(key, 0, 1, k("1"), 0, 1, -1, 0);
+        byte[] e2 = StringEntry.create(key, 0, 1, k("2"), 0, 1, -1, 0);
+        long h = KeyHash.of(key);
+        assertThat(t.put(h, e1, key, 0, 1)).isNull();
+        assertThat(t.put(h, e2, key, 0, 1)).isSameAs(e1);
+        assertThat(t.get(h, key, 0, 1)).isSameAs(e2);
+        assertThat(t.size()).isEqualTo(1);
+    }
+
+    /** SCAN's guarantee: every key present for the whole scan is returned, even across resizes. */
+    @Test
+    void scanReturnsEveryStableKeyWhileTheTableResizes() {
+        for (int seed = 0; seed < 20; seed++) {
+            KeySet table = new KeySet();
+            Random rnd = new Random(seed);
+            Set<String> stable = new HashSet<>();
+            for (int i = 0; i < 1000; i++) {
+                String s = "stable:" + i;
+                table.add(k(s));
+                stable.add(s);
+            }
+            Set<String> seen = new HashSet<>();
+            long cursor = 0;
+            int tmp = 0;
+            int steps = 0;
+            do {
+                cursor = table.scan(cursor, e -> seen.add(new String((byte[]) e, StandardCharsets.UTF_8)));
+                // churn: grow by thousands of temporary keys, then drop them, so the table doubles
+                // and shrinks (with incremental rehash in flight) while the scan goes on
+                if (tmp < 4000 && rnd.nextInt(3) > 0) {
+                    for (int i = 0; i < 50; i++) table.add(k("tmp:" + tmp++));
+                } else {
+                    for (int i = 0; i < 50 && tmp > 0; i++) {
+                        tmp--;
+                        table.remove(k("tmp:" + tmp), 0, k("tmp:" + tmp).length);
+                    }
+                }
+                assertThat(++steps).isLessThan(1_000_000);
+            } while (cursor != 0);
+            assertThat(seen).containsAll(stable);
+        }
+    }
+
+    @Test
+    void randomFindsEntriesOnlyFromTheTable() {
+        KeySet table = new KeySet();
+        assertThat(table.random(new SplittableRandom(1))).isNull();
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 10; i++) table.add(k("r" + i));
+        SplittableRandom r = new SplittableRandom(7);
+        for (int i = 0; i < 2000; i++) {
+            counts.merge(new String((byte[]) table.random(r), StandardCharsets.UTF_8), 1, Integer::sum);
+        }
+        assertThat(counts.keySet()).hasSize(10);
+    }
+}

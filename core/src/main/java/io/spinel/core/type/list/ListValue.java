@@ -425,11 +425,12 @@ public final class ListValue implements Value {
         Node n = fromTail ? tail : head;
         while (n != null && removed < limit) {
             Node following = fromTail ? n.prev : n.next;
-            removed += fromTail ? filterBackward(n, b, off, len, limit - removed)
+            long here = fromTail ? filterBackward(n, b, off, len, limit - removed)
                     : filterForward(n, b, off, len, limit - removed);
+            removed += here;
             if (n.count == 0) {
                 unlink(n);
-            } else {
+            } else if (here > 0) {
                 n.shrinkIfSparse();
                 // only with the neighbour already scanned: merging the next one would hide it
                 if (fromTail) tryMerge(n, n.next);

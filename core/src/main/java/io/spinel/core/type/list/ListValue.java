@@ -1,0 +1,553 @@
+package io.spinel.core.type.list;
+
+import io.spinel.core.keyspace.Value;
+import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+
+/**
+ * A list value (Redis's quicklist): a doubly linked list of packed {@link Node}s. A small list is a
+ * single node, i.e. one packed {@code byte[]}; past the node size limit set by
+ * list-max-listpack-size the list grows more nodes, so pushes and pops at both ends stay O(1) and
+ * positions near either end are reached without touching the middle.
+ *
+ * <p>OBJECT ENCODING says "quicklist" whatever the size: Redis 7.0 has no other list encoding
+ * (the "listpack" list encoding arrived in 7.2), and replies must match 7.0.
+ *
+ * <p>The node limit is fixed when the list is created, as Redis does: a later CONFIG SET of
+ * list-max-listpack-size applies to new lists only. list-compress-depth is not applied (it only
+ * trades CPU for memory).
+ *
+ * <p>Elements are binary-safe byte strings; integers are kept as their decimal text, which Redis's
+ * integer entries always reproduce exactly, so comparisons are plain byte comparisons.
+ */
+public final class ListValue implements Value {
+    /** Node byte limits for list-max-listpack-size -1 .. -5. */
+    private static final int[] SIZE_LEVELS = {4096, 8192, 16384, 32768, 65536};
+    /** With a count limit (positive fill), a node never grows past this many bytes either. */
+    private static final int SAFETY_LIMIT = 8192;
+    /** Room Redis's size estimate adds for the listpack header, terminator and entry overhead. */
+    private static final int NODE_OVERHEAD = 15;
+    private static final int FILL_MAX = 1 << 15;
+
+    private Node head;
+    private Node tail;
+    private long size;
+    private int nodes;
+    private final int fill;
+
+    /** An empty list whose nodes follow list-max-listpack-size {@code fill}. */
+    public ListValue(int fill) {
+        this.fill = fill > FILL_MAX ? FILL_MAX : Math.max(fill, -SIZE_LEVELS.length);
+    }
+
+    @Override
+    public int type() {
+        return ValueType.LIST;
+    }
+
+    @Override
+    public String encoding() {
+        return "quicklist";
+    }
+
+    @Override
+    public long size() {
+        return size;
+    }
+
+    /** Number of nodes (for tests and DEBUG-style introspection). */
+    public int nodeCount() {
+        return nodes;
+    }
+
+    /** The list-max-listpack-size in force for this list (after clamping). */
+    public int fill() {
+        return fill;
+    }
+
+    // ---- node limits ----------------------------------------------------------------------------
+
+    private boolean fits(long bytes, long entries) {
+        if (fill < 0) return bytes <= SIZE_LEVELS[-fill - 1];
+        return bytes <= SAFETY_LIMIT && entries <= fill;
+    }
+
+    private boolean allowInsert(Node n, int len) {
+        if (n.count == 0) return true;
+        return fits((long) n.bytes() + len + NODE_OVERHEAD, n.count + 1L);
+    }
+
+    private boolean allowMerge(Node a, Node b) {
+        return fits((long) a.bytes() + b.bytes() + NODE_OVERHEAD, (long) a.count + b.count);
+    }
+
+    // ---- linking --------------------------------------------------------------------------------
+
+    private void linkAfter(Node at, Node n) {
+        n.prev = at;
+        n.next = at.next;
+        if (at.next != null) at.next.prev = n;
+        else tail = n;
+        at.next = n;
+        nodes++;
+    }
+
+    private void linkBefore(Node at, Node n) {
+        n.next = at;
+        n.prev = at.prev;
+        if (at.prev != null) at.prev.next = n;
+        else head = n;
+        at.prev = n;
+        nodes++;
+    }
+
+    private void unlink(Node n) {
+        if (n.prev != null) n.prev.next = n.next;
+        else head = n.next;
+        if (n.next != null) n.next.prev = n.prev;
+        else tail = n.prev;
+        n.prev = n.next = null;
+        nodes--;
+    }
+
+    /** Folds b (a's successor) into a when the result stays within the node limit. */
+    private void tryMerge(Node a, Node b) {
+        if (a == null || b == null || !allowMerge(a, b)) return;
+        if (a.buf.length - a.end >= b.bytes()) {
+            System.arraycopy(b.buf, b.start, a.buf, a.end, b.bytes());
+            a.end += b.bytes();
+        } else {
+            byte[] nb = new byte[a.bytes() + b.bytes()];
+            System.arraycopy(a.buf, a.start, nb, 0, a.bytes());
+            System.arraycopy(b.buf, b.start, nb, a.bytes(), b.bytes());
+            a.buf = nb;
+            a.start = 0;
+            a.end = nb.length;
+        }
+        a.count += b.count;
+        unlink(b);
+    }
+
+    // ---- pushes and pops ------------------------------------------------------------------------
+
+    public void pushHead(byte[] b, int off, int len) {
+        Node h = head;
+        if (h == null) {
+            head = tail = Node.of(b, off, len);
+            nodes = 1;
+        } else if (allowInsert(h, len)) {
+            h.pushHead(b, off, len);
+        } else {
+            h.trim();
+            linkBefore(h, Node.of(b, off, len));
+        }
+        size++;
+    }
+
+    public void pushTail(byte[] b, int off, int len) {
+        Node t = tail;
+        if (t == null) {
+            head = tail = Node.of(b, off, len);
+            nodes = 1;
+        } else if (allowInsert(t, len)) {
+            t.pushTail(b, off, len);
+        } else {
+            t.trim();
+            linkAfter(t, Node.of(b, off, len));
+        }
+        size++;
+    }
+
+    public void push(boolean atHead, byte[] b, int off, int len) {
+        if (atHead) pushHead(b, off, len);
+        else pushTail(b, off, len);
+    }
+
+    /** Replies with the first (atHead) or last element as a bulk string and removes it. The list must not be empty. */
+    public void popTo(boolean atHead, Reply r) {
+        Node n = atHead ? head : tail;
+        if (atHead) {
+            int len = Node.lengthAt(n.buf, n.start);
+            r.bulk(n.buf, n.start + Node.headerSize(len), len);
+            n.start += Node.entrySize(len);
+        } else {
+            int len = Node.lengthBefore(n.buf, n.end);
+            int es = Node.entrySize(len);
+            r.bulk(n.buf, n.end - es + Node.headerSize(len), len);
+            n.end -= es;
+        }
+        afterPop(n);
+    }
+
+    /** Removes and returns the first (atHead) or last element. The list must not be empty. */
+    public byte[] pop(boolean atHead) {
+        Node n = atHead ? head : tail;
+        byte[] v;
+        if (atHead) {
+            int len = Node.lengthAt(n.buf, n.start);
+            v = Bytes.copy(n.buf, n.start + Node.headerSize(len), len);
+            n.start += Node.entrySize(len);
+        } else {
+            int len = Node.lengthBefore(n.buf, n.end);
+            int es = Node.entrySize(len);
+            v = Bytes.copy(n.buf, n.end - es + Node.headerSize(len), len);
+            n.end -= es;
+        }
+        afterPop(n);
+        return v;
+    }
+
+    private void afterPop(Node n) {
+        n.count--;
+        size--;
+        if (n.count == 0) unlink(n);
+        else n.shrinkIfSparse();
+    }
+
+    // ---- positional access ----------------------------------------------------------------------
+
+    /**
+     * A position in the list, for reading elements in place: {@link #array()}, {@link #offset()} and
+     * {@link #length()} describe the current element. Invalid once the list is modified.
+     */
+    public static final class Cursor {
+        Node node;
+        int pos;
+        int idx;
+        int len;
+
+        void set(Node n, int pos, int idx) {
+            this.node = n;
+            this.pos = pos;
+            this.idx = idx;
+            this.len = Node.lengthAt(n.buf, pos);
+        }
+
+        public byte[] array() {
+            return node.buf;
+        }
+
+        public int offset() {
+            return pos + Node.headerSize(len);
+        }
+
+        public int length() {
+            return len;
+        }
+
+        public boolean equalTo(byte[] b, int off, int blen) {
+            return blen == len && Bytes.equals(node.buf, offset(), len, b, off, blen);
+        }
+
+        /** Moves towards the tail; false (and the cursor unusable) past the last element. */
+        public boolean next() {
+            pos += Node.entrySize(len);
+            idx++;
+            if (idx >= node.count) {
+                node = node.next;
+                if (node == null) return false;
+                pos = node.start;
+                idx = 0;
+            }
+            len = Node.lengthAt(node.buf, pos);
+            return true;
+        }
+
+        /** Moves towards the head; false (and the cursor unusable) before the first element. */
+        public boolean prev() {
+            if (idx == 0) {
+                node = node.prev;
+                if (node == null) return false;
+                idx = node.count - 1;
+                pos = node.end;
+            } else {
+                idx--;
+            }
+            pos -= Node.entrySize(Node.lengthBefore(node.buf, pos));
+            len = Node.lengthAt(node.buf, pos);
+            return true;
+        }
+    }
+
+    /** The node holding element {@code index} (0 &lt;= index &lt; size); its index within the node goes to c.idx. */
+    private Node locate(long index, Cursor c) {
+        Node n;
+        if (index < size / 2) {
+            n = head;
+            while (index >= n.count) {
+                index -= n.count;
+                n = n.next;
+            }
+        } else {
+            long fromTail = size - 1 - index;
+            n = tail;
+            while (fromTail >= n.count) {
+                fromTail -= n.count;
+                n = n.prev;
+            }
+            index = n.count - 1 - fromTail;
+        }
+        c.node = n;
+        c.idx = (int) index;
+        return n;
+    }
+
+    /**
+     * A cursor on element {@code index} (negative counts from the tail, -1 being the last), or null
+     * when out of range.
+     */
+    public Cursor cursor(long index) {
+        if (index < 0) index += size;
+        if (index < 0 || index >= size) return null;
+        Cursor c = new Cursor();
+        Node n = locate(index, c);
+        c.set(n, n.offsetOf(c.idx), c.idx);
+        return c;
+    }
+
+    /** Writes elements [from, from + n) as bulks (from the highest index down when reversed, starting at from). */
+    public void replyRange(Reply r, long from, long n, boolean reverse) {
+        if (n <= 0) return;
+        Cursor c = cursor(from);
+        for (long k = 0; ; ) {
+            r.bulk(c.node.buf, c.offset(), c.len);
+            if (++k == n) break;
+            if (reverse) c.prev();
+            else c.next();
+        }
+    }
+
+    /** Calls the visitor for every element, head to tail. */
+    public void forEach(ElementVisitor visitor) {
+        for (Node n = head; n != null; n = n.next) {
+            byte[] buf = n.buf;
+            int p = n.start;
+            for (int i = 0; i < n.count; i++) {
+                int len = Node.lengthAt(buf, p);
+                int h = Node.headerSize(len);
+                visitor.accept(buf, p + h, len);
+                p += len + 2 * h;
+            }
+        }
+    }
+
+    /** Receives elements in place (valid only during the call). */
+    @FunctionalInterface
+    public interface ElementVisitor {
+        void accept(byte[] buf, int off, int len);
+    }
+
+    // ---- updates in the middle ------------------------------------------------------------------
+
+    /** Inserts an element so that it becomes entry {@code i} of node n, at byte offset p of it. */
+    private void insertInto(Node n, int p, int i, byte[] b, int off, int len) {
+        if (allowInsert(n, len)) {
+            n.insertAt(p, b, off, len);
+        } else if (i == 0 && n.prev != null && allowInsert(n.prev, len)) {
+            n.prev.pushTail(b, off, len);
+        } else if (i == n.count && n.next != null && allowInsert(n.next, len)) {
+            n.next.pushHead(b, off, len);
+        } else if (i == 0) {
+            linkBefore(n, Node.of(b, off, len));
+        } else if (i == n.count) {
+            linkAfter(n, Node.of(b, off, len));
+        } else {
+            Node right = n.splitAt(i);
+            linkAfter(n, right);
+            if (allowInsert(n, len)) n.pushTail(b, off, len);
+            else if (allowInsert(right, len)) right.pushHead(b, off, len);
+            else linkAfter(n, Node.of(b, off, len));
+        }
+        size++;
+    }
+
+    /**
+     * LINSERT: inserts the element before or after the first occurrence of the pivot, searching from
+     * the head. Returns false when the pivot is absent.
+     */
+    public boolean insert(boolean after, byte[] pivot, int pOff, int pLen, byte[] b, int off, int len) {
+        if (size == 0) return false;
+        Cursor c = cursor(0);
+        do {
+            if (c.equalTo(pivot, pOff, pLen)) {
+                Node n = c.node;
+                if (after) insertInto(n, c.pos + Node.entrySize(c.len), c.idx + 1, b, off, len);
+                else insertInto(n, c.pos, c.idx, b, off, len);
+                return true;
+            }
+        } while (c.next());
+        return false;
+    }
+
+    /** LSET: replaces element {@code index} (negative from the tail); false when out of range. */
+    public boolean set(long index, byte[] b, int off, int len) {
+        Cursor c = cursor(index);
+        if (c == null) return false;
+        Node n = c.node;
+        int oldSize = Node.entrySize(c.len);
+        if (oldSize == Node.entrySize(len)) {
+            Node.write(n.buf, c.pos, b, off, len);
+            return true;
+        }
+        int p = n.removeBytes(c.pos, c.pos + oldSize, 1);
+        size--;
+        insertInto(n, p, c.idx, b, off, len);
+        if (n.count > 0) n.shrinkIfSparse();
+        return true;
+    }
+
+    /** Deletes {@code n} elements from index {@code from} on (0 &lt;= from, from + n &lt;= size). */
+    public void deleteRange(long from, long n) {
+        if (n <= 0) return;
+        Cursor c = new Cursor();
+        Node node = locate(from, c);
+        int i = c.idx;
+        while (n > 0) {
+            Node next = node.next;
+            int k = (int) Math.min(n, node.count - i);
+            if (i == 0 && k == node.count) unlink(node);
+            else node.deleteRange(i, k);
+            n -= k;
+            size -= k;
+            i = 0;
+            node = next;
+        }
+    }
+
+    /**
+     * LREM: removes up to {@code limit} elements equal to the given one (0: all), scanning from the
+     * tail when {@code fromTail}. Each node is compacted in one pass. Returns how many went.
+     */
+    public long remove(byte[] b, int off, int len, long limit, boolean fromTail) {
+        if (limit <= 0) limit = Long.MAX_VALUE;
+        long removed = 0;
+        Node n = fromTail ? tail : head;
+        while (n != null && removed < limit) {
+            Node following = fromTail ? n.prev : n.next;
+            long here = fromTail ? filterBackward(n, b, off, len, limit - removed)
+                    : filterForward(n, b, off, len, limit - removed);
+            removed += here;
+            if (n.count == 0) {
+                unlink(n);
+            } else if (here > 0) {
+                n.shrinkIfSparse();
+                // only with the neighbour already scanned: merging the next one would hide it
+                if (fromTail) tryMerge(n, n.next);
+                else tryMerge(n.prev, n);
+            }
+            n = following;
+        }
+        size -= removed;
+        return removed;
+    }
+
+    private static long filterForward(Node n, byte[] b, int off, int len, long limit) {
+        byte[] buf = n.buf;
+        int r = n.start;
+        int w = r;
+        int end = n.end;
+        long removed = 0;
+        while (r < end) {
+            int l = Node.lengthAt(buf, r);
+            int h = Node.headerSize(l);
+            int es = l + 2 * h;
+            if (l == len && Bytes.equals(buf, r + h, l, b, off, len)) {
+                removed++;
+                r += es;
+                if (removed == limit) break;
+            } else {
+                if (w != r) System.arraycopy(buf, r, buf, w, es);
+                w += es;
+                r += es;
+            }
+        }
+        if (removed > 0) {
+            if (r < end && w != r) System.arraycopy(buf, r, buf, w, end - r);
+            n.end = w + (end - r);
+            n.count -= (int) removed;
+        }
+        return removed;
+    }
+
+    private static long filterBackward(Node n, byte[] b, int off, int len, long limit) {
+        byte[] buf = n.buf;
+        int r = n.end;
+        int w = r;
+        int start = n.start;
+        long removed = 0;
+        while (r > start) {
+            int l = Node.lengthBefore(buf, r);
+            int h = Node.headerSize(l);
+            int es = l + 2 * h;
+            int p = r - es;
+            if (l == len && Bytes.equals(buf, p + h, l, b, off, len)) {
+                removed++;
+                r = p;
+                if (removed == limit) break;
+            } else {
+                if (w != r) System.arraycopy(buf, p, buf, w - es, es);
+                w -= es;
+                r = p;
+            }
+        }
+        if (removed > 0) {
+            if (r > start && w != r) System.arraycopy(buf, start, buf, w - (r - start), r - start);
+            n.start = w - (r - start);
+            n.count -= (int) removed;
+        }
+        return removed;
+    }
+
+    // ---- Value ----------------------------------------------------------------------------------
+
+    @Override
+    public ListValue copy() {
+        ListValue l = new ListValue(fill);
+        for (Node n = head; n != null; n = n.next) {
+            Node c = n.copy();
+            if (l.tail == null) {
+                l.head = l.tail = c;
+            } else {
+                c.prev = l.tail;
+                l.tail.next = c;
+                l.tail = c;
+            }
+        }
+        l.size = size;
+        l.nodes = nodes;
+        return l;
+    }
+
+    @Override
+    public long memoryUsage() {
+        long m = 40;
+        for (Node n = head; n != null; n = n.next) m += n.memoryUsage();
+        return m;
+    }
+
+    /** Checks the structure's invariants (tests). */
+    void verify() {
+        long total = 0;
+        int k = 0;
+        Node prev = null;
+        for (Node n = head; n != null; n = n.next) {
+            if (n.prev != prev) throw new IllegalStateException("bad prev link at node " + k);
+            if (n.count <= 0) throw new IllegalStateException("empty node " + k);
+            int p = n.start;
+            for (int i = 0; i < n.count; i++) {
+                int len = Node.lengthAt(n.buf, p);
+                int q = p + Node.entrySize(len);
+                if (Node.lengthBefore(n.buf, q) != len) throw new IllegalStateException("bad trailer in node " + k);
+                p = q;
+            }
+            if (p != n.end) throw new IllegalStateException("node " + k + " entries end at " + p + " not " + n.end);
+            total += n.count;
+            prev = n;
+            k++;
+        }
+        if (prev != tail) throw new IllegalStateException("tail mismatch");
+        if (k != nodes) throw new IllegalStateException("node count " + k + " != " + nodes);
+        if (total != size) throw new IllegalStateException("size " + total + " != " + size);
+    }
+}

@@ -17,6 +17,7 @@ import java.util.List;
  * <ul>
  *   <li>{@code @unordered CMD...} compare the top-level array as a multiset (KEYS, SMEMBERS...)</li>
  *   <li>{@code @nocompare CMD...} run on both, compare only the reply type (TIME, INFO...)</li>
+ *   <li>{@code @approx N CMD...} integer replies may differ by up to N (PTTL measured ms apart)</li>
  *   <li>{@code @raw "bytes"} send raw protocol bytes, compare the reply</li>
  *   <li>{@code @closed} both servers must have closed the connection since</li>
  *   <li>{@code @reconnect} open fresh connections to both</li>
@@ -113,6 +114,12 @@ public final class DiffScript {
             reconnect();
             return;
         }
+        long tolerance = 0;
+        if ("approx".equals(directive)) {
+            int sp = rest.indexOf(' ');
+            tolerance = Long.parseLong(rest.substring(0, sp));
+            rest = rest.substring(sp + 1).trim();
+        }
         byte[] expected;
         byte[] actual;
         if ("raw".equals(directive)) {
@@ -133,6 +140,8 @@ public final class DiffScript {
         boolean same;
         if ("unordered".equals(directive)) {
             same = Resp.sameUnordered(expected, actual);
+        } else if ("approx".equals(directive)) {
+            same = Resp.sameApprox(expected, actual, tolerance);
         } else if ("nocompare".equals(directive)) {
             same = expected.length > 0 && actual.length > 0 && expected[0] == actual[0];
         } else {

@@ -59,23 +59,34 @@ public final class Resp {
         }
     }
 
-    /** Same aggregate header and the same elements in any order (or byte-equal for non-aggregates). */
+    /**
+     * Same value with every aggregate compared as a multiset (map pairs kept together), so nested
+     * arrays in unspecified order (SCAN's keys, SMEMBERS in a map...) compare equal.
+     */
     public static boolean sameUnordered(byte[] a, byte[] b) {
-        List<byte[]> ea = elements(a), eb = elements(b);
-        if (ea == null || eb == null) return Arrays.equals(a, b);
-        if (a[0] != b[0] || ea.size() != eb.size()) return false;
-        List<String> sa = new ArrayList<>(), sb = new ArrayList<>();
-        if (a[0] == '%') {
-            for (int i = 0; i < ea.size(); i += 2) {
-                sa.add(new String(ea.get(i), StandardCharsets.ISO_8859_1) + "=>" + new String(ea.get(i + 1), StandardCharsets.ISO_8859_1));
-                sb.add(new String(eb.get(i), StandardCharsets.ISO_8859_1) + "=>" + new String(eb.get(i + 1), StandardCharsets.ISO_8859_1));
-            }
+        return canonical(a).equals(canonical(b));
+    }
+
+    /** A canonical string of a reply with aggregate elements sorted. */
+    static String canonical(byte[] reply) {
+        List<byte[]> els = elements(reply);
+        if (els == null) return new String(reply, StandardCharsets.ISO_8859_1);
+        String header = line(reply, new int[] {0});
+        List<String> parts = new ArrayList<>();
+        if (reply[0] == '%') {
+            for (int i = 0; i < els.size(); i += 2) parts.add(canonical(els.get(i)) + "=>" + canonical(els.get(i + 1)));
         } else {
-            for (byte[] x : ea) sa.add(new String(x, StandardCharsets.ISO_8859_1));
-            for (byte[] x : eb) sb.add(new String(x, StandardCharsets.ISO_8859_1));
+            for (byte[] e : els) parts.add(canonical(e));
         }
-        sa.sort(null);
-        sb.sort(null);
-        return sa.equals(sb);
+        parts.sort(null);
+        return header + parts;
+    }
+
+    /** Integer replies within {@code tolerance} of each other (TTLs measured a few ms apart). */
+    public static boolean sameApprox(byte[] a, byte[] b, long tolerance) {
+        if (a.length < 3 || b.length < 3 || a[0] != ':' || b[0] != ':') return java.util.Arrays.equals(a, b);
+        long x = Long.parseLong(new String(a, 1, a.length - 3, StandardCharsets.ISO_8859_1));
+        long y = Long.parseLong(new String(b, 1, b.length - 3, StandardCharsets.ISO_8859_1));
+        return Math.abs(x - y) <= tolerance;
     }
 }

@@ -3,6 +3,8 @@ package io.spinel.core;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.type.list.ListCommands;
+import io.spinel.core.type.bitmap.BitmapCommands;
+import io.spinel.core.type.hll.HllCommands;
 import io.spinel.core.type.string.StringCommands;
 
 /** Every command family, registered into the table. Add a family here when you add its file. */
@@ -17,5 +19,7 @@ final class CommandFamilies {
         KeyCommands.register(t);
         StringCommands.register(t);
         ListCommands.register(t);
+        HllCommands.register(t);
+        BitmapCommands.register(t);
     }
 }

@@ -119,6 +119,11 @@ public final class Engine {
         return keyspace;
     }
 
+    /** proto-max-bulk-len, kept current: the size limit of strings commands build (SETBIT offsets...). */
+    public long protoMaxBulkLen() {
+        return protoMaxBulkLen;
+    }
+
     /** Collection encoding thresholds, current with the config. */
     public io.spinel.core.keyspace.EncodingConfig encodings() {
         return encodings;

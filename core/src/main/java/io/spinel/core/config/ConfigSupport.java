@@ -18,6 +18,7 @@ public final class ConfigSupport {
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
         "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "list-max-listpack-size",
+        "hll-sparse-max-bytes",
     };
 
     /**
@@ -38,7 +39,7 @@ public final class ConfigSupport {
         "latency-monitor-threshold", "acllog-max-len", "busy-reply-threshold", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "stream-node-max-entries",
-        "stream-node-max-bytes", "hll-sparse-max-bytes", "tracking-table-max-keys", "rdbcompression",
+        "stream-node-max-bytes", "tracking-table-max-keys", "rdbcompression",
         "rdbchecksum", "dbfilename", "rdb-del-sync-files", "rdb-save-incremental-fsync", "rdb-key-save-delay",
         "key-load-delay", "appendfilename", "appenddirname", "appendfsync", "no-appendfsync-on-rewrite",
         "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble",

@@ -298,18 +298,50 @@ public final class StringEntry {
             }
         }
         byte[] old = value(e);
-        int capacity = newLen < MAX_PREALLOC ? newLen * 2 : newLen + MAX_PREALLOC;
-        if (capacity < 0) capacity = newLen;
         int hdr = keyLenPos(e);
         int kl = keyLength(e);
         int ko = keyOffset(e);
-        byte[] n = new byte[hdr + varintSize(kl) + kl + 4 + capacity];
+        long overhead = (long) hdr + varintSize(kl) + kl + 4;
+        long capacity = newLen < MAX_PREALLOC ? newLen * 2L : newLen + (long) MAX_PREALLOC;
+        // the preallocation must not push the array past what the JVM can allocate
+        capacity = Math.max(newLen, Math.min(capacity, MAX_ARRAY - overhead));
+        byte[] n = new byte[(int) (overhead + capacity)];
         System.arraycopy(e, 0, n, 0, ko + kl);
         n[0] = (byte) ((e[0] & ~ENC_MASK) | RAW);
         int p = ko + kl;
         Bytes.putIntLE(n, p, newLen);
         System.arraycopy(old, 0, n, p + 4, Math.min(keep, Math.min(old.length, newLen)));
         return n;
+    }
+
+    /**
+     * The entry with its value in the RAW encoding, ready to be edited in place (Redis's
+     * dbUnshareStringValue): e itself if it already is RAW, else a copy with exactly the value's
+     * length (the decimal text for INT), the same key, expire and LRU.
+     */
+    public static byte[] toRaw(byte[] e) {
+        int enc = encoding(e);
+        if (enc == RAW) return e;
+        int ko = keyOffset(e);
+        int kl = keyLength(e);
+        if (enc == INT) {
+            byte[] v = value(e);
+            return createRaw(e, ko, kl, v, 0, v.length, v.length, expire(e), lru(e));
+        }
+        int vo = valueOffset(e);
+        int vl = valueLength(e);
+        return createRaw(e, ko, kl, e, vo, vl, vl, expire(e), lru(e));
+    }
+
+    /** Largest array the JVM reliably allocates. */
+    private static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /**
+     * The longest value an entry for a key of {@code keyLen} bytes can hold: Java arrays stop
+     * short of 2 GB, where Redis strings only stop at proto-max-bulk-len.
+     */
+    public static long maxValueLength(int keyLen) {
+        return MAX_ARRAY - (EXPIRE_OFF + 8 + varintSize(keyLen) + keyLen + 4);
     }
 
     /** Bytes of heap this entry takes (object header included), for memory accounting. */

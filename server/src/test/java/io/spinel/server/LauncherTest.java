@@ -1,0 +1,137 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The redis-server compatible command line, run as a separate JVM as a user runs it. */
+class LauncherTest {
+    private static Process launch(Path log, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(Arrays.asList(
+                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+                "-cp", System.getProperty("java.class.path"), "io.spinel.server.Main"));
+        cmd.addAll(Arrays.asList(args));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    @Test
+    void sigtermShutsDownCleanlyWithExitZero(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path pidfile = dir.resolve("spinel.pid");
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, "--port", Integer.toString(port), "--pidfile", pidfile.toString());
+        try {
+            waitForPing(port);
+            assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(p.pid()));
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("SET", "k", "v")).isEqualTo("+OK\r\n");
+            }
+            p.destroy(); // SIGTERM
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            String out = Files.readString(log);
+            assertThat(out).contains("Received SIGTERM scheduling shutdown").contains("ready to exit, bye bye");
+            assertThat(pidfile).doesNotExist();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port));
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                c.send(List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
+                assertThat(c.isClosedByPeer()).isTrue();
+            }
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void badOptionStopsStartupNamingTheLine(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, "--port", "abc");
+        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(log)).contains("*** FATAL CONFIG FILE ERROR")
+                .contains("Reading the configuration file, at line 1")
+                .contains(">>> 'port \"abc\"'")
+                .contains("argument couldn't be parsed into an integer");
+    }
+
+    @Test
+    void badConfigFileLineIsNamed(@TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("redis.conf");
+        Files.writeString(conf, "# a comment\nport 7777\nnot-an-option yes\n", StandardCharsets.UTF_8);
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, conf.toString());
+        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(log)).contains("at line 3").contains(">>> 'not-an-option yes'")
+                .contains("Bad directive or wrong number of arguments");
+    }
+
+    @Test
+    void configFileThenOverrides(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path conf = dir.resolve("redis.conf");
+        Files.writeString(conf, "port 1\ndatabases 4\nsave \"\"\nmaxclients 77\n", StandardCharsets.UTF_8);
+        Process p = launch(dir.resolve("out.log"), conf.toString(), "--port", Integer.toString(port),
+                "--requirepass", "pass word");
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("AUTH", "pass word")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("CONFIG", "GET", "databases")).contains("$1\r\n4\r\n");
+                assertThat(c.callString("CONFIG", "GET", "maxclients")).contains("$2\r\n77\r\n");
+                assertThat(c.callString("SELECT", "4")).isEqualTo("-ERR DB index is out of range\r\n");
+            }
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void versionAndHelp(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("v.log");
+        Process p = launch(log, "--version");
+        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readString(log)).startsWith("Spinel server v=").contains("redis=7.0.15");
+        Process h = launch(dir.resolve("h.log"), "--help");
+        assertThat(h.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(Files.readString(dir.resolve("h.log"))).contains("Usage: ./spinel-server");
+    }
+
+    private static void waitForPing(int port) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (System.currentTimeMillis() < deadline) {
+            try (RawClient c = new RawClient(port)) {
+                if (c.callString("PING").startsWith("+PONG") || c.callString("PING").startsWith("-NOAUTH")) return;
+            } catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new AssertionError("server did not answer PING on port " + port);
+    }
+}

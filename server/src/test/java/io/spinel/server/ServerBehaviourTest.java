@@ -1,0 +1,193 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.RawClient;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Collections;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Connection-level behaviour: limits, protected mode, authentication, idle timeout, unix sockets. */
+class ServerBehaviourTest {
+
+    @Test
+    void maxclientsRefusesTheConnectionOverTheLimit() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("maxclients", "2").start();
+             RawClient a = new RawClient(s.port());
+             RawClient b = new RawClient(s.port())) {
+            assertThat(a.callString("PING")).isEqualTo("+PONG\r\n");
+            assertThat(b.callString("PING")).isEqualTo("+PONG\r\n");
+            try (RawClient c = new RawClient(s.port())) {
+                assertThat(new String(c.readReply(), StandardCharsets.US_ASCII))
+                        .isEqualTo("-ERR max number of clients reached\r\n");
+                assertThat(c.isClosedByPeer()).isTrue();
+            }
+            assertThat(a.callString("INFO", "stats")).contains("rejected_connections:1");
+        }
+    }
+
+    private static InetAddress nonLoopbackAddress() throws IOException {
+        for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!ni.isUp() || ni.isLoopback()) continue;
+            for (InetAddress a : Collections.list(ni.getInetAddresses())) {
+                if (a instanceof Inet4Address && !a.isLoopbackAddress()) return a;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void protectedModeDeniesNonLoopbackClientsWithoutPassword() throws Exception {
+        InetAddress external = nonLoopbackAddress();
+        Assumptions.assumeTrue(external != null, "no non-loopback interface to connect from");
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("bind", "* -::*").start()) {
+            try (RawClient local = new RawClient(s.port())) {
+                assertThat(local.callString("PING")).isEqualTo("+PONG\r\n");
+            }
+            try (RawClient remote = new RawClient(external.getHostAddress(), s.port())) {
+                String reply = new String(remote.readReply(), StandardCharsets.US_ASCII);
+                assertThat(reply).startsWith("-DENIED Redis is running in protected mode");
+                assertThat(remote.isClosedByPeer()).isTrue();
+            }
+        }
+        // with a password set, remote clients are let in (and must authenticate)
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("requirepass", "pw").start();
+             RawClient remote = new RawClient(external.getHostAddress(), s.port())) {
+            assertThat(remote.callString("PING")).startsWith("-NOAUTH");
+        }
+    }
+
+    @Test
+    void authenticationAndUnauthenticatedLimits() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("requirepass", "secret").start()) {
+            try (RawClient c = new RawClient(s.port())) {
+                assertThat(c.callString("GET", "k")).isEqualTo("-NOAUTH Authentication required.\r\n");
+                assertThat(c.callString("AUTH", "wrong"))
+                        .isEqualTo("-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+                assertThat(c.callString("AUTH", "secret")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("SET", "k", "v")).isEqualTo("+OK\r\n");
+            }
+            try (RawClient c = new RawClient(s.port())) {
+                c.sendRaw("*20\r\n");
+                assertThat(new String(c.readReply(), StandardCharsets.US_ASCII))
+                        .isEqualTo("-ERR Protocol error: unauthenticated multibulk length\r\n");
+                assertThat(c.isClosedByPeer()).isTrue();
+            }
+            try (RawClient c = new RawClient(s.port())) {
+                c.sendRaw("*2\r\n$3\r\nGET\r\n$20000\r\n");
+                assertThat(new String(c.readReply(), StandardCharsets.US_ASCII))
+                        .isEqualTo("-ERR Protocol error: unauthenticated bulk length\r\n");
+                assertThat(c.isClosedByPeer()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void protocolErrorClosesOnlyThatConnection() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             RawClient good = new RawClient(s.port());
+             RawClient bad = new RawClient(s.port())) {
+            good.callString("SET", "k", "v");
+            bad.sendRaw("*1\r\n$4\r\nPING\r\n*x\r\n");
+            assertThat(new String(bad.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+PONG\r\n");
+            assertThat(new String(bad.readReply(), StandardCharsets.US_ASCII))
+                    .isEqualTo("-ERR Protocol error: invalid multibulk length\r\n");
+            assertThat(bad.isClosedByPeer()).isTrue();
+            assertThat(good.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+        }
+    }
+
+    @Test
+    void queryBufferLimitClosesTheGreedyClient() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort()
+                .option("client-query-buffer-limit", "1mb").option("proto-max-bulk-len", "100mb").start();
+             RawClient greedy = new RawClient(s.port());
+             RawClient other = new RawClient(s.port())) {
+            greedy.sendRaw("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$10000000\r\n");
+            byte[] chunk = new byte[64 * 1024];
+            boolean closed = false;
+            try {
+                for (int i = 0; i < 40; i++) greedy.sendRaw(chunk);
+            } catch (IOException e) {
+                closed = true;
+            }
+            assertThat(closed || greedy.isClosedByPeer()).isTrue();
+            assertThat(other.callString("PING")).isEqualTo("+PONG\r\n");
+        }
+    }
+
+    @Test
+    void idleClientsAreClosedAfterTimeout() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("timeout", "1").start();
+             RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+            c.setTimeout(5000);
+            assertThat(c.isClosedByPeer()).isTrue();
+        }
+    }
+
+    @Test
+    void slowReaderDoesNotStallOthers() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             Socket hog = new Socket("127.0.0.1", s.port());
+             RawClient other = new RawClient(s.port())) {
+            other.callString("SET", "k", "0123456789");
+            OutputStream out = hog.getOutputStream();
+            byte[] get = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".getBytes(StandardCharsets.US_ASCII);
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 200_000; i++) out.write(get);
+                } catch (IOException ignored) {
+                    // the hog never reads; the server may stop reading from it too
+                }
+            });
+            writer.setDaemon(true);
+            writer.start();
+            for (int i = 0; i < 100; i++) {
+                assertThat(other.callString("PING")).isEqualTo("+PONG\r\n");
+            }
+            hog.close();
+        }
+    }
+
+    @Test
+    void unixSocketListener(@TempDir Path dir) throws Exception {
+        Path sock = dir.resolve("spinel.sock");
+        try (SpinelServer s = SpinelServer.builder().option("port", "0")
+                .option("unixsocket", sock.toString()).option("unixsocketperm", "700").start()) {
+            assertThat(s.port()).isZero();
+            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                ch.connect(UnixDomainSocketAddress.of(sock));
+                ch.write(ByteBuffer.wrap("PING\r\n".getBytes(StandardCharsets.US_ASCII)));
+                ByteBuffer in = ByteBuffer.allocate(64);
+                while (in.position() < 7) ch.read(in);
+                assertThat(new String(in.array(), 0, in.position(), StandardCharsets.US_ASCII)).isEqualTo("+PONG\r\n");
+                ch.write(ByteBuffer.wrap("CLIENT INFO\r\n".getBytes(StandardCharsets.US_ASCII)));
+                in.clear();
+                ByteBuffer big = ByteBuffer.allocate(2048);
+                ch.read(big);
+                assertThat(new String(big.array(), 0, big.position(), StandardCharsets.US_ASCII)).contains("flags=U");
+            }
+        }
+        assertThat(sock).doesNotExist();
+    }
+
+    static String readAll(InputStream in) throws IOException {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,122 @@
+package io.spinel.core.protocol;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RespReaderTest {
+    private final Args args = new Args();
+    private final RespReader reader = new RespReader(args);
+
+    private void feed(String s) {
+        byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
+        feed(b);
+    }
+
+    private void feed(byte[] b) {
+        byte[] dst = reader.writable(b.length);
+        System.arraycopy(b, 0, dst, reader.writeOffset(), b.length);
+        reader.commit(b.length);
+    }
+
+    private List<String> argList() {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.count(); i++) out.add(args.string(i));
+        return out;
+    }
+
+    @Test
+    void multibulkInOnePiece() {
+        feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n");
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("SET", "k", "hello");
+        reader.consumed();
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+    }
+
+    @Test
+    void multibulkByteByByteKeepsStateAcrossReads() {
+        String cmd = "*2\r\n$4\r\nECHO\r\n$11\r\nhello world\r\n";
+        for (int i = 0; i < cmd.length() - 1; i++) {
+            feed(cmd.substring(i, i + 1));
+            assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        }
+        feed(cmd.substring(cmd.length() - 1));
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("ECHO", "hello world");
+    }
+
+    @Test
+    void pipelinedCommandsAndBufferCompaction() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 5000; i++) sb.append("*2\r\n$3\r\nGET\r\n$").append(Integer.toString(i).length())
+                .append("\r\n").append(i).append("\r\n");
+        byte[] all = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        int n = 0;
+        for (int off = 0; off < all.length; off += 1000) {
+            byte[] part = java.util.Arrays.copyOfRange(all, off, Math.min(all.length, off + 1000));
+            feed(part);
+            while (reader.next(false, 512L << 20) == RespReader.COMMAND) {
+                assertThat(args.string(1)).isEqualTo(Integer.toString(n));
+                n++;
+                reader.consumed();
+            }
+        }
+        assertThat(n).isEqualTo(5000);
+    }
+
+    @Test
+    void bigArgumentArrivingInChunks() {
+        int size = 3_000_000;
+        feed("*2\r\n$3\r\nSET\r\n$" + size + "\r\n");
+        byte[] chunk = new byte[64 * 1024];
+        java.util.Arrays.fill(chunk, (byte) 'x');
+        int sent = 0;
+        while (sent < size) {
+            int n = Math.min(chunk.length, size - sent);
+            feed(java.util.Arrays.copyOf(chunk, n));
+            sent += n;
+            assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        }
+        feed("\r\n");
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(args.len(1)).isEqualTo(size);
+    }
+
+    @Test
+    void inlineCommandsWithQuotes() {
+        feed("SET \"a b\" 'c\\'d' \"\\x41\\n\"\r\n");
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("SET", "a b", "c'd", "A\n");
+        reader.consumed();
+        feed("\r\n");
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.EMPTY);
+    }
+
+    @Test
+    void protocolErrorsAsRedisWordsThem() {
+        assertError("*abc\r\n", false, "Protocol error: invalid multibulk length");
+        assertError("*1\r\n$abc\r\n", false, "Protocol error: invalid bulk length");
+        assertError("*1\r\nfoo\r\n", false, "Protocol error: expected '$', got 'f'");
+        assertError("*20\r\n", true, "Protocol error: unauthenticated multibulk length");
+        assertError("*1\r\n$20000\r\n", true, "Protocol error: unauthenticated bulk length");
+        assertError("SET \"a\r\n", false, "Protocol error: unbalanced quotes in request");
+        assertError("x".repeat(70_000), false, "Protocol error: too big inline request");
+        assertError("*" + "1".repeat(70_000), false, "Protocol error: too big mbulk count string");
+        assertError("*1\r\n$" + "1".repeat(70_000), false, "Protocol error: too big bulk count string");
+    }
+
+    private void assertError(String input, boolean auth, String message) {
+        Args a = new Args();
+        RespReader r = new RespReader(a);
+        byte[] b = input.getBytes(StandardCharsets.ISO_8859_1);
+        System.arraycopy(b, 0, r.writable(b.length), r.writeOffset(), b.length);
+        r.commit(b.length);
+        assertThat(r.next(auth, 512L << 20)).isEqualTo(RespReader.ERROR);
+        assertThat(r.error()).isEqualTo(message);
+    }
+}

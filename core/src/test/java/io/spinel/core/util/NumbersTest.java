@@ -1,0 +1,93 @@
+package io.spinel.core.util;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Number parsing and printing that must agree with Redis's string2ll, strtod, %.17g and long double. */
+class NumbersTest {
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void parseLongIsStrict() {
+        assertThat(Bytes.parseLong(b("0"))).isZero();
+        assertThat(Bytes.parseLong(b("-9223372036854775808"))).isEqualTo(Long.MIN_VALUE);
+        assertThat(Bytes.parseLong(b("9223372036854775807"))).isEqualTo(Long.MAX_VALUE);
+        for (String bad : new String[] {"", "-", "+1", "01", "-0", " 1", "1 ", "9223372036854775808",
+                "-9223372036854775809", "1.0", "abc", "123456789012345678901"}) {
+            assertThatThrownBy(() -> Bytes.parseLong(b(bad))).as(bad).isInstanceOf(NumberFormatException.class);
+        }
+    }
+
+    @Test
+    void writeLongRoundTrips() {
+        for (long v : new long[] {0, 1, -1, 10, 999, Long.MAX_VALUE, Long.MIN_VALUE, 1234567890123L}) {
+            assertThat(new String(Bytes.longToBytes(v), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(v));
+            assertThat(Bytes.decimalLength(v)).isEqualTo(Long.toString(v).length());
+        }
+    }
+
+    @Test
+    void format17gMatchesPrintf() {
+        // values and the text glibc's printf("%.17g") gives for them
+        assertThat(Doubles.format17g(0.1)).isEqualTo("0.10000000000000001");
+        assertThat(Doubles.format17g(1.5)).isEqualTo("1.5");
+        assertThat(Doubles.format17g(3.0)).isEqualTo("3");
+        assertThat(Doubles.format17g(-0.0)).isEqualTo("-0");
+        assertThat(Doubles.format17g(1e17)).isEqualTo("1e+17");
+        assertThat(Doubles.format17g(1.2345e-5)).isEqualTo("1.2345000000000001e-05");
+        assertThat(Doubles.format17g(123456789.123)).isEqualTo("123456789.123");
+        assertThat(Doubles.format17g(Double.POSITIVE_INFINITY)).isEqualTo("inf");
+        assertThat(Doubles.format17g(1e300)).isEqualTo("1.0000000000000001e+300");
+        assertThat(Doubles.format17g(0.0001)).isEqualTo("0.0001");
+    }
+
+    @Test
+    void parseFollowsStrtod() {
+        assertThat(Doubles.parse(b("1.5"), 0, 3)).isEqualTo(1.5);
+        assertThat(Doubles.parse(b("-inf"), 0, 4)).isEqualTo(Double.NEGATIVE_INFINITY);
+        assertThat(Doubles.parse(b("+Infinity"), 0, 9)).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(Doubles.parse(b("0x10"), 0, 4)).isEqualTo(16.0);
+        assertThat(Doubles.parse(b(".5"), 0, 2)).isEqualTo(0.5);
+        assertThat(Doubles.parse(b("5."), 0, 2)).isEqualTo(5.0);
+        for (String bad : new String[] {"", " 1", "1 ", "nan", "1e", "abc", "1e400", "1e-400", "--1", "0x"}) {
+            assertThatThrownBy(() -> Doubles.parse(b(bad), 0, bad.length())).as(bad)
+                    .isInstanceOf(NumberFormatException.class);
+        }
+    }
+
+    @Test
+    void longDoubleArithmeticMatchesRedis() {
+        // INCRBYFLOAT results printed by redis-server 7.0 on x86-64
+        assertThat(sum("10.5", "0.1")).isEqualTo("10.6");
+        assertThat(sum("17179869184", "-1.1")).isEqualTo("17179869182.90000000037252903");
+        assertThat(sum("0", "5.0e3")).isEqualTo("5000");
+        assertThat(sum("1.5", "-1.5")).isEqualTo("0");
+        assertThat(sum("0.1", "0.2")).isEqualTo("0.3");
+    }
+
+    private static String sum(String a, String b) {
+        return LongDouble.formatHuman(LongDouble.add(LongDouble.parse(b(a), 0, a.length()),
+                LongDouble.parse(b(b), 0, b.length())));
+    }
+
+    @Test
+    void globMatching() {
+        assertThat(Glob.match(b("h?llo"), b("hello"), false)).isTrue();
+        assertThat(Glob.match(b("h*o"), b("hello"), false)).isTrue();
+        assertThat(Glob.match(b("h[ae]llo"), b("hallo"), false)).isTrue();
+        assertThat(Glob.match(b("h[^e]llo"), b("hello"), false)).isFalse();
+        assertThat(Glob.match(b("h[a-b]llo"), b("hbllo"), false)).isTrue();
+        assertThat(Glob.match(b("h\\*llo"), b("h*llo"), false)).isTrue();
+        assertThat(Glob.match(b("HELLO"), b("hello"), true)).isTrue();
+        assertThat(Glob.match(b("a*a*a*a*a*a*a*a*a*a*b"), b("a".repeat(60)), false)).isFalse();
+        // like Redis, a lone star does not match the empty string (KEYS * special-cases it)
+        assertThat(Glob.match(b("*"), b(""), false)).isFalse();
+        assertThat(Glob.match(b("["), b("["), false)).isFalse();
+    }
+}

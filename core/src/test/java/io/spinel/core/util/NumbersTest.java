@@ -40,7 +40,10 @@ class NumbersTest {
         assertThat(Doubles.format17g(3.0)).isEqualTo("3");
         assertThat(Doubles.format17g(-0.0)).isEqualTo("-0");
         assertThat(Doubles.format17g(1e17)).isEqualTo("1e+17");
-        assertThat(Doubles.format17g(1.2345e-5)).isEqualTo("1.2345000000000001e-05");
+        assertThat(Doubles.format17g(1.2345e-5)).isEqualTo("1.2345e-05");
+        assertThat(Doubles.format17g(1.0 / 3)).isEqualTo("0.33333333333333331");
+        assertThat(Doubles.format17g(123456789012345678.0)).isEqualTo("1.2345678901234568e+17");
+        assertThat(Doubles.format17g(2.5e-300)).isEqualTo("2.5e-300");
         assertThat(Doubles.format17g(123456789.123)).isEqualTo("123456789.123");
         assertThat(Doubles.format17g(Double.POSITIVE_INFINITY)).isEqualTo("inf");
         assertThat(Doubles.format17g(1e300)).isEqualTo("1.0000000000000001e+300");

@@ -69,8 +69,17 @@ public final class Client {
     int replyMode;
     boolean skipThisReply;
     boolean pendingWrite;
-    /** A command the client must not run more input past (blocking commands later). */
+    /** The client must not run more input (blocked in BLPOP and the like). */
     boolean paused;
+    /** What the client is blocked on, or null. */
+    Blocking.Waiter blocked;
+    /** The open MULTI transaction, or null. */
+    Transactions.State multi;
+    /** A WATCHed key changed: the next EXEC fails. */
+    boolean dirtyCas;
+    final java.util.List<Transactions.Watched> watching = new java.util.ArrayList<>(0);
+    /** Blocking commands must not block (inside MULTI/EXEC and scripts): they act as if timed out. */
+    boolean denyBlocking;
 
     Client(long id, Engine engine, Connection connection, Db db, long now) {
         this.id = id;
@@ -161,6 +170,41 @@ public final class Client {
         } catch (NumberFormatException e) {
             throw error;
         }
+    }
+
+    /**
+     * A blocking command's timeout argument in seconds (decimals allowed) as an absolute deadline
+     * in ms, 0 for "forever"; Redis's errors for bad values.
+     */
+    public long argTimeout(int i) {
+        java.math.BigDecimal v;
+        try {
+            v = io.spinel.core.util.LongDouble.parse(args.buf(i), args.off(i), args.len(i));
+        } catch (NumberFormatException e) {
+            throw CommandError.err("timeout is not a float or out of range");
+        }
+        if (v == null) throw CommandError.err("timeout is not a float or out of range");
+        java.math.BigDecimal ms = v.multiply(java.math.BigDecimal.valueOf(1000))
+                .setScale(0, java.math.RoundingMode.CEILING);
+        if (ms.signum() < 0) throw CommandError.err("timeout is negative");
+        if (ms.signum() == 0) return 0;
+        long now = engine.keyspace().clock().millis();
+        if (ms.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE - now)) > 0) return Long.MAX_VALUE;
+        return ms.longValue() + now;
+    }
+
+    /** Whether a blocking command may block this client now (not inside MULTI/EXEC or a script). */
+    public boolean mayBlock() {
+        return !denyBlocking;
+    }
+
+    /**
+     * Blocks this client until one of the keys holds a value of {@code valueType} (the command then
+     * runs again) or the deadline passes ({@code onTimeout} writes the reply). See {@link Blocking}.
+     */
+    public void block(int valueType, java.util.List<byte[]> keys, long deadlineMs,
+                      java.util.function.Consumer<Reply> onTimeout) {
+        engine.blocking.block(this, valueType, keys, deadlineMs, onTimeout);
     }
 
     /** Argument i as a double, or ERR value is not a valid float. */

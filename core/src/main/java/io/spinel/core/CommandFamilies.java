@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
 import io.spinel.core.type.hll.HllCommands;
@@ -16,9 +17,11 @@ final class CommandFamilies {
         ConnectionCommands.register(t);
         ServerCommands.register(t);
         InfoCommand.register(t);
+        Transactions.register(t);
         KeyCommands.register(t);
         StringCommands.register(t);
         ListCommands.register(t);
+        BlockingListCommands.register(t);
         HllCommands.register(t);
         BitmapCommands.register(t);
     }

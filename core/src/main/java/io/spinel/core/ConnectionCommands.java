@@ -53,6 +53,7 @@ final class ConnectionCommands {
         t.register("client|no-evict", c -> c.noEvict = onOff(c));
         t.register("client|no-touch", c -> c.noTouch = onOff(c));
         t.register("client|help", ConnectionCommands::help);
+        t.register("client|unblock", ConnectionCommands::unblock);
     }
 
     static void ping(Client c) {
@@ -373,6 +374,21 @@ final class ConnectionCommands {
             c.reply().integer(killed);
         }
         if (killSelf) c.closeAfterReply();
+    }
+
+    static void unblock(Client c) {
+        Args a = c.args();
+        long id = c.argLong(2);
+        boolean withError = false;
+        if (a.count() == 4) {
+            if (a.is(3, "timeout")) withError = false;
+            else if (a.is(3, "error")) withError = true;
+            else throw CommandError.err("CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+        } else if (a.count() > 4) {
+            throw CommandError.SYNTAX;
+        }
+        Client target = c.engine.client(id);
+        c.reply().integer(target != null && target != c && c.engine.unblock(target, withError) ? 1 : 0);
     }
 
     static void help(Client c) {

@@ -43,6 +43,10 @@ public final class Engine {
     final Map<Long, Client> clients = new LinkedHashMap<>();
     final ArrayList<Client> pendingWrites = new ArrayList<>();
     final ServerStats stats = new ServerStats();
+    final Blocking blocking = new Blocking(this);
+    final Transactions transactions = new Transactions(this);
+    /** Nesting of call(): blocked clients are served when the outermost command is done. */
+    private int callDepth;
     final Log log;
     final io.spinel.core.keyspace.EncodingConfig encodings;
 
@@ -276,6 +280,8 @@ public final class Engine {
     public void disconnected(Client c) {
         if (c.closed) return;
         c.closed = true;
+        blocking.disconnected(c);
+        transactions.clientGone(c);
         clients.remove(c.id);
         c.reader.reset();
         c.reply.clear();
@@ -359,6 +365,16 @@ public final class Engine {
             reject(c, cmd, "NOAUTH Authentication required.");
             return;
         }
+        if (c.multi != null) {
+            if (cmd.has(CommandFlags.NO_MULTI)) {
+                reject(c, cmd, "ERR Command not allowed inside a transaction");
+                return;
+            }
+            if (!Transactions.runsImmediately(cmd)) {
+                transactions.queue(c, cmd);
+                return;
+            }
+        }
         call(c, cmd);
     }
 
@@ -368,7 +384,9 @@ public final class Engine {
         boolean discard = c.replyMode != 0;
         if (discard) c.reply.startDiscarding();
         long start = System.nanoTime();
+        Command outer = c.currentCommand;
         c.currentCommand = cmd;
+        callDepth++;
         try {
             cmd.handler().execute(c);
         } catch (CommandError e) {
@@ -381,7 +399,8 @@ public final class Engine {
             c.error("ERR internal error: " + e);
             cmd.failedCalls++;
         } finally {
-            c.currentCommand = null;
+            c.currentCommand = outer;
+            callDepth--;
         }
         long micros = (System.nanoTime() - start) / 1000;
         cmd.calls++;
@@ -395,10 +414,12 @@ public final class Engine {
             c.skipThisReply = false;
             c.replyMode = 2;
         }
+        if (callDepth == 0 && blocking.hasReady()) blocking.serveReady();
     }
 
     private void reject(Client c, Command cmd, String message) {
         if (cmd != null) cmd.rejectedCalls++;
+        if (c.multi != null) c.multi.dirtyExec = true;
         c.error(message);
     }
 
@@ -456,7 +477,9 @@ public final class Engine {
      * caches that hold it. Commands call this for every key they modify.
      */
     public void keyModified(Db db, byte[] k, int off, int len) {
-        // WATCH and tracking hook in here.
+        blocking.keyTouched(db, k, off, len);
+        transactions.keyTouched(db, k, off, len);
+        // client-side caching invalidation hooks in here.
     }
 
     public void keyModified(Db db, byte[] k) {
@@ -474,7 +497,9 @@ public final class Engine {
     }
 
     private void onExpired(Db db, byte[] key) {
-        // Propagation and keyspace notifications plug in here.
+        notify(Notify.EXPIRED, "expired", db, key);
+        keyModified(db, key);
+        // propagation of the deletion (AOF, replicas) hooks in here
     }
 
     // ---- facts for INFO, CLIENT LIST and other commands -----------------------------------------
@@ -556,7 +581,12 @@ public final class Engine {
     }
 
     long blockedClients() {
-        return 0;
+        return blocking.blockedClients();
+    }
+
+    /** CLIENT UNBLOCK: false if the client is not blocked. */
+    boolean unblock(Client c, boolean withError) {
+        return blocking.unblock(c, withError);
     }
 
     long pubsubChannelCount() {
@@ -569,7 +599,11 @@ public final class Engine {
 
     /** Extra CLIENT LIST flag letters (P pub/sub, x MULTI, b blocked, t tracking...). */
     String clientFlags(Client c) {
-        return "";
+        String f = "";
+        if (c.multi != null) f += "x";
+        if (c.blocked != null) f += "b";
+        if (c.dirtyCas) f += "d";
+        return f;
     }
 
     /** Channels (0), patterns (1) or shard channels (2) the client is subscribed to. */
@@ -579,7 +613,7 @@ public final class Engine {
 
     /** Commands queued in MULTI, or -1 outside a transaction. */
     int multiCount(Client c) {
-        return -1;
+        return c.multi == null ? -1 : c.multi.commands.size();
     }
 
     long trackingRedirect(Client c) {
@@ -592,7 +626,8 @@ public final class Engine {
 
     /** RESET: drop the client's transaction, subscriptions and tracking. */
     void clientReset(Client c) {
-        // MULTI, pub/sub and tracking state reset hook in here.
+        transactions.clientGone(c);
+        // pub/sub and tracking state reset hook in here.
     }
 
     /** The value CONFIG GET shows. */
@@ -630,14 +665,22 @@ public final class Engine {
         return configRewriter.get();
     }
 
-    /** A database (or all, for -1) was emptied: WATCHes on its keys are invalidated. */
-    public void dbFlushed(int db) {
-        // WATCH invalidation hooks in here.
+    /** A database (or all, for -1) is about to be emptied: WATCHes of keys in it fail. */
+    public void beforeFlush(int db) {
+        for (int i = 0; i < keyspace.count(); i++) {
+            if (db < 0 || i == db) transactions.databaseReplaced(keyspace.db(i), null);
+        }
     }
 
-    /** Two databases swapped contents: WATCHes and blocked clients see the change. */
-    public void dbSwapped(int a, int b) {
-        // WATCH invalidation and blocked-client wake-ups hook in here.
+    /** Two databases are about to swap contents: WATCHed keys that exist on either side change. */
+    public void beforeSwap(int a, int b) {
+        transactions.databaseReplaced(keyspace.db(a), keyspace.db(b));
+        transactions.databaseReplaced(keyspace.db(b), keyspace.db(a));
+    }
+
+    /** Two databases swapped contents: clients blocked on their keys may now be served. */
+    public void afterSwap(int a, int b) {
+        blocking.databasesChanged(a, b);
     }
 
     /** Runs a task on the loop thread (immediately if already there). */

@@ -359,8 +359,8 @@ public final class KeyCommands {
 
     static void flushdb(Client c) {
         checkFlushArgs(c);
+        c.engine().beforeFlush(c.db().id());
         long n = c.db().clear();
-        c.engine().dbFlushed(c.db().id());
         c.engine().dirty += n;
         c.reply().ok();
     }
@@ -368,9 +368,9 @@ public final class KeyCommands {
     static void flushall(Client c) {
         checkFlushArgs(c);
         Keyspace ks = c.engine().keyspace();
+        c.engine().beforeFlush(-1);
         long n = 0;
         for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
-        c.engine().dbFlushed(-1);
         c.engine().dirty += n + 1; // Redis always propagates FLUSHALL
         c.reply().ok();
     }
@@ -382,8 +382,9 @@ public final class KeyCommands {
         if (a1 < Integer.MIN_VALUE || a1 > Integer.MAX_VALUE) throw CommandError.err("invalid first DB index");
         if (a2 < Integer.MIN_VALUE || a2 > Integer.MAX_VALUE) throw CommandError.err("invalid second DB index");
         if (a1 < 0 || a1 >= ks.count() || a2 < 0 || a2 >= ks.count()) throw CommandError.DB_INDEX;
+        c.engine().beforeSwap((int) a1, (int) a2);
         ks.swap((int) a1, (int) a2);
-        c.engine().dbSwapped((int) a1, (int) a2);
+        c.engine().afterSwap((int) a1, (int) a2);
         c.engine().dirty++;
         c.reply().ok();
     }

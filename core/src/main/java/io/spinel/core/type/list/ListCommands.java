@@ -60,7 +60,7 @@ public final class ListCommands {
     }
 
     /** The list at key argument i for writing, null if missing; WRONGTYPE if not a list. */
-    private static ListValue writeList(Client c, int i) {
+    static ListValue writeList(Client c, int i) {
         Args a = c.args();
         return (ListValue) Entries.valueOf(c.db().lookupWrite(a.buf(i), a.off(i), a.len(i)), ValueType.LIST);
     }
@@ -88,7 +88,7 @@ public final class ListCommands {
     }
 
     /** Redis's getPositiveLongFromObjectOrReply / getRangeLongFromObjectOrReply with a message. */
-    private static long rangeArg(Client c, int i, long min, long max, String msg) {
+    static long rangeArg(Client c, int i, long min, long max, String msg) {
         Args a = c.args();
         long v;
         try {
@@ -101,7 +101,7 @@ public final class ListCommands {
     }
 
     /** LEFT / RIGHT: true for the head. */
-    private static boolean side(Client c, int i) {
+    static boolean side(Client c, int i) {
         if (c.argIs(i, "left")) return true;
         if (c.argIs(i, "right")) return false;
         throw CommandError.SYNTAX;

@@ -1,0 +1,227 @@
+package io.spinel.core;
+
+import io.spinel.core.command.Command;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.keyspace.Entries;
+import io.spinel.core.protocol.Reply;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Clients blocked on keys (Redis's blocked.c): BLPOP, BLMOVE, BZPOPMIN and friends. A blocked client
+ * stops reading further commands; a write to one of its keys marks the key ready, and once the
+ * writing command (or MULTI/EXEC, or script) has finished, the clients waiting on that key are
+ * served in the order they blocked by running their command again. A client whose command would
+ * still block keeps its place. Timeouts fire from the event loop at the deadline.
+ */
+final class Blocking {
+    /** A key of a database: the unit clients wait on. */
+    static final class KeyRef {
+        final int db;
+        final byte[] key;
+        private final int hash;
+
+        KeyRef(int db, byte[] key) {
+            this.db = db;
+            this.key = key;
+            this.hash = 31 * db + Arrays.hashCode(key);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof KeyRef && ((KeyRef) o).db == db && Arrays.equals(((KeyRef) o).key, key);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** What a blocked client waits for. */
+    static final class Waiter {
+        final Client client;
+        final Command command;
+        final byte[][] argv;
+        final int valueType;
+        final List<KeyRef> keys;
+        final Consumer<Reply> onTimeout;
+        ScheduledFuture<?> timer;
+
+        Waiter(Client client, Command command, byte[][] argv, int valueType, List<KeyRef> keys,
+               Consumer<Reply> onTimeout) {
+            this.client = client;
+            this.command = command;
+            this.argv = argv;
+            this.valueType = valueType;
+            this.keys = keys;
+            this.onTimeout = onTimeout;
+        }
+    }
+
+    private final Engine engine;
+    private final Map<KeyRef, ArrayDeque<Waiter>> byKey = new HashMap<>();
+    private final LinkedHashSet<KeyRef> ready = new LinkedHashSet<>();
+    private int blockedClients;
+    /** Set while a waiter's command runs again; block() then only notes that it still waits. */
+    private Waiter retrying;
+    private boolean retryBlockedAgain;
+
+    Blocking(Engine engine) {
+        this.engine = engine;
+    }
+
+    int blockedClients() {
+        return blockedClients;
+    }
+
+    boolean hasReady() {
+        return !ready.isEmpty();
+    }
+
+    /**
+     * Blocks the client running {@code command} on the keys, until one of them holds a value of
+     * {@code valueType} or the deadline (absolute ms, 0 = never) passes.
+     */
+    void block(Client c, int valueType, List<byte[]> keys, long deadlineMs, Consumer<Reply> onTimeout) {
+        if (retrying != null && retrying.client == c) {
+            retryBlockedAgain = true;
+            return;
+        }
+        Command cmd = c.currentCommand;
+        List<KeyRef> refs = new ArrayList<>(keys.size());
+        for (byte[] k : keys) {
+            KeyRef ref = new KeyRef(c.db.id(), k);
+            if (refs.contains(ref)) continue;
+            refs.add(ref);
+        }
+        Waiter w = new Waiter(c, cmd, c.args.toArrays(), valueType, refs, onTimeout);
+        for (KeyRef ref : refs) byKey.computeIfAbsent(ref, k -> new ArrayDeque<>()).add(w);
+        c.blocked = w;
+        c.paused = true;
+        blockedClients++;
+        if (deadlineMs > 0) {
+            long delay = Math.max(0, deadlineMs - engine.keyspace.clock().millis());
+            w.timer = engine.loop().schedule(() -> timeout(w), delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A key was written: if anyone waits on it, serve them after the current command. */
+    void keyTouched(Db db, byte[] k, int off, int len) {
+        if (byKey.isEmpty()) return;
+        KeyRef ref = new KeyRef(db.id(), Arrays.copyOfRange(k, off, off + len));
+        if (byKey.containsKey(ref)) ready.add(ref);
+    }
+
+    /** Every waited-on key of these databases may have changed (SWAPDB, FLUSHALL). */
+    void databasesChanged(int a, int b) {
+        for (KeyRef ref : byKey.keySet()) {
+            if (ref.db == a || ref.db == b || a < 0) ready.add(ref);
+        }
+    }
+
+    private boolean serving;
+
+    /** Serves clients waiting on ready keys; runs until no key is left ready. */
+    void serveReady() {
+        if (serving) return;
+        serving = true;
+        try {
+            serveReadyKeys();
+        } finally {
+            serving = false;
+        }
+    }
+
+    private void serveReadyKeys() {
+        while (!ready.isEmpty()) {
+            KeyRef ref = ready.iterator().next();
+            ready.remove(ref);
+            ArrayDeque<Waiter> queue = byKey.get(ref);
+            if (queue == null) continue;
+            for (Waiter w : new ArrayList<>(queue)) {
+                if (w.client.blocked != w) continue;
+                Db db = engine.keyspace.db(ref.db);
+                Object e = db.find(ref.key);
+                if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) break;
+                retry(w);
+            }
+        }
+    }
+
+    private void retry(Waiter w) {
+        Client c = w.client;
+        Db saved = c.db;
+        c.db = engine.keyspace.db(w.keys.get(0).db);
+        c.args.set(w.argv);
+        retrying = w;
+        retryBlockedAgain = false;
+        try {
+            engine.call(c, w.command);
+        } finally {
+            retrying = null;
+            c.db = saved;
+        }
+        if (!retryBlockedAgain) {
+            remove(w);
+            resume(c);
+        }
+    }
+
+    private void timeout(Waiter w) {
+        if (w.client.blocked != w) return;
+        remove(w);
+        w.onTimeout.accept(w.client.reply);
+        resume(w.client);
+    }
+
+    /** CLIENT UNBLOCK: returns false if the client was not blocked. */
+    boolean unblock(Client c, boolean withError) {
+        Waiter w = c.blocked;
+        if (w == null) return false;
+        remove(w);
+        if (withError) c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        else w.onTimeout.accept(c.reply);
+        resume(c);
+        return true;
+    }
+
+    /** The client went away while blocked: forget it. */
+    void disconnected(Client c) {
+        if (c.blocked != null) remove(c.blocked);
+    }
+
+    private void remove(Waiter w) {
+        for (KeyRef ref : w.keys) {
+            ArrayDeque<Waiter> q = byKey.get(ref);
+            if (q == null) continue;
+            q.remove(w);
+            if (q.isEmpty()) byKey.remove(ref);
+        }
+        if (w.timer != null) w.timer.cancel(false);
+        if (w.client.blocked == w) {
+            w.client.blocked = null;
+            blockedClients--;
+        }
+    }
+
+    /** The client's reply goes out and the commands it pipelined behind the blocking one run. */
+    private void resume(Client c) {
+        c.paused = false;
+        c.markPendingWrite();
+        if (c.reader().hasUnparsed()) engine.loop().execute(() -> {
+            engine.processInput(c);
+            engine.flushPending();
+        });
+        else engine.loop().execute(engine::flushPending);
+    }
+}

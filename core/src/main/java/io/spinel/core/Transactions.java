@@ -1,0 +1,230 @@
+package io.spinel.core;
+
+import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.protocol.Args;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * MULTI/EXEC/DISCARD and WATCH (Redis's multi.c). Commands sent after MULTI are checked (unknown
+ * command, arity, auth: any rejection poisons the transaction into EXECABORT) and queued; EXEC runs
+ * them back to back with the clock frozen and blocking turned off, unless a WATCHed key changed,
+ * in which case EXEC answers nil. Runtime errors inside EXEC do not roll anything back.
+ */
+final class Transactions {
+    /** A client's open transaction. */
+    static final class State {
+        final List<Command> commands = new ArrayList<>();
+        final List<byte[][]> argvs = new ArrayList<>();
+        /** A command was rejected while queuing: EXEC must abort. */
+        boolean dirtyExec;
+        long argvBytes;
+    }
+
+    /** One key a client watches. */
+    static final class Watched {
+        final Client client;
+        final Blocking.KeyRef ref;
+        /** The key was already logically expired when watched (its deletion then is no change). */
+        boolean expired;
+
+        Watched(Client client, Blocking.KeyRef ref, boolean expired) {
+            this.client = client;
+            this.ref = ref;
+            this.expired = expired;
+        }
+    }
+
+    private final Engine engine;
+    private final Map<Blocking.KeyRef, List<Watched>> watchers = new HashMap<>();
+
+    Transactions(Engine engine) {
+        this.engine = engine;
+    }
+
+    static void register(CommandTable t) {
+        t.register("multi", Transactions::multi);
+        t.register("exec", c -> c.engine.transactions.exec(c));
+        t.register("discard", Transactions::discard);
+        t.register("watch", c -> c.engine.transactions.watch(c));
+        t.register("unwatch", c -> {
+            c.engine.transactions.unwatchAll(c);
+            c.dirtyCas = false;
+            c.reply().ok();
+        });
+    }
+
+    /** Commands that run at once even inside MULTI. */
+    static boolean runsImmediately(Command cmd) {
+        switch (cmd.name) {
+            case "exec":
+            case "discard":
+            case "multi":
+            case "watch":
+            case "quit":
+            case "reset":
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    static void multi(Client c) {
+        if (c.multi != null) throw CommandError.err("MULTI calls can not be nested");
+        c.multi = new State();
+        c.reply().ok();
+    }
+
+    static void discard(Client c) {
+        if (c.multi == null) throw CommandError.err("DISCARD without MULTI");
+        c.engine.transactions.discardTransaction(c);
+        c.reply().ok();
+    }
+
+    /** Queues the command being processed; its arguments are copied out of the query buffer. */
+    void queue(Client c, Command cmd) {
+        State s = c.multi;
+        if (!s.dirtyExec && !c.dirtyCas) {
+            Args a = c.args();
+            s.commands.add(cmd);
+            s.argvs.add(a.toArrays());
+            s.argvBytes += a.totalLength();
+        }
+        c.reply().status("QUEUED");
+    }
+
+    void discardTransaction(Client c) {
+        c.multi = null;
+        c.dirtyCas = false;
+        unwatchAll(c);
+    }
+
+    void exec(Client c) {
+        State s = c.multi;
+        if (s == null) throw CommandError.err("EXEC without MULTI");
+        if (watchedKeyExpired(c)) c.dirtyCas = true;
+        if (s.dirtyExec) {
+            discardTransaction(c);
+            throw new CommandError("EXECABORT Transaction discarded because of previous errors.");
+        }
+        if (c.dirtyCas) {
+            discardTransaction(c);
+            c.reply().nullArray();
+            return;
+        }
+        unwatchAll(c);
+        c.multi = null;
+        boolean wasDenied = c.denyBlocking;
+        c.denyBlocking = true;
+        engine.keyspace.freezeTime(true);
+        byte[][] execArgv = c.args.toArrays();
+        try {
+            c.reply().arrayHeader(s.commands.size());
+            for (int i = 0; i < s.commands.size(); i++) {
+                c.args.set(s.argvs.get(i));
+                engine.call(c, s.commands.get(i));
+            }
+        } finally {
+            engine.keyspace.freezeTime(false);
+            c.denyBlocking = wasDenied;
+            c.args.set(execArgv);
+        }
+    }
+
+    // ---- WATCH ---------------------------------------------------------------------------------
+
+    void watch(Client c) {
+        if (c.multi != null) throw CommandError.err("WATCH inside MULTI is not allowed");
+        if (!c.dirtyCas) {
+            Args a = c.args();
+            for (int j = 1; j < a.count(); j++) {
+                Blocking.KeyRef ref = new Blocking.KeyRef(c.db.id(), a.copy(j));
+                if (c.watching.stream().anyMatch(w -> w.ref.equals(ref))) continue;
+                Object e = c.db.find(ref.key);
+                Watched w = new Watched(c, ref, e != null && c.db.isExpired(e));
+                c.watching.add(w);
+                watchers.computeIfAbsent(ref, k -> new ArrayList<>()).add(w);
+            }
+        }
+        c.reply().ok();
+    }
+
+    void unwatchAll(Client c) {
+        if (c.watching.isEmpty()) return;
+        for (Watched w : c.watching) {
+            List<Watched> list = watchers.get(w.ref);
+            if (list == null) continue;
+            list.remove(w);
+            if (list.isEmpty()) watchers.remove(w.ref);
+        }
+        c.watching.clear();
+    }
+
+    /** A key changed: every client watching it has its transaction fail. */
+    void keyTouched(Db db, byte[] k, int off, int len) {
+        if (watchers.isEmpty()) return;
+        Blocking.KeyRef ref = new Blocking.KeyRef(db.id(), Arrays.copyOfRange(k, off, off + len));
+        List<Watched> list = watchers.get(ref);
+        if (list == null) return;
+        for (Watched w : new ArrayList<>(list)) {
+            if (w.expired) {
+                // the key was already expired when watched: its deletion is not a change
+                if (db.find(ref.key) == null) {
+                    w.expired = false;
+                    continue;
+                }
+            }
+            w.client.dirtyCas = true;
+            unwatchAll(w.client);
+        }
+    }
+
+    /** FLUSHDB/FLUSHALL (emptied) or SWAPDB (contents replaced): watched keys that existed change. */
+    void databaseReplaced(Db emptied, Db replacedWith) {
+        if (watchers.isEmpty()) return;
+        for (Iterator<Map.Entry<Blocking.KeyRef, List<Watched>>> it = watchers.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Blocking.KeyRef, List<Watched>> en = it.next();
+            Blocking.KeyRef ref = en.getKey();
+            if (ref.db != emptied.id()) continue;
+            boolean existed = emptied.find(ref.key) != null;
+            boolean existsNow = replacedWith != null && replacedWith.find(ref.key) != null;
+            if (!existed && !existsNow) continue;
+            for (Watched w : en.getValue()) {
+                if (w.expired && (replacedWith == null || !existsNow)) {
+                    w.expired = false;
+                    continue;
+                }
+                w.client.dirtyCas = true;
+            }
+        }
+    }
+
+    private boolean watchedKeyExpired(Client c) {
+        for (Watched w : c.watching) {
+            if (w.expired) continue;
+            Db db = engine.keyspace.db(w.ref.db);
+            Object e = db.find(w.ref.key);
+            if (e != null && db.isExpired(e)) return true;
+        }
+        return false;
+    }
+
+    /** Client going away or RESET. */
+    void clientGone(Client c) {
+        c.multi = null;
+        c.dirtyCas = false;
+        unwatchAll(c);
+    }
+
+    int watchedKeyCount() {
+        return watchers.size();
+    }
+}

@@ -71,6 +71,7 @@ public final class Engine {
     boolean activeRehashing;
     String enableDebugCommand = "no";
     String enableModuleCommand = "no";
+    long maxmemory;
 
     public Engine(Config config, ScheduledExecutorService loop, BooleanSupplier inLoop, Log log) {
         this.config = config;
@@ -102,7 +103,10 @@ public final class Engine {
             keyspace.setLfu(o.value().contains("lfu"));
             updateSharedIntegers();
         });
-        config.listen("maxmemory", o -> updateSharedIntegers());
+        config.listen("maxmemory", o -> {
+            maxmemory = Long.parseLong(o.value());
+            updateSharedIntegers();
+        });
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
     }
@@ -365,6 +369,19 @@ public final class Engine {
             reject(c, cmd, "NOAUTH Authentication required.");
             return;
         }
+        if (maxmemory > 0 && outOfMemory()) {
+            boolean denyoom = cmd.has(CommandFlags.DENYOOM)
+                    || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
+                        .anyMatch(q -> q.has(CommandFlags.DENYOOM)));
+            if (c.multi != null && !cmd.name.equals("exec") && !cmd.name.equals("discard")
+                    && !cmd.name.equals("quit") && !cmd.name.equals("reset")) {
+                denyoom = true;
+            }
+            if (denyoom) {
+                reject(c, cmd, "OOM command not allowed when used memory > 'maxmemory'.");
+                return;
+            }
+        }
         if (c.multi != null) {
             if (cmd.has(CommandFlags.NO_MULTI)) {
                 reject(c, cmd, "ERR Command not allowed inside a transaction");
@@ -420,6 +437,11 @@ public final class Engine {
     private void reject(Client c, Command cmd, String message) {
         if (cmd != null) cmd.rejectedCalls++;
         if (c.multi != null) c.multi.dirtyExec = true;
+        if (cmd != null && cmd.name.equals("exec") && c.multi != null) {
+            transactions.discardTransaction(c);
+            c.error("EXECABORT Transaction discarded because of: " + message);
+            return;
+        }
         c.error(message);
     }
 
@@ -546,6 +568,14 @@ public final class Engine {
     /** Unix time of the last successful save (start-up time until persistence saves). */
     public long lastSaveSeconds() {
         return lastSave;
+    }
+
+    /**
+     * Whether used memory exceeds maxmemory. No eviction policy runs yet, so every policy
+     * behaves as noeviction: write commands are refused with -OOM while reads keep working.
+     */
+    boolean outOfMemory() {
+        return usedMemory() > maxmemory;
     }
 
     /** Heap in use: the honest JVM figure until per-value accounting replaces it. */

@@ -17,7 +17,7 @@ public final class ConfigSupport {
         "timeout", "tcp-keepalive", "tcp-backlog", "loglevel", "logfile", "protected-mode", "pidfile", "daemonize",
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
-        "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "list-max-listpack-size",
+        "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
         "hll-sparse-max-bytes",
     };
 

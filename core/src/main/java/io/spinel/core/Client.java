@@ -38,6 +38,9 @@ public final class Client {
         /** Whether this is a unix domain socket connection (CLIENT LIST flag U). */
         boolean isUnixSocket();
 
+        /** Bytes written to the connection but not yet sent to the peer (output buffer limits). */
+        long pendingBytes();
+
         /** A file-descriptor-like number for CLIENT LIST (fd=). */
         int fd();
     }
@@ -73,6 +76,12 @@ public final class Client {
     boolean paused;
     /** What the client is blocked on, or null. */
     Blocking.Waiter blocked;
+    /** Pub/sub subscriptions, or null if the client never subscribed. */
+    PubSub.Subscriptions subscriptions;
+    /** Since when the output buffer has been over the soft limit (0: it is not). */
+    long softLimitSince;
+    /** Running the commands of EXEC. */
+    boolean inExec;
     /** The open MULTI transaction, or null. */
     Transactions.State multi;
     /** A WATCHed key changed: the next EXEC fails. */

@@ -18,6 +18,7 @@ final class CommandFamilies {
         ServerCommands.register(t);
         InfoCommand.register(t);
         Transactions.register(t);
+        PubSub.register(t);
         KeyCommands.register(t);
         StringCommands.register(t);
         ListCommands.register(t);

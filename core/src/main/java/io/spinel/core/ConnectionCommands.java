@@ -59,6 +59,13 @@ final class ConnectionCommands {
     static void ping(Client c) {
         Args a = c.args();
         if (a.count() > 2) throw new CommandError("ERR wrong number of arguments for 'ping' command");
+        if (c.resp() == 2 && PubSub.isSubscribed(c)) {
+            c.reply().arrayHeader(2);
+            c.reply().bulk(PONG_BULK);
+            if (a.count() == 1) c.reply().bulk(Bytes.EMPTY);
+            else c.reply().bulk(a.buf(1), a.off(1), a.len(1));
+            return;
+        }
         if (a.count() == 1) c.reply().raw(PONG);
         else c.reply().bulk(a.buf(1), a.off(1), a.len(1));
     }

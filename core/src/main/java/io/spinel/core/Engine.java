@@ -45,6 +45,7 @@ public final class Engine {
     final ServerStats stats = new ServerStats();
     final Blocking blocking = new Blocking(this);
     final Transactions transactions = new Transactions(this);
+    final PubSub pubsub;
     /** Nesting of call(): blocked clients are served when the outermost command is done. */
     private int callDepth;
     final Log log;
@@ -78,8 +79,9 @@ public final class Engine {
         this.loop = loop;
         this.inLoop = inLoop;
         this.log = log;
-        this.keyspace = new Keyspace(config.getInt("databases"), this::onExpired);
+        this.keyspace = new Keyspace(config.getInt("databases"), keyspaceListener);
         this.encodings = new io.spinel.core.keyspace.EncodingConfig(config);
+        this.pubsub = new PubSub(this);
         CommandFamilies.registerAll(commands);
         bindConfig();
     }
@@ -109,6 +111,15 @@ public final class Engine {
         });
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
+        config.support("notify-keyspace-events", (v, cur) -> {
+            int flags = PubSub.parseEvents(v);
+            if (flags < 0) throw new Config.ConfigException("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+            return PubSub.eventsToString(flags);
+        });
+        config.listen("notify-keyspace-events", o -> {
+            notifyFlags = PubSub.parseEvents(o.value());
+            keyspace.setEventFlags((notifyFlags & Notify.KEY_MISS) != 0, (notifyFlags & Notify.NEW) != 0);
+        });
     }
 
     private void updateSharedIntegers() {
@@ -286,6 +297,7 @@ public final class Engine {
         c.closed = true;
         blocking.disconnected(c);
         transactions.clientGone(c);
+        pubsub.clientGone(c);
         clients.remove(c.id);
         c.reader.reset();
         c.reply.clear();
@@ -382,6 +394,11 @@ public final class Engine {
                 return;
             }
         }
+        if (c.resp() == 2 && PubSub.isSubscribed(c) && !allowedWhileSubscribed(cmd)) {
+            reject(c, cmd, "ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                    + "QUIT / RESET are allowed in this context");
+            return;
+        }
         if (c.multi != null) {
             if (cmd.has(CommandFlags.NO_MULTI)) {
                 reject(c, cmd, "ERR Command not allowed inside a transaction");
@@ -393,6 +410,23 @@ public final class Engine {
             }
         }
         call(c, cmd);
+    }
+
+    private static boolean allowedWhileSubscribed(Command cmd) {
+        switch (cmd.name) {
+            case "ping":
+            case "subscribe":
+            case "ssubscribe":
+            case "unsubscribe":
+            case "sunsubscribe":
+            case "psubscribe":
+            case "punsubscribe":
+            case "quit":
+            case "reset":
+                return true;
+            default:
+                return false;
+        }
     }
 
     /** Runs a command and accounts for it (Redis's call()). */
@@ -511,12 +545,29 @@ public final class Engine {
     /** A keyspace event (Redis's notifyKeyspaceEvent); free when notifications are off. */
     public void notify(int type, String event, Db db, byte[] k, int off, int len) {
         if ((notifyFlags & type) == 0) return;
-        // Publishing to __keyspace@db__ / __keyevent@db__ channels hooks in here.
+        pubsub.notifyEvent(notifyFlags, event, db.id(), k, off, len);
     }
 
     public void notify(int type, String event, Db db, byte[] k) {
         notify(type, event, db, k, 0, k.length);
     }
+
+    private final Keyspace.Listener keyspaceListener = new Keyspace.Listener() {
+        @Override
+        public void expired(Db db, byte[] key) {
+            onExpired(db, key);
+        }
+
+        @Override
+        public void keyMiss(Db db, byte[] k, int off, int len) {
+            Engine.this.notify(Notify.KEY_MISS, "keymiss", db, k, off, len);
+        }
+
+        @Override
+        public void keyAdded(Db db, byte[] k, int off, int len) {
+            Engine.this.notify(Notify.NEW, "new", db, k, off, len);
+        }
+    };
 
     private void onExpired(Db db, byte[] key) {
         notify(Notify.EXPIRED, "expired", db, key);
@@ -620,16 +671,21 @@ public final class Engine {
     }
 
     long pubsubChannelCount() {
-        return 0;
+        return pubsub.channelCount();
     }
 
     long pubsubPatternCount() {
-        return 0;
+        return pubsub.patternCount();
+    }
+
+    long pubsubShardChannelCount() {
+        return pubsub.shardChannelCount();
     }
 
     /** Extra CLIENT LIST flag letters (P pub/sub, x MULTI, b blocked, t tracking...). */
     String clientFlags(Client c) {
         String f = "";
+        if (PubSub.isSubscribed(c)) f += "P";
         if (c.multi != null) f += "x";
         if (c.blocked != null) f += "b";
         if (c.dirtyCas) f += "d";
@@ -638,7 +694,9 @@ public final class Engine {
 
     /** Channels (0), patterns (1) or shard channels (2) the client is subscribed to. */
     int subscriptionCount(Client c, int kind) {
-        return 0;
+        if (c.subscriptions == null) return 0;
+        return kind == 0 ? c.subscriptions.channels.size()
+                : kind == 1 ? c.subscriptions.patterns.size() : c.subscriptions.shardChannels.size();
     }
 
     /** Commands queued in MULTI, or -1 outside a transaction. */
@@ -651,13 +709,14 @@ public final class Engine {
     }
 
     boolean isPubSubClient(Client c) {
-        return false;
+        return PubSub.isSubscribed(c);
     }
 
     /** RESET: drop the client's transaction, subscriptions and tracking. */
     void clientReset(Client c) {
         transactions.clientGone(c);
-        // pub/sub and tracking state reset hook in here.
+        pubsub.clientGone(c);
+        // tracking state reset hooks in here.
     }
 
     /** The value CONFIG GET shows. */

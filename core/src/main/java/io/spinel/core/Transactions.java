@@ -124,6 +124,7 @@ final class Transactions {
         c.multi = null;
         boolean wasDenied = c.denyBlocking;
         c.denyBlocking = true;
+        c.inExec = true;
         engine.keyspace.freezeTime(true);
         byte[][] execArgv = c.args.toArrays();
         try {
@@ -135,6 +136,7 @@ final class Transactions {
         } finally {
             engine.keyspace.freezeTime(false);
             c.denyBlocking = wasDenied;
+            c.inExec = false;
             c.args.set(execArgv);
         }
     }

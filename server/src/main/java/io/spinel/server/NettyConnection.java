@@ -93,6 +93,12 @@ final class NettyConnection implements Client.Connection {
     }
 
     @Override
+    public long pendingBytes() {
+        io.netty.channel.ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
+        return b == null ? 0 : b.totalPendingWriteBytes();
+    }
+
+    @Override
     public int fd() {
         return fd;
     }

@@ -66,6 +66,7 @@ public final class Db {
         if (e != null && expireIfNeeded(e, k, off, len)) e = null;
         if (e == null) {
             keyspace.misses++;
+            keyspace.keyMiss(this, k, off, len);
             return null;
         }
         keyspace.hits++;
@@ -115,6 +116,7 @@ public final class Db {
     public Object put(byte[] k, int off, int len, Object e) {
         long h = KeyHash.of(k, off, len);
         Object old = table.put(h, e, k, off, len);
+        if (old == null) keyspace.keyAdded(this, k, off, len);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
         if (hasTtl && !hadTtl) {

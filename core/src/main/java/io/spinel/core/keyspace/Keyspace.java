@@ -10,6 +10,29 @@ public final class Keyspace {
     /** Told about keys removed because their TTL passed (stats, notifications, propagation). */
     public interface Listener {
         void expired(Db db, byte[] key);
+
+        /** A read found no key (only called when key-miss events are enabled). */
+        void keyMiss(Db db, byte[] k, int off, int len);
+
+        /** A new key appeared (only called when new-key events are enabled). */
+        void keyAdded(Db db, byte[] k, int off, int len);
+    }
+
+    boolean notifyKeyMiss;
+    boolean notifyNewKeys;
+
+    /** Which optional per-access events the listener wants (notify-keyspace-events m and n). */
+    public void setEventFlags(boolean keyMiss, boolean newKeys) {
+        notifyKeyMiss = keyMiss;
+        notifyNewKeys = newKeys;
+    }
+
+    void keyMiss(Db db, byte[] k, int off, int len) {
+        if (notifyKeyMiss) listener.keyMiss(db, k, off, len);
+    }
+
+    void keyAdded(Db db, byte[] k, int off, int len) {
+        if (notifyNewKeys) listener.keyAdded(db, k, off, len);
     }
 
     /** Supplies the wall clock in ms; replaceable so tests can move time. */

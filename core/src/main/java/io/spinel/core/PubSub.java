@@ -1,0 +1,378 @@
+package io.spinel.core;
+
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Glob;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Publish/subscribe (Redis's pubsub.c) and keyspace notifications (notify.c): channels, patterns
+ * and shard channels, message delivery into subscribers' reply buffers as RESP2 arrays or RESP3
+ * pushes, PUBSUB introspection, and the __keyspace@db__ / __keyevent@db__ events. A subscriber that
+ * stops reading is disconnected by the pubsub output buffer limit, never slowing the publisher.
+ */
+final class PubSub {
+    /** A channel or pattern name, hashable by content. */
+    static final class Name {
+        final byte[] bytes;
+        private final int hash;
+
+        Name(byte[] bytes) {
+            this.bytes = bytes;
+            this.hash = Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Name && Arrays.equals(((Name) o).bytes, bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /** A client's subscriptions. */
+    static final class Subscriptions {
+        final LinkedHashSet<Name> channels = new LinkedHashSet<>();
+        final LinkedHashSet<Name> patterns = new LinkedHashSet<>();
+        final LinkedHashSet<Name> shardChannels = new LinkedHashSet<>();
+
+        int count() {
+            return channels.size() + patterns.size();
+        }
+
+        boolean any() {
+            return !channels.isEmpty() || !patterns.isEmpty() || !shardChannels.isEmpty();
+        }
+    }
+
+    private static final byte[] MESSAGE = Bytes.ascii("message");
+    private static final byte[] PMESSAGE = Bytes.ascii("pmessage");
+    private static final byte[] SMESSAGE = Bytes.ascii("smessage");
+
+    private final Engine engine;
+    private final Map<Name, LinkedHashSet<Client>> channels = new HashMap<>();
+    private final LinkedHashMap<Name, LinkedHashSet<Client>> patterns = new LinkedHashMap<>();
+    private final Map<Name, LinkedHashSet<Client>> shardChannels = new HashMap<>();
+    private long pubsubHardLimit;
+    private long pubsubSoftLimit;
+    private long pubsubSoftSeconds;
+
+    PubSub(Engine engine) {
+        this.engine = engine;
+        engine.config.listen("client-output-buffer-limit", o -> {
+            String[] f = o.value().split(" ");
+            for (int i = 0; i + 3 < f.length; i += 4) {
+                if (f[i].equals("pubsub")) {
+                    pubsubHardLimit = Long.parseLong(f[i + 1]);
+                    pubsubSoftLimit = Long.parseLong(f[i + 2]);
+                    pubsubSoftSeconds = Long.parseLong(f[i + 3]);
+                }
+            }
+        });
+        engine.config.support("client-output-buffer-limit");
+    }
+
+    static void register(CommandTable t) {
+        t.register("subscribe", c -> c.engine.pubsub.subscribe(c, Kind.CHANNEL));
+        t.register("psubscribe", c -> c.engine.pubsub.subscribe(c, Kind.PATTERN));
+        t.register("ssubscribe", c -> c.engine.pubsub.subscribe(c, Kind.SHARD));
+        t.register("unsubscribe", c -> c.engine.pubsub.unsubscribe(c, Kind.CHANNEL));
+        t.register("punsubscribe", c -> c.engine.pubsub.unsubscribe(c, Kind.PATTERN));
+        t.register("sunsubscribe", c -> c.engine.pubsub.unsubscribe(c, Kind.SHARD));
+        t.register("publish", c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), false)));
+        t.register("spublish", c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), true)));
+        t.register("pubsub|channels", c -> c.engine.pubsub.listChannels(c, false));
+        t.register("pubsub|shardchannels", c -> c.engine.pubsub.listChannels(c, true));
+        t.register("pubsub|numsub", c -> c.engine.pubsub.numsub(c, false));
+        t.register("pubsub|shardnumsub", c -> c.engine.pubsub.numsub(c, true));
+        t.register("pubsub|numpat", c -> c.reply().integer(c.engine.pubsub.patterns.size()));
+        t.register("pubsub|help", c -> KeyCommands.helpReply(c,
+                "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "CHANNELS [<pattern>]",
+                "    The active channels, optionally only those matching <pattern>.",
+                "NUMPAT",
+                "    The number of patterns subscribed to.",
+                "NUMSUB [<channel> ...]",
+                "    The number of subscribers of each channel (pattern subscribers not counted).",
+                "SHARDCHANNELS [<pattern>]",
+                "    The active shard channels, optionally only those matching <pattern>.",
+                "SHARDNUMSUB [<shardchannel> ...]",
+                "    The number of subscribers of each shard channel."));
+    }
+
+    enum Kind {
+        CHANNEL("subscribe", "unsubscribe"),
+        PATTERN("psubscribe", "punsubscribe"),
+        SHARD("ssubscribe", "sunsubscribe");
+
+        final byte[] subscribeMsg;
+        final byte[] unsubscribeMsg;
+
+        Kind(String sub, String unsub) {
+            this.subscribeMsg = Bytes.ascii(sub);
+            this.unsubscribeMsg = Bytes.ascii(unsub);
+        }
+    }
+
+    private Map<Name, LinkedHashSet<Client>> registry(Kind k) {
+        return k == Kind.CHANNEL ? channels : k == Kind.PATTERN ? patterns : shardChannels;
+    }
+
+    private static Set<Name> own(Client c, Kind k) {
+        Subscriptions s = c.subscriptions;
+        return k == Kind.CHANNEL ? s.channels : k == Kind.PATTERN ? s.patterns : s.shardChannels;
+    }
+
+    private static int count(Client c, Kind k) {
+        return k == Kind.SHARD ? c.subscriptions.shardChannels.size() : c.subscriptions.count();
+    }
+
+    private void confirm(Client c, Kind k, byte[] name, boolean subscribe) {
+        Reply r = c.reply();
+        r.pushHeader(3);
+        r.bulk(subscribe ? k.subscribeMsg : k.unsubscribeMsg);
+        if (name == null) r.nullBulk();
+        else r.bulk(name);
+        r.integer(count(c, k));
+    }
+
+    void subscribe(Client c, Kind k) {
+        if (c.denyBlocking && !c.inExec) {
+            // a script expects exactly one reply per command, which subscriptions cannot give
+            throw CommandError.err(new String(k.subscribeMsg).toUpperCase() + " isn't allowed for a DENY BLOCKING client");
+        }
+        if (c.subscriptions == null) c.subscriptions = new Subscriptions();
+        Args a = c.args();
+        for (int j = 1; j < a.count(); j++) {
+            Name n = new Name(a.copy(j));
+            if (own(c, k).add(n)) registry(k).computeIfAbsent(n, x -> new LinkedHashSet<>()).add(c);
+            confirm(c, k, n.bytes, true);
+        }
+    }
+
+    void unsubscribe(Client c, Kind k) {
+        Args a = c.args();
+        if (a.count() == 1) {
+            unsubscribeAll(c, k, true);
+            return;
+        }
+        for (int j = 1; j < a.count(); j++) {
+            Name n = new Name(a.copy(j));
+            remove(c, k, n);
+            confirm(c, k, n.bytes, false);
+        }
+    }
+
+    private void remove(Client c, Kind k, Name n) {
+        if (c.subscriptions == null || !own(c, k).remove(n)) return;
+        LinkedHashSet<Client> set = registry(k).get(n);
+        if (set != null) {
+            set.remove(c);
+            if (set.isEmpty()) registry(k).remove(n);
+        }
+    }
+
+    /** Drops every subscription of one kind, confirming each (or once with nil if there were none). */
+    void unsubscribeAll(Client c, Kind k, boolean reply) {
+        List<Name> names = c.subscriptions == null ? List.of() : new ArrayList<>(own(c, k));
+        if (names.isEmpty()) {
+            if (reply) {
+                if (c.subscriptions == null) c.subscriptions = new Subscriptions();
+                confirm(c, k, null, false);
+            }
+            return;
+        }
+        for (Name n : names) {
+            remove(c, k, n);
+            if (reply) confirm(c, k, n.bytes, false);
+        }
+    }
+
+    /** The client left or was RESET: silently drop all subscriptions. */
+    void clientGone(Client c) {
+        if (c.subscriptions == null) return;
+        unsubscribeAll(c, Kind.CHANNEL, false);
+        unsubscribeAll(c, Kind.PATTERN, false);
+        unsubscribeAll(c, Kind.SHARD, false);
+        c.subscriptions = null;
+    }
+
+    static boolean isSubscribed(Client c) {
+        return c.subscriptions != null && c.subscriptions.any();
+    }
+
+    /** Delivers a message; returns how many subscriptions received it. */
+    long publish(byte[] channel, byte[] message, boolean shard) {
+        long receivers = 0;
+        LinkedHashSet<Client> direct = (shard ? shardChannels : channels).get(new Name(channel));
+        if (direct != null) {
+            for (Client c : new ArrayList<>(direct)) {
+                Reply r = c.reply();
+                r.pushHeader(3);
+                r.bulk(shard ? SMESSAGE : MESSAGE);
+                r.bulk(channel);
+                r.bulk(message);
+                delivered(c);
+                receivers++;
+            }
+        }
+        if (shard || patterns.isEmpty()) return receivers;
+        for (Map.Entry<Name, LinkedHashSet<Client>> e : new ArrayList<>(patterns.entrySet())) {
+            byte[] p = e.getKey().bytes;
+            if (!Glob.match(p, 0, p.length, channel, 0, channel.length, false)) continue;
+            for (Client c : new ArrayList<>(e.getValue())) {
+                Reply r = c.reply();
+                r.pushHeader(4);
+                r.bulk(PMESSAGE);
+                r.bulk(p);
+                r.bulk(channel);
+                r.bulk(message);
+                delivered(c);
+                receivers++;
+            }
+        }
+        return receivers;
+    }
+
+    /** After a push: schedule the write and enforce the output buffer limit of subscribers. */
+    private void delivered(Client c) {
+        c.markPendingWrite();
+        if (pubsubHardLimit == 0 && pubsubSoftLimit == 0) return;
+        long pending = c.reply.length() + c.connection.pendingBytes();
+        long now = System.currentTimeMillis();
+        boolean overSoft = pubsubSoftLimit > 0 && pending > pubsubSoftLimit;
+        if (!overSoft) c.softLimitSince = 0;
+        else if (c.softLimitSince == 0) c.softLimitSince = now;
+        boolean hard = pubsubHardLimit > 0 && pending > pubsubHardLimit;
+        boolean soft = overSoft && now - c.softLimitSince > pubsubSoftSeconds * 1000;
+        if (hard || soft) {
+            engine.log.warning("Client id=" + c.id + " addr=" + c.connection.remoteAddress()
+                    + " scheduled to be closed ASAP for overcoming of output buffer limits.");
+            c.reply.clear();
+            engine.closeClient(c);
+        }
+    }
+
+    void listChannels(Client c, boolean shard) {
+        Args a = c.args();
+        if (a.count() > 3) throw CommandError.err("Unknown subcommand or wrong number of arguments for '"
+                + a.string(1) + "'. Try PUBSUB HELP.");
+        byte[] pat = a.count() == 3 ? a.copy(2) : null;
+        List<byte[]> out = new ArrayList<>();
+        for (Name n : (shard ? shardChannels : channels).keySet()) {
+            if (pat == null || Glob.match(pat, n.bytes, false)) out.add(n.bytes);
+        }
+        c.reply().arrayHeader(out.size());
+        for (byte[] b : out) c.reply().bulk(b);
+    }
+
+    void numsub(Client c, boolean shard) {
+        Args a = c.args();
+        Reply r = c.reply();
+        r.arrayHeader((a.count() - 2) * 2L);
+        for (int j = 2; j < a.count(); j++) {
+            LinkedHashSet<Client> s = (shard ? shardChannels : channels).get(new Name(a.copy(j)));
+            r.bulk(a.buf(j), a.off(j), a.len(j));
+            r.integer(s == null ? 0 : s.size());
+        }
+    }
+
+    long channelCount() {
+        return channels.size();
+    }
+
+    long patternCount() {
+        return patterns.size();
+    }
+
+    long shardChannelCount() {
+        return shardChannels.size();
+    }
+
+    // ---- keyspace notifications ---------------------------------------------------------------
+
+    /** notify-keyspace-events letters to Notify bits; -1 for an invalid letter. */
+    static int parseEvents(String s) {
+        int flags = 0;
+        for (char ch : s.toCharArray()) {
+            switch (ch) {
+                case 'A': flags |= Notify.ALL; break;
+                case 'g': flags |= Notify.GENERIC; break;
+                case '$': flags |= Notify.STRING; break;
+                case 'l': flags |= Notify.LIST; break;
+                case 's': flags |= Notify.SET; break;
+                case 'h': flags |= Notify.HASH; break;
+                case 'z': flags |= Notify.ZSET; break;
+                case 'x': flags |= Notify.EXPIRED; break;
+                case 'e': flags |= Notify.EVICTED; break;
+                case 'K': flags |= Notify.KEYSPACE; break;
+                case 'E': flags |= Notify.KEYEVENT; break;
+                case 't': flags |= Notify.STREAM; break;
+                case 'm': flags |= Notify.KEY_MISS; break;
+                case 'd': flags |= Notify.MODULE; break;
+                case 'n': flags |= Notify.NEW; break;
+                default: return -1;
+            }
+        }
+        return flags;
+    }
+
+    /** Notify bits back to the canonical letters CONFIG GET shows. */
+    static String eventsToString(int flags) {
+        StringBuilder sb = new StringBuilder();
+        if ((flags & Notify.ALL) == Notify.ALL) {
+            sb.append('A');
+        } else {
+            if ((flags & Notify.GENERIC) != 0) sb.append('g');
+            if ((flags & Notify.STRING) != 0) sb.append('$');
+            if ((flags & Notify.LIST) != 0) sb.append('l');
+            if ((flags & Notify.SET) != 0) sb.append('s');
+            if ((flags & Notify.HASH) != 0) sb.append('h');
+            if ((flags & Notify.ZSET) != 0) sb.append('z');
+            if ((flags & Notify.EXPIRED) != 0) sb.append('x');
+            if ((flags & Notify.EVICTED) != 0) sb.append('e');
+            if ((flags & Notify.STREAM) != 0) sb.append('t');
+            if ((flags & Notify.MODULE) != 0) sb.append('d');
+            if ((flags & Notify.NEW) != 0) sb.append('n');
+        }
+        if ((flags & Notify.KEYSPACE) != 0) sb.append('K');
+        if ((flags & Notify.KEYEVENT) != 0) sb.append('E');
+        if ((flags & Notify.KEY_MISS) != 0) sb.append('m');
+        return sb.toString();
+    }
+
+    private static final byte[] KEYSPACE_PREFIX = Bytes.ascii("__keyspace@");
+    private static final byte[] KEYEVENT_PREFIX = Bytes.ascii("__keyevent@");
+
+    /** Publishes one keyspace event on the channels notify-keyspace-events asks for. */
+    void notifyEvent(int flags, String event, int db, byte[] k, int off, int len) {
+        byte[] ev = Bytes.ascii(event);
+        byte[] dbId = Bytes.longToBytes(db);
+        if ((flags & Notify.KEYSPACE) != 0) {
+            ByteBuffer b = ByteBuffer.allocate(KEYSPACE_PREFIX.length + dbId.length + 3 + len);
+            b.put(KEYSPACE_PREFIX).put(dbId).put((byte) '_').put((byte) '_').put((byte) ':').put(k, off, len);
+            publish(b.array(), ev, false);
+        }
+        if ((flags & Notify.KEYEVENT) != 0) {
+            ByteBuffer b = ByteBuffer.allocate(KEYEVENT_PREFIX.length + dbId.length + 3 + ev.length);
+            b.put(KEYEVENT_PREFIX).put(dbId).put((byte) '_').put((byte) '_').put((byte) ':').put(ev);
+            publish(b.array(), Arrays.copyOfRange(k, off, off + len), false);
+        }
+    }
+}

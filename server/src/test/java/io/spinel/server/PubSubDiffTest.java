@@ -1,0 +1,200 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Pub/sub and keyspace notifications compared with redis-server: the same subscriber and
+ * publisher steps run against both, and every byte a subscriber receives must be identical,
+ * message order and framing included, in RESP2 and RESP3.
+ */
+class PubSubDiffTest {
+    private static RedisServerProcess redis;
+    private static SpinelServer spinel;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed: differential tests skipped");
+        redis = RedisServerProcess.start();
+        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (spinel != null) spinel.close();
+        if (redis != null) redis.close();
+    }
+
+    /** One role (a connection) on both servers. */
+    private static final class Twin implements AutoCloseable {
+        final RawClient r;
+        final RawClient s;
+        final List<String> diffs;
+
+        Twin(List<String> diffs) throws IOException {
+            this.r = new RawClient(redis.port());
+            this.s = new RawClient(spinel.port());
+            this.diffs = diffs;
+        }
+
+        void call(String... args) throws IOException {
+            compare(String.join(" ", args), r.call(toBytes(args)), s.call(toBytes(args)));
+        }
+
+        void send(String... args) throws IOException {
+            r.send(toBytes(args));
+            s.send(toBytes(args));
+        }
+
+        /** Reads one reply (or pushed message) from each and compares. */
+        void read(String what) throws IOException {
+            compare(what, r.readReply(), s.readReply());
+        }
+
+        private void compare(String what, byte[] a, byte[] b) {
+            String sa = new String(a, StandardCharsets.ISO_8859_1);
+            String sb = new String(b, StandardCharsets.ISO_8859_1);
+            if (!sa.equals(sb)) diffs.add(what + "\n  redis:  " + esc(sa) + "\n  spinel: " + esc(sb));
+        }
+
+        @Override
+        public void close() throws IOException {
+            r.close();
+            s.close();
+        }
+    }
+
+    private static String esc(String s) {
+        return s.replace("\r\n", "\\r\\n");
+    }
+
+    private static List<byte[]> toBytes(String... args) {
+        List<byte[]> l = new ArrayList<>();
+        for (String a : args) l.add(a.getBytes(StandardCharsets.UTF_8));
+        return l;
+    }
+
+    @Test
+    void channelsPatternsAndIntrospection() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (Twin sub = new Twin(diffs); Twin pub = new Twin(diffs)) {
+            sub.send("SUBSCRIBE", "news", "sport");
+            sub.read("subscribe confirmation 1");
+            sub.read("subscribe confirmation 2");
+            sub.send("PSUBSCRIBE", "n*", "s?ort");
+            sub.read("psubscribe confirmation 1");
+            sub.read("psubscribe confirmation 2");
+            pub.call("PUBLISH", "news", "hello");
+            sub.read("message news");
+            sub.read("pmessage n*");
+            pub.call("PUBLISH", "sport", "goal");
+            sub.read("message sport");
+            sub.read("pmessage s?ort");
+            pub.call("PUBLISH", "nobody", "x");
+            sub.read("pmessage n* for nobody");
+            pub.call("PUBLISH", "empty", "x");
+            pub.call("PUBSUB", "NUMSUB", "news", "sport", "none");
+            pub.call("PUBSUB", "NUMPAT");
+            pub.call("PUBSUB", "CHANNELS", "news");
+            pub.call("PUBSUB", "CHANNELS", "zz*");
+            sub.call("GET", "k");
+            sub.call("PING");
+            sub.call("PING", "hi");
+            sub.send("UNSUBSCRIBE", "news");
+            sub.read("unsubscribe news");
+            sub.send("PUNSUBSCRIBE", "n*", "s?ort");
+            sub.read("punsubscribe 1");
+            sub.read("punsubscribe 2");
+            sub.send("UNSUBSCRIBE");
+            sub.read("unsubscribe all");
+            sub.send("UNSUBSCRIBE");
+            sub.read("unsubscribe with nothing subscribed");
+            sub.call("PING");
+            sub.call("SSUBSCRIBE", "shard1");
+            pub.call("SPUBLISH", "shard1", "sm");
+            sub.read("smessage");
+            pub.call("PUBSUB", "SHARDNUMSUB", "shard1");
+            pub.call("PUBSUB", "SHARDCHANNELS");
+            sub.call("SUNSUBSCRIBE", "shard1");
+            pub.call("PUBSUB", "NOSUCH");
+        }
+        assertThat(diffs).isEmpty();
+    }
+
+    @Test
+    void resp3PushesAndCommandsWhileSubscribed() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (Twin sub = new Twin(diffs); Twin pub = new Twin(diffs)) {
+            sub.r.call(toBytes("HELLO", "3"));
+            sub.s.call(toBytes("HELLO", "3"));
+            sub.call("SUBSCRIBE", "c");
+            sub.call("SET", "k", "v");
+            sub.call("GET", "k");
+            pub.call("PUBLISH", "c", "m1");
+            sub.read("push message");
+            sub.call("PING");
+            sub.call("UNSUBSCRIBE", "c");
+        }
+        assertThat(diffs).isEmpty();
+    }
+
+    @Test
+    void keyspaceNotifications() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (Twin sub = new Twin(diffs); Twin cmd = new Twin(diffs)) {
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "KEA");
+            cmd.call("CONFIG", "GET", "notify-keyspace-events");
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "Q");
+            sub.call("PSUBSCRIBE", "__key*__:*");
+            cmd.call("SET", "k", "v");
+            sub.read("keyspace set");
+            sub.read("keyevent set");
+            cmd.call("EXPIRE", "k", "100");
+            sub.read("keyspace expire");
+            sub.read("keyevent expire");
+            cmd.call("DEL", "k");
+            sub.read("keyspace del");
+            sub.read("keyevent del");
+            cmd.call("RPUSH", "l", "a", "b");
+            sub.read("keyspace rpush");
+            sub.read("keyevent rpush");
+            cmd.call("LPOP", "l", "2");
+            sub.read("keyspace lpop");
+            sub.read("keyevent lpop");
+            sub.read("keyspace del after lpop");
+            sub.read("keyevent del after lpop");
+            cmd.call("SET", "t", "v", "PX", "1");
+            sub.read("set");
+            sub.read("set");
+            sub.read("expire");
+            sub.read("expire");
+            Thread.sleep(20);
+            cmd.call("GET", "t");
+            sub.read("keyspace expired");
+            sub.read("keyevent expired");
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "Egx");
+            cmd.call("SET", "a", "1");
+            cmd.call("RENAME", "a", "b");
+            sub.read("keyevent rename_from");
+            sub.read("keyevent rename_to");
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "Km");
+            cmd.call("GET", "missing");
+            sub.read("keyspace keymiss");
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "");
+            cmd.call("SET", "quiet", "1");
+            cmd.call("PING");
+        }
+        assertThat(diffs).isEmpty();
+    }
+}

@@ -3,6 +3,7 @@ package io.spinel.core;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.type.string.StringCommands;
+import io.spinel.core.type.zset.ZSetCommands;
 
 /** Every command family, registered into the table. Add a family here when you add its file. */
 final class CommandFamilies {
@@ -15,5 +16,6 @@ final class CommandFamilies {
         InfoCommand.register(t);
         KeyCommands.register(t);
         StringCommands.register(t);
+        ZSetCommands.register(t);
     }
 }

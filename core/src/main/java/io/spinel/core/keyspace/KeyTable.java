@@ -247,6 +247,7 @@ public abstract class KeyTable {
 
     /** Moves one run of table A (or skips empty slots) to table B. */
     private void rehashStep() {
+        if (rehashIdx < 0) return; // an earlier step of the same operation finished the rehash
         int budget = 64; // empty slots to skip before giving up for this step
         int n = slots.length;
         while (rehashIdx < n && tags[rehashIdx] == 0) {

@@ -139,8 +139,8 @@ public final class Doubles {
         if (exp >= -4 && exp < 17) {
             return stripZeros(bd).toPlainString();
         }
-        BigDecimal stripped = stripZeros(bd);
-        String digits = stripped.unscaledValue().abs().toString();
+        // exponent form: only the significant digits matter (setScale(0) would expand them with zeros)
+        String digits = bd.stripTrailingZeros().unscaledValue().abs().toString();
         StringBuilder sb = new StringBuilder(24);
         if (bd.signum() < 0) sb.append('-');
         sb.append(digits.charAt(0));

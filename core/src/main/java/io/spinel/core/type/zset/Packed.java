@@ -10,7 +10,8 @@ package io.spinel.core.type.zset;
  *
  * The score takes 1 byte for integers in -120..127, 3 or 5 bytes for other 16/32-bit integers
  * and 9 bytes otherwise (raw IEEE bits), so the common integer scores cost about what Redis's
- * listpack spends on them. The back length is the entry's length without itself, written so that
+ * listpack spends on them. Like listpack, which stores integral scores as integers, a score of -0
+ * reads back as 0. The back length is the entry's length without itself, written so that
  * it can be read from its last byte backwards: that is what lets ZREVRANGE and ZPOPMAX walk the
  * array from the end, as listpack's backlen does.
  *
@@ -87,7 +88,7 @@ final class Packed {
 
     static int scoreSize(double d) {
         long l = (long) d;
-        if (l != d || Double.doubleToRawLongBits(d) == Long.MIN_VALUE) return 9; // fractional, huge or -0
+        if (l != d) return 9; // fractional or huge; -0 is stored as the integer 0, as Redis's listpack does
         if (l >= -SMALL_BIAS && l <= SMALL_MAX_TAG - SMALL_BIAS) return 1;
         if (l >= Short.MIN_VALUE && l <= Short.MAX_VALUE) return 3;
         if (l >= Integer.MIN_VALUE && l <= Integer.MAX_VALUE) return 5;

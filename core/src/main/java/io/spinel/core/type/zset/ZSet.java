@@ -264,8 +264,8 @@ public final class ZSet implements Value {
 
     /** A uniformly random element (the set must not be empty). */
     public ZIter random(SplittableRandom rnd) {
-        if (skiplist != null) return new ZIter(this).atNode((SkipList.Node) skiplist.index.random(rnd));
-        return atRank(rnd.nextInt(count));
+        // a random rank is uniform in both encodings (and O(log n) in the skiplist)
+        return atRank(rnd.nextLong(size()));
     }
 
     /**

@@ -116,7 +116,8 @@ class ZSetTest {
         for (double d : samples) {
             int end = Packed.putScore(buf, 3, d);
             assertThat(end - 3).isEqualTo(Packed.scoreSize(d)).isEqualTo(Packed.scoreFieldSize(buf, 3));
-            assertThat(Double.doubleToRawLongBits(Packed.getScore(buf, 3))).isEqualTo(Double.doubleToRawLongBits(d));
+            double back = d == 0 ? 0.0 : d; // -0 becomes 0 as in Redis's listpack
+            assertThat(Double.doubleToRawLongBits(Packed.getScore(buf, 3))).isEqualTo(Double.doubleToRawLongBits(back));
         }
     }
 

@@ -188,11 +188,29 @@ public final class ZSet implements Value {
         return atRank(size() - 1);
     }
 
+    /**
+     * Whether the listpack may hold elements of the range: not an empty range, last element not
+     * below min, first not above max (Redis's zzlIsInRange; with lex ranges over unequal scores
+     * these checks decide results, so they are kept exactly).
+     */
+    private boolean packedMayHave(ScoreRange r) {
+        if (r.isEmpty() || used == 0) return false;
+        return r.gteMin(Packed.scoreAt(packed, Packed.entryStartBefore(packed, used))) && r.lteMax(Packed.scoreAt(packed, 0));
+    }
+
+    private boolean packedMayHave(LexRange r) {
+        if (r.isEmpty() || used == 0) return false;
+        ZIter last = new ZIter(this).atPos(Packed.entryStartBefore(packed, used));
+        if (!r.gteMin(last.buf(), last.off(), last.len())) return false;
+        ZIter first = new ZIter(this).atPos(0);
+        return r.lteMax(first.buf(), first.off(), first.len());
+    }
+
     /** The lowest element in the score range, or an invalid iterator. */
     public ZIter firstInRange(ScoreRange r) {
         ZIter it = new ZIter(this);
         if (skiplist != null) return it.atNode(skiplist.firstInRange(r));
-        if (r.isEmpty()) return it.atPos(-1);
+        if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(0); it.valid(); it.next()) {
             if (r.gteMin(it.score())) return r.lteMax(it.score()) ? it : it.atPos(-1);
         }
@@ -203,7 +221,7 @@ public final class ZSet implements Value {
     public ZIter lastInRange(ScoreRange r) {
         ZIter it = new ZIter(this);
         if (skiplist != null) return it.atNode(skiplist.lastInRange(r));
-        if (r.isEmpty() || used == 0) return it.atPos(-1);
+        if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(Packed.entryStartBefore(packed, used)); it.valid(); it.prev()) {
             if (r.lteMax(it.score())) return r.gteMin(it.score()) ? it : it.atPos(-1);
         }
@@ -213,7 +231,7 @@ public final class ZSet implements Value {
     public ZIter firstInLexRange(LexRange r) {
         ZIter it = new ZIter(this);
         if (skiplist != null) return it.atNode(skiplist.firstInLexRange(r));
-        if (r.isEmpty()) return it.atPos(-1);
+        if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(0); it.valid(); it.next()) {
             if (r.gteMin(it.buf(), it.off(), it.len())) {
                 return r.lteMax(it.buf(), it.off(), it.len()) ? it : it.atPos(-1);
@@ -225,7 +243,7 @@ public final class ZSet implements Value {
     public ZIter lastInLexRange(LexRange r) {
         ZIter it = new ZIter(this);
         if (skiplist != null) return it.atNode(skiplist.lastInLexRange(r));
-        if (r.isEmpty() || used == 0) return it.atPos(-1);
+        if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(Packed.entryStartBefore(packed, used)); it.valid(); it.prev()) {
             if (r.lteMax(it.buf(), it.off(), it.len())) {
                 return r.gteMin(it.buf(), it.off(), it.len()) ? it : it.atPos(-1);
@@ -238,11 +256,7 @@ public final class ZSet implements Value {
     public long count(ScoreRange r) {
         ZIter first = firstInRange(r);
         if (!first.valid()) return 0;
-        if (skiplist != null) {
-            long lo = skiplist.rank(first.node());
-            SkipList.Node last = skiplist.lastInRange(r);
-            return skiplist.rank(last) - lo + 1;
-        }
+        if (skiplist != null) return countFromRanks(first.node(), skiplist.lastInRange(r));
         long n = 0;
         for (ZIter it = first; it.valid() && r.lteMax(it.score()); it.next()) n++;
         return n;
@@ -252,14 +266,18 @@ public final class ZSet implements Value {
     public long lexCount(LexRange r) {
         ZIter first = firstInLexRange(r);
         if (!first.valid()) return 0;
-        if (skiplist != null) {
-            long lo = skiplist.rank(first.node());
-            SkipList.Node last = skiplist.lastInLexRange(r);
-            return skiplist.rank(last) - lo + 1;
-        }
+        if (skiplist != null) return countFromRanks(first.node(), skiplist.lastInLexRange(r));
         long n = 0;
         for (ZIter it = first; it.valid() && r.lteMax(it.buf(), it.off(), it.len()); it.next()) n++;
         return n;
+    }
+
+    /** Redis's rank arithmetic for ZCOUNT/ZLEXCOUNT (a missing last node leaves the count open-ended). */
+    private long countFromRanks(SkipList.Node first, SkipList.Node last) {
+        long length = skiplist.length;
+        long count = length - (skiplist.rank(first) - 1);
+        if (last != null) count -= length - skiplist.rank(last);
+        return count;
     }
 
     /** A uniformly random element (the set must not be empty). */

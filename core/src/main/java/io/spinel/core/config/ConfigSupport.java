@@ -17,7 +17,8 @@ public final class ConfigSupport {
         "timeout", "tcp-keepalive", "tcp-backlog", "loglevel", "logfile", "protected-mode", "pidfile", "daemonize",
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
-        "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy",
+        "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "zset-max-listpack-entries",
+        "zset-max-listpack-value",
     };
 
     /**
@@ -36,8 +37,8 @@ public final class ConfigSupport {
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
         "latency-tracking", "latency-tracking-info-percentiles", "slowlog-log-slower-than", "slowlog-max-len",
         "latency-monitor-threshold", "acllog-max-len", "busy-reply-threshold", "hash-max-listpack-entries",
-        "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
-        "zset-max-listpack-value", "list-max-listpack-size", "list-compress-depth", "stream-node-max-entries",
+        "hash-max-listpack-value", "set-max-intset-entries", "list-max-listpack-size", "list-compress-depth",
+        "stream-node-max-entries",
         "stream-node-max-bytes", "hll-sparse-max-bytes", "tracking-table-max-keys", "rdbcompression",
         "rdbchecksum", "dbfilename", "rdb-del-sync-files", "rdb-save-incremental-fsync", "rdb-key-save-delay",
         "key-load-delay", "appendfilename", "appenddirname", "appendfsync", "no-appendfsync-on-rewrite",

@@ -103,16 +103,13 @@ public final class ZSetCommands {
         e.notify(Notify.ZSET, event, c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
     }
 
-    /** Deletes an emptied key, with the "del" event Redis sends after the type's own. */
-    private static void deleteEmptied(Client c, int keyArg) {
-        Args a = c.args();
-        c.db().remove(a.buf(keyArg), a.off(keyArg), a.len(keyArg));
-        c.engine().notify(Notify.GENERIC, "del", c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
-    }
+    private static final CommandError NOT_POSITIVE = CommandError.err("value is out of range, must be positive");
+    private static final CommandError BAD_NUMKEYS = CommandError.err("numkeys should be greater than 0");
+    private static final CommandError BAD_COUNT = CommandError.err("count should be greater than 0");
+    private static final CommandError NEGATIVE_LIMIT = CommandError.err("LIMIT can't be negative");
 
     /** Redis's getRangeLongFromObjectOrReply with a custom message for every failure. */
-    private static long argLongInRange(Client c, int i, long min, long max, String msg) {
-        CommandError err = CommandError.err(msg);
+    private static long argLongInRange(Client c, int i, long min, long max, CommandError err) {
         long v = c.argLong(i, err);
         if (v < min || v > max) throw err;
         return v;
@@ -690,7 +687,7 @@ public final class ZSetCommands {
                 withScores = true;
             } else if (cardOnly && remaining >= 2 && a.is(j, "limit")) {
                 j++;
-                limit = argLongInRange(c, j, 0, Long.MAX_VALUE, "LIMIT can't be negative");
+                limit = argLongInRange(c, j, 0, Long.MAX_VALUE, NEGATIVE_LIMIT);
                 j++;
             } else {
                 throw CommandError.SYNTAX;
@@ -941,7 +938,7 @@ public final class ZSetCommands {
         Args a = c.args();
         if (a.count() > 3) throw CommandError.SYNTAX;
         long count = -1;
-        if (a.count() == 3) count = argLongInRange(c, 2, 0, Long.MAX_VALUE, "value is out of range, must be positive");
+        if (a.count() == 3) count = argLongInRange(c, 2, 0, Long.MAX_VALUE, NOT_POSITIVE);
         int shape = c.reply().resp3() && count != -1 ? POP_NESTED : POP_FLAT;
         popFirstKey(c, 1, 1, max, count, shape, false, false);
     }
@@ -949,7 +946,7 @@ public final class ZSetCommands {
     static void zmpop(Client c) {
         Args a = c.args();
         int argc = a.count();
-        long numkeys = argLongInRange(c, 1, 1, Long.MAX_VALUE, "numkeys should be greater than 0");
+        long numkeys = argLongInRange(c, 1, 1, Long.MAX_VALUE, BAD_NUMKEYS);
         if (numkeys >= argc - 2) throw CommandError.SYNTAX; // no room for MIN|MAX after the keys
         int whereIdx = (int) (2 + numkeys);
         boolean max;
@@ -961,7 +958,7 @@ public final class ZSetCommands {
             boolean more = argc - 1 - j > 0;
             if (count == -1 && a.is(j, "count") && more) {
                 j++;
-                count = argLongInRange(c, j, 1, Long.MAX_VALUE, "count should be greater than 0");
+                count = argLongInRange(c, j, 1, Long.MAX_VALUE, BAD_COUNT);
             } else {
                 throw CommandError.SYNTAX;
             }

@@ -30,7 +30,8 @@ import java.util.SplittableRandom;
  * storage.
  *
  * <p>The blocking pops (BZPOPMIN, BZPOPMAX, BZMPOP) belong to the blocking layer; what they share
- * with ZPOPMIN/ZPOPMAX/ZMPOP is {@link #popAndReply} and {@link #propagatePop}.
+ * with ZPOPMIN/ZPOPMAX/ZMPOP is {@link #popAndReply}, {@link #propagatePop} and
+ * {@link #parseMpopArgs}.
  */
 public final class ZSetCommands {
     private ZSetCommands() {
@@ -943,12 +944,20 @@ public final class ZSetCommands {
         popFirstKey(c, 1, 1, max, count, shape, false, false);
     }
 
-    static void zmpop(Client c) {
+    /** The arguments of ZMPOP/BZMPOP: keys at firstKey..firstKey+numKeys-1, the end, the count. */
+    public record MpopArgs(int firstKey, int numKeys, boolean max, long count) {
+    }
+
+    /**
+     * Parses "numkeys key [key ...] MIN|MAX [COUNT count]" starting at argument numkeysIdx, with
+     * Redis's checks and errors (ZMPOP: 1, BZMPOP: 2 after the timeout).
+     */
+    public static MpopArgs parseMpopArgs(Client c, int numkeysIdx) {
         Args a = c.args();
         int argc = a.count();
-        long numkeys = argLongInRange(c, 1, 1, Long.MAX_VALUE, BAD_NUMKEYS);
-        if (numkeys >= argc - 2) throw CommandError.SYNTAX; // no room for MIN|MAX after the keys
-        int whereIdx = (int) (2 + numkeys);
+        long numkeys = argLongInRange(c, numkeysIdx, 1, Long.MAX_VALUE, BAD_NUMKEYS);
+        if (numkeys >= argc - numkeysIdx - 1) throw CommandError.SYNTAX; // no room for MIN|MAX after the keys
+        int whereIdx = (int) (numkeysIdx + 1 + numkeys);
         boolean max;
         if (a.is(whereIdx, "min")) max = false;
         else if (a.is(whereIdx, "max")) max = true;
@@ -963,8 +972,12 @@ public final class ZSetCommands {
                 throw CommandError.SYNTAX;
             }
         }
-        if (count == -1) count = 1;
-        popFirstKey(c, 2, (int) numkeys, max, count, POP_KEY_NESTED, true, true);
+        return new MpopArgs(numkeysIdx + 1, (int) numkeys, max, count == -1 ? 1 : count);
+    }
+
+    static void zmpop(Client c) {
+        MpopArgs m = parseMpopArgs(c, 1);
+        popFirstKey(c, m.firstKey(), m.numKeys(), m.max(), m.count(), POP_KEY_NESTED, true, true);
     }
 
     // ---- ZRANDMEMBER --------------------------------------------------------------------------------

@@ -139,6 +139,7 @@ public final class Doubles {
         if (exp >= -4 && exp < 17) {
             return stripZeros(bd).toPlainString();
         }
+        // exponent form: only the significant digits matter (setScale(0) would expand them with zeros)
         String digits = bd.stripTrailingZeros().unscaledValue().abs().toString();
         StringBuilder sb = new StringBuilder(24);
         if (bd.signum() < 0) sb.append('-');

@@ -7,6 +7,7 @@ import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
 import io.spinel.core.type.hll.HllCommands;
 import io.spinel.core.type.string.StringCommands;
+import io.spinel.core.type.zset.BlockingZSetCommands;
 import io.spinel.core.type.zset.ZSetCommands;
 
 /** Every command family, registered into the table. Add a family here when you add its file. */
@@ -27,5 +28,6 @@ final class CommandFamilies {
         HllCommands.register(t);
         BitmapCommands.register(t);
         ZSetCommands.register(t);
+        BlockingZSetCommands.register(t);
     }
 }

@@ -85,7 +85,7 @@ public final class ZSetCommands {
         return (ZSet) Entries.valueOf(e, ValueType.ZSET);
     }
 
-    private static ZSet write(Client c, int i) {
+    static ZSet write(Client c, int i) {
         Args a = c.args();
         Object e = c.db().lookupWrite(a.buf(i), a.off(i), a.len(i));
         return (ZSet) Entries.valueOf(e, ValueType.ZSET);

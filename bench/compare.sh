@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark: Spinel and redis-server on the same machine, persistence off, measured
+# alternately with redis-benchmark over several rounds; reports medians and ratios.
+#
+#   bench/compare.sh [-c clients] [-P pipeline] [-n requests] [-d datasize] [-t tests] [-r keyspace]
+#                    [--rounds N] [--label text] [--no-docs]
+#
+# Writes a Markdown table (requests/s, p50 and p99 latency for each server, ratio Spinel/Redis) to
+# stdout and, unless --no-docs, into docs/BENCHMARKS.md (a section per parameter set, replaced on
+# re-run) plus a PNG chart of the ratios in docs/benchmarks.png. Needs redis-server and
+# redis-benchmark (Debian: apt-get install redis-server redis-tools).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -c) clients=$2; shift 2 ;;
+    -P) pipeline=$2; shift 2 ;;
+    -n) requests=$2; shift 2 ;;
+    -d) datasize=$2; shift 2 ;;
+    -t) tests=$2; shift 2 ;;
+    -r) keyspace=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --label) label=$2; shift 2 ;;
+    --no-docs) docs=0; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
+  echo "needs redis-server and redis-benchmark (apt-get install redis-server redis-tools)" >&2; exit 2; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+work=$(mktemp -d /tmp/spinel-bench.XXXXXX)
+sp_port=$(free_port); rd_port=$(free_port)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+"$here/spinel-server" --port "$sp_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+  > "$work/spinel.log" 2>&1 &
+pids+=($!)
+redis-server --port "$rd_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
+  > "$work/redis.log" 2>&1 &
+pids+=($!)
+for p in "$sp_port" "$rd_port"; do
+  for _ in $(seq 1 600); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.2; done
+done
+
+bench_args=(-c "$clients" -P "$pipeline" -n "$requests" -d "$datasize" -r "$keyspace" --csv)
+[[ -n "$tests" ]] && bench_args+=(-t "$tests")
+# Warm-up (JIT) for Spinel, not measured: a tenth of the work.
+redis-benchmark -p "$sp_port" -c "$clients" -P "$pipeline" -n $((requests / 10 + 1)) -d "$datasize" \
+  -r "$keyspace" ${tests:+-t "$tests"} -q > /dev/null 2>&1 || true
+
+for round in $(seq 1 "$rounds"); do
+  if (( round % 2 )); then order=(spinel redis); else order=(redis spinel); fi
+  for who in "${order[@]}"; do
+    port=$sp_port; [[ $who == redis ]] && port=$rd_port
+    redis-cli -p "$port" flushall >/dev/null
+    redis-benchmark -p "$port" "${bench_args[@]}" > "$work/$who.$round.csv"
+  done
+done
+
+jdk=$(java -version 2>&1 | head -1)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
+cores=$(nproc)
+redis_version=$(redis-server --version | awk '{print $3}')
+cmdline="redis-benchmark ${bench_args[*]}"
+python3 "$here/bench/report.py" "$work" "$rounds" "$cmdline" "$jdk" "$cpu ($cores cores)" "$redis_version" "$label" \
+  > "$work/section.md"
+cat "$work/section.md"
+if [[ $docs == 1 ]]; then
+  python3 "$here/bench/report.py" --merge "$here/docs/BENCHMARKS.md" "$work/section.md" "$cmdline"
+  java "$here/bench/Chart.java" "$here/docs/BENCHMARKS.md" "$here/docs/benchmarks.png" || echo "(chart not drawn)" >&2
+fi

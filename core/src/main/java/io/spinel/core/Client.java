@@ -76,6 +76,8 @@ public final class Client {
     boolean paused;
     /** What the client is blocked on, or null. */
     Blocking.Waiter blocked;
+    /** Client-side caching settings, or null when tracking is off. */
+    Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */
     PubSub.Subscriptions subscriptions;
     /** Since when the output buffer has been over the soft limit (0: it is not). */

@@ -21,6 +21,7 @@ final class CommandFamilies {
         InfoCommand.register(t);
         Transactions.register(t);
         PubSub.register(t);
+        Tracking.register(t);
         KeyCommands.register(t);
         StringCommands.register(t);
         ListCommands.register(t);

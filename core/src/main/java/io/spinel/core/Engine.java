@@ -46,6 +46,9 @@ public final class Engine {
     final Blocking blocking = new Blocking(this);
     final Transactions transactions = new Transactions(this);
     final PubSub pubsub;
+    final Tracking tracking;
+    /** The client whose command is running (null between commands, or for internal work). */
+    Client currentClient;
     /** Nesting of call(): blocked clients are served when the outermost command is done. */
     private int callDepth;
     final Log log;
@@ -82,6 +85,7 @@ public final class Engine {
         this.keyspace = new Keyspace(config.getInt("databases"), keyspaceListener);
         this.encodings = new io.spinel.core.keyspace.EncodingConfig(config);
         this.pubsub = new PubSub(this);
+        this.tracking = new Tracking(this);
         CommandFamilies.registerAll(commands);
         bindConfig();
     }
@@ -298,6 +302,7 @@ public final class Engine {
         blocking.disconnected(c);
         transactions.clientGone(c);
         pubsub.clientGone(c);
+        tracking.clientGone(c);
         clients.remove(c.id);
         c.reader.reset();
         c.reply.clear();
@@ -436,10 +441,13 @@ public final class Engine {
         if (discard) c.reply.startDiscarding();
         long start = System.nanoTime();
         Command outer = c.currentCommand;
+        Client outerClient = currentClient;
         c.currentCommand = cmd;
+        currentClient = c;
         callDepth++;
         try {
             cmd.handler().execute(c);
+            if (c.tracking != null) tracking.afterCommand(c, cmd);
         } catch (CommandError e) {
             c.error(e.getMessage());
             cmd.failedCalls++;
@@ -451,6 +459,7 @@ public final class Engine {
             cmd.failedCalls++;
         } finally {
             c.currentCommand = outer;
+            currentClient = outerClient;
             callDepth--;
         }
         long micros = (System.nanoTime() - start) / 1000;
@@ -465,7 +474,15 @@ public final class Engine {
             c.skipThisReply = false;
             c.replyMode = 2;
         }
-        if (callDepth == 0 && blocking.hasReady()) blocking.serveReady();
+        if (callDepth == 0) {
+            tracking.flushPendingForCurrent(c);
+            if (blocking.hasReady()) blocking.serveReady();
+        }
+    }
+
+    /** Whether a command is running (invalidations for its own client wait for its reply). */
+    boolean inCommand() {
+        return callDepth > 0;
     }
 
     private void reject(Client c, Command cmd, String message) {
@@ -505,6 +522,7 @@ public final class Engine {
 
     /** Sends what every client with pending output has; called once per read batch. */
     public void flushPending() {
+        tracking.broadcast();
         ArrayList<Client> list = pendingWrites;
         int n = list.size();
         for (int i = 0; i < n; i++) {
@@ -535,7 +553,7 @@ public final class Engine {
     public void keyModified(Db db, byte[] k, int off, int len) {
         blocking.keyTouched(db, k, off, len);
         transactions.keyTouched(db, k, off, len);
-        // client-side caching invalidation hooks in here.
+        tracking.keyModified(currentClient, k, off, len);
     }
 
     public void keyModified(Db db, byte[] k) {
@@ -571,7 +589,9 @@ public final class Engine {
 
     private void onExpired(Db db, byte[] key) {
         notify(Notify.EXPIRED, "expired", db, key);
-        keyModified(db, key);
+        blocking.keyTouched(db, key, 0, key.length);
+        transactions.keyTouched(db, key, 0, key.length);
+        tracking.keyModified(null, key, 0, key.length);
         // propagation of the deletion (AOF, replicas) hooks in here
     }
 
@@ -688,6 +708,11 @@ public final class Engine {
         if (PubSub.isSubscribed(c)) f += "P";
         if (c.multi != null) f += "x";
         if (c.blocked != null) f += "b";
+        if (c.tracking != null) {
+            f += "t";
+            if (c.tracking.brokenRedirect) f += "R";
+            if (c.tracking.bcast) f += "B";
+        }
         if (c.dirtyCas) f += "d";
         return f;
     }
@@ -705,7 +730,7 @@ public final class Engine {
     }
 
     long trackingRedirect(Client c) {
-        return -1;
+        return c.tracking == null ? -1 : c.tracking.redirect;
     }
 
     boolean isPubSubClient(Client c) {
@@ -716,7 +741,7 @@ public final class Engine {
     void clientReset(Client c) {
         transactions.clientGone(c);
         pubsub.clientGone(c);
-        // tracking state reset hooks in here.
+        tracking.clientGone(c);
     }
 
     /** The value CONFIG GET shows. */
@@ -756,6 +781,7 @@ public final class Engine {
 
     /** A database (or all, for -1) is about to be emptied: WATCHes of keys in it fail. */
     public void beforeFlush(int db) {
+        tracking.flushed();
         for (int i = 0; i < keyspace.count(); i++) {
             if (db < 0 || i == db) transactions.databaseReplaced(keyspace.db(i), null);
         }

@@ -133,7 +133,7 @@ final class InfoCommand {
         field(sb, "client_recent_max_input_buffer", maxIn);
         field(sb, "client_recent_max_output_buffer", maxOut);
         field(sb, "blocked_clients", e.blockedClients());
-        field(sb, "tracking_clients", 0);
+        field(sb, "tracking_clients", e.tracking.trackingClients());
         field(sb, "clients_in_timeout_table", 0);
     }
 
@@ -292,7 +292,7 @@ final class InfoCommand {
         field(sb, "keyspace_misses", ks.misses());
         field(sb, "pubsub_channels", e.pubsubChannelCount());
         field(sb, "pubsub_patterns", e.pubsubPatternCount());
-        field(sb, "pubsubshard_channels", 0);
+        field(sb, "pubsubshard_channels", e.pubsubShardChannelCount());
         field(sb, "latest_fork_usec", 0);
         field(sb, "total_forks", 0);
         field(sb, "migrate_cached_sockets", 0);
@@ -303,9 +303,9 @@ final class InfoCommand {
         field(sb, "active_defrag_key_misses", 0);
         field(sb, "total_active_defrag_time", 0);
         field(sb, "current_active_defrag_time", 0);
-        field(sb, "tracking_total_keys", 0);
-        field(sb, "tracking_total_items", 0);
-        field(sb, "tracking_total_prefixes", 0);
+        field(sb, "tracking_total_keys", e.tracking.totalKeys());
+        field(sb, "tracking_total_items", e.tracking.totalItems());
+        field(sb, "tracking_total_prefixes", e.tracking.totalPrefixes());
         field(sb, "unexpected_error_replies", 0);
         field(sb, "total_error_replies", s.errorReplies);
         field(sb, "dump_payload_sanitizations", 0);

@@ -140,12 +140,13 @@ public final class Keyspace {
     }
 
     /** Redis's LRU clock: seconds, 24 bits. */
+    /** Redis's LRU clock (seconds, 24 bits), from the command time so no clock call is made per access. */
     public int lruClock() {
-        return (int) ((clock.millis() / 1000) & 0xFFFFFF);
+        return (int) ((now / 1000) & 0xFFFFFF);
     }
 
     private int lfuMinutes() {
-        return (int) ((clock.millis() / 60000) & 0xFFFF);
+        return (int) ((now / 60000) & 0xFFFF);
     }
 
     /** The LRU/LFU field of a new object. */

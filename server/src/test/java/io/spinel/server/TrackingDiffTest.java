@@ -1,0 +1,154 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Client-side caching compared with redis-server: default, OPTIN/OPTOUT, NOLOOP, BCAST with
+ * prefixes, RESP2 redirection to __redis__:invalidate, flush invalidations; every byte the
+ * tracking clients receive must match.
+ */
+class TrackingDiffTest {
+    private static RedisServerProcess redis;
+    private static SpinelServer spinel;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed: differential tests skipped");
+        redis = RedisServerProcess.start();
+        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (spinel != null) spinel.close();
+        if (redis != null) redis.close();
+    }
+
+    private static final class Twin implements AutoCloseable {
+        final RawClient r;
+        final RawClient s;
+        final List<String> diffs;
+
+        Twin(List<String> diffs) throws IOException {
+            r = new RawClient(redis.port());
+            s = new RawClient(spinel.port());
+            this.diffs = diffs;
+        }
+
+        void call(String... args) throws IOException {
+            compare(String.join(" ", args), r.call(bytes(args)), s.call(bytes(args)));
+        }
+
+        void read(String what) throws IOException {
+            compare(what, r.readReply(), s.readReply());
+        }
+
+        /** The client id on each server, to REDIRECT to. */
+        String[] ids() throws IOException {
+            return new String[] {idOf(r), idOf(s)};
+        }
+
+        private static String idOf(RawClient c) throws IOException {
+            String reply = new String(c.call(bytes("CLIENT", "ID")), StandardCharsets.US_ASCII);
+            return reply.substring(1).trim();
+        }
+
+        void compare(String what, byte[] a, byte[] b) {
+            String sa = new String(a, StandardCharsets.ISO_8859_1), sb = new String(b, StandardCharsets.ISO_8859_1);
+            if (!sa.equals(sb)) diffs.add(what + "\n  redis:  " + sa.replace("\r\n", "\\r\\n") + "\n  spinel: "
+                    + sb.replace("\r\n", "\\r\\n"));
+        }
+
+        @Override
+        public void close() throws IOException {
+            r.close();
+            s.close();
+        }
+    }
+
+    private static List<byte[]> bytes(String... args) {
+        List<byte[]> l = new ArrayList<>();
+        for (String a : args) l.add(a.getBytes(StandardCharsets.UTF_8));
+        return l;
+    }
+
+    @Test
+    void resp3DefaultOptinNoloopAndBcast() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {
+            t.r.call(bytes("HELLO", "3")); // replies differ only by client id
+            t.s.call(bytes("HELLO", "3"));
+            t.call("CLIENT", "TRACKING", "on");
+            t.call("SET", "k1", "v");
+            t.call("GET", "k1");
+            w.call("SET", "k1", "v2");
+            t.read("invalidate k1");
+            w.call("SET", "k1", "v3");
+            t.call("PING");
+            t.call("GET", "k1");
+            t.call("SET", "k1", "mine");
+            t.read("own invalidation after reply");
+            t.call("CLIENT", "TRACKINGINFO");
+            t.call("CLIENT", "TRACKING", "on", "OPTIN");
+            t.call("CLIENT", "TRACKING", "off");
+            t.call("CLIENT", "TRACKING", "on", "OPTIN");
+            t.call("GET", "k2");
+            w.call("SET", "k2", "x");
+            t.call("CLIENT", "CACHING", "yes");
+            t.call("GET", "k2");
+            w.call("SET", "k2", "y");
+            t.read("optin invalidation");
+            t.call("CLIENT", "CACHING", "no");
+            t.call("CLIENT", "TRACKING", "off");
+            t.call("CLIENT", "TRACKING", "on", "NOLOOP");
+            t.call("GET", "k3");
+            t.call("SET", "k3", "self");
+            t.call("PING");
+            t.call("CLIENT", "TRACKING", "off");
+            t.call("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a:", "PREFIX", "b:");
+            t.call("CLIENT", "TRACKING", "on", "BCAST", "PREFIX", "a:x");
+            w.call("MSET", "a:1", "1", "b:2", "2", "c:3", "3");
+            t.read("bcast a:");
+            t.read("bcast b:");
+            t.call("CLIENT", "TRACKINGINFO");
+            t.call("CLIENT", "TRACKING", "on", "PREFIX", "x");
+            t.call("CLIENT", "TRACKING", "on", "BCAST", "OPTIN");
+            t.call("CLIENT", "TRACKING", "off");
+            t.call("CLIENT", "TRACKING", "on");
+            t.call("GET", "f1");
+            w.call("FLUSHALL");
+            t.read("flush invalidation");
+            t.call("CLIENT", "CACHING", "yes");
+            t.call("CLIENT", "TRACKING", "maybe");
+        }
+        assertThat(diffs).isEmpty();
+    }
+
+    @Test
+    void resp2RedirectToPubSubClient() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (Twin sub = new Twin(diffs); Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {
+            String[] ids = sub.ids();
+            sub.call("SUBSCRIBE", "__redis__:invalidate");
+            t.r.call(bytes("CLIENT", "TRACKING", "on", "REDIRECT", ids[0]));
+            t.s.call(bytes("CLIENT", "TRACKING", "on", "REDIRECT", ids[1]));
+            t.call("GET", "rk");
+            w.call("SET", "rk", "1");
+            sub.read("redirected invalidation");
+            t.call("CLIENT", "TRACKING", "on", "REDIRECT", "999999");
+        }
+        assertThat(diffs).isEmpty();
+    }
+}

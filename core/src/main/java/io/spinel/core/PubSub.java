@@ -168,6 +168,7 @@ final class PubSub {
 
     void unsubscribe(Client c, Kind k) {
         Args a = c.args();
+        if (c.subscriptions == null) c.subscriptions = new Subscriptions();
         if (a.count() == 1) {
             unsubscribeAll(c, k, true);
             return;

@@ -2,6 +2,8 @@ package io.spinel.core;
 
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.type.hash.HashCommands;
+import io.spinel.core.type.set.SetCommands;
 import io.spinel.core.type.string.StringCommands;
 
 /** Every command family, registered into the table. Add a family here when you add its file. */
@@ -15,5 +17,7 @@ final class CommandFamilies {
         InfoCommand.register(t);
         KeyCommands.register(t);
         StringCommands.register(t);
+        HashCommands.register(t);
+        SetCommands.register(t);
     }
 }

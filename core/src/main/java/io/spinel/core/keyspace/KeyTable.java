@@ -245,8 +245,10 @@ public abstract class KeyTable {
         rehashIdx = 0;
     }
 
-    /** Moves one run of table A (or skips empty slots) to table B. */
+    /** Moves one run of table A (or skips empty slots) to table B; nothing once rehashing is done. */
     private void rehashStep() {
+        // callers take several steps in a row, and an earlier one may have finished the rehash
+        if (rehashIdx < 0) return;
         int budget = 64; // empty slots to skip before giving up for this step
         int n = slots.length;
         while (rehashIdx < n && tags[rehashIdx] == 0) {
@@ -364,13 +366,19 @@ public abstract class KeyTable {
         return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
-    /** A random entry, or null when empty. Slightly favours entries after long gaps, like Redis. */
+    /**
+     * A random entry, or null when empty. Every entry is equally likely (SRANDMEMBER and
+     * HRANDFIELD are tested for it): a table is picked in proportion to its share of the entries,
+     * then slots are drawn until one is occupied. Walking forward from a random slot instead would
+     * favour the first entry of each run by the length of the gap before it. Tables shrink below
+     * 10% load, so the expected number of draws stays small.
+     */
     public final Object random(SplittableRandom rnd) {
         if (size() == 0) return null;
         Object[] s = rnd.nextInt(size()) < sizeA ? slots : slotsB;
-        int m = s.length - 1;
-        int i = rnd.nextInt(s.length);
-        while (s[i] == null) i = (i + 1) & m;
-        return s[i];
+        while (true) {
+            Object e = s[rnd.nextInt(s.length)];
+            if (e != null) return e;
+        }
     }
 }

@@ -321,14 +321,17 @@ public abstract class KeyTable {
         }
         long m0 = k0, m1 = k1;
         visitBucket(s0, t0, k0, (int) (v & m0), visitor);
+        // Visit every expansion of that bucket in the larger table, stepping the bits the small
+        // mask does not cover in reverse-binary order too (an ordinary increment of those bits
+        // skips buckets when the cursor was made while the table was larger). The carry out of
+        // those bits advances the small-table part, so v ends as the next cursor.
         do {
             visitBucket(s1, t1, k1, (int) (v & m1), visitor);
-            v = (((v | m0) + 1) & ~m0) | (v & m0);
+            v |= ~m1;
+            v = Long.reverse(v);
+            v++;
+            v = Long.reverse(v);
         } while ((v & (m0 ^ m1)) != 0);
-        v |= ~m0;
-        v = Long.reverse(v);
-        v++;
-        v = Long.reverse(v);
         return v;
     }
 

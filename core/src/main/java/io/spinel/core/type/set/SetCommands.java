@@ -410,6 +410,12 @@ public final class SetCommands {
             }
             return;
         }
+        if (numKeys == 1 && dstArg < 0 && !cardinalityOnly) {
+            // SMEMBERS: straight from the encoding, without a snapshot of the members
+            r.setHeader(sets[0].length());
+            sets[0].replyAll(r);
+            return;
+        }
         // stable, like the merge sort behind glibc's qsort: equal sizes keep their key order
         Arrays.sort(sets, Comparator.comparingInt(SetValue::length));
         SetValue first = sets[0];

@@ -6,6 +6,8 @@ import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
 import io.spinel.core.type.hll.HllCommands;
+import io.spinel.core.type.hash.HashCommands;
+import io.spinel.core.type.set.SetCommands;
 import io.spinel.core.type.string.StringCommands;
 import io.spinel.core.type.zset.BlockingZSetCommands;
 import io.spinel.core.type.zset.ZSetCommands;
@@ -30,5 +32,7 @@ final class CommandFamilies {
         BitmapCommands.register(t);
         ZSetCommands.register(t);
         BlockingZSetCommands.register(t);
+        HashCommands.register(t);
+        SetCommands.register(t);
     }
 }

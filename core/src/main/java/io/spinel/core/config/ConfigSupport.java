@@ -19,6 +19,7 @@ public final class ConfigSupport {
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
         "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
         "hll-sparse-max-bytes", "zset-max-listpack-entries", "zset-max-listpack-value",
+        "hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",
     };
 
     /**

@@ -58,6 +58,7 @@ public final class KeyCommands {
         t.register("object|idletime", c -> object(c, "idletime"));
         t.register("object|freq", c -> object(c, "freq"));
         t.register("object|help", KeyCommands::objectHelp);
+        t.register("memory|usage", KeyCommands::memoryUsage);
     }
 
     private static void deleted(Client c, Db db, byte[] k, int off, int len) {
@@ -526,6 +527,26 @@ public final class KeyCommands {
         if (!(e instanceof byte[]) || !StringEntry.isInt((byte[]) e)) return false;
         long v = StringEntry.intValue((byte[]) e);
         return v >= 0 && v < 10000 && ks.sharedIntegers();
+    }
+
+    /**
+     * MEMORY USAGE key [SAMPLES count]: the entry's estimated heap bytes. The estimate is exact
+     * for every value, so SAMPLES is validated and otherwise has nothing to limit. Like Redis it
+     * looks the key up without expiring it or touching it.
+     */
+    static void memoryUsage(Client c) {
+        Args a = c.args();
+        for (int j = 3; j < a.count(); j++) {
+            if (a.is(j, "samples") && j + 1 < a.count()) {
+                if (c.argLong(j + 1) < 0) throw CommandError.SYNTAX;
+                j++;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        Object e = c.db().find(a.buf(2), a.off(2), a.len(2));
+        if (e == null) c.reply().nullBulk();
+        else c.reply().integer(Entries.memoryUsage(e));
     }
 
     static void objectHelp(Client c) {

@@ -245,7 +245,7 @@ public abstract class KeyTable {
         rehashIdx = 0;
     }
 
-    /** Moves one run of table A (or skips empty slots) to table B. */
+    /** Moves one run of table A (or skips empty slots) to table B; nothing once rehashing is done. */
     private void rehashStep() {
         if (rehashIdx < 0) return; // a previous step of the same operation may have finished it
         int budget = 64; // empty slots to skip before giving up for this step
@@ -320,14 +320,17 @@ public abstract class KeyTable {
         }
         long m0 = k0, m1 = k1;
         visitBucket(s0, t0, k0, (int) (v & m0), visitor);
+        // Visit every expansion of that bucket in the larger table, stepping the bits the small
+        // mask does not cover in reverse-binary order too (an ordinary increment of those bits
+        // skips buckets when the cursor was made while the table was larger). The carry out of
+        // those bits advances the small-table part, so v ends as the next cursor.
         do {
             visitBucket(s1, t1, k1, (int) (v & m1), visitor);
-            v = (((v | m0) + 1) & ~m0) | (v & m0);
+            v |= ~m1;
+            v = Long.reverse(v);
+            v++;
+            v = Long.reverse(v);
         } while ((v & (m0 ^ m1)) != 0);
-        v |= ~m0;
-        v = Long.reverse(v);
-        v++;
-        v = Long.reverse(v);
         return v;
     }
 
@@ -365,13 +368,19 @@ public abstract class KeyTable {
         return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
-    /** A random entry, or null when empty. Slightly favours entries after long gaps, like Redis. */
+    /**
+     * A random entry, or null when empty. Every entry is equally likely (SRANDMEMBER and
+     * HRANDFIELD are tested for it): a table is picked in proportion to its share of the entries,
+     * then slots are drawn until one is occupied. Walking forward from a random slot instead would
+     * favour the first entry of each run by the length of the gap before it. Tables shrink below
+     * 10% load, so the expected number of draws stays small.
+     */
     public final Object random(SplittableRandom rnd) {
         if (size() == 0) return null;
         Object[] s = rnd.nextInt(size()) < sizeA ? slots : slotsB;
-        int m = s.length - 1;
-        int i = rnd.nextInt(s.length);
-        while (s[i] == null) i = (i + 1) & m;
-        return s[i];
+        while (true) {
+            Object e = s[rnd.nextInt(s.length)];
+            if (e != null) return e;
+        }
     }
 }

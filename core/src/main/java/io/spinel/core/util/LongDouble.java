@@ -22,13 +22,18 @@ public final class LongDouble {
     private static final BigDecimal MAX = new BigDecimal(
             BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE).shiftLeft(16383 - 63));
 
+    /** Half the smallest subnormal 80-bit value (2^-16446): anything this small rounds to zero. */
+    private static final BigDecimal HALF_MIN_SUBNORMAL =
+            BigDecimal.ONE.divide(new BigDecimal(BigInteger.ONE.shiftLeft(16446)));
+
     /**
      * Parses as Redis's string2ld (strtold over the whole slice, no leading space, no NaN, at most
      * 5119 characters). Infinity parses (to null here) because Redis then reports the increment as
      * producing NaN or Infinity rather than as not-a-float.
      *
      * @return the rounded value, or null for ±infinity
-     * @throws NumberFormatException (stackless) when the slice is not a float
+     * @throws NumberFormatException (stackless) when the slice is not a float, or its value is out
+     *     of the 80-bit range (too large, or so small it rounds to zero)
      */
     public static BigDecimal parse(byte[] b, int off, int len) {
         if (len == 0 || len >= 5120) throw Bytes.NotANumber.INSTANCE;
@@ -43,8 +48,14 @@ public final class LongDouble {
         } else {
             exact = new BigDecimal(s.charAt(0) == '+' ? s.substring(1) : s);
         }
+        // strtold sets ERANGE when the value overflows to ±HUGE_VALL or underflows to zero, and
+        // string2ld rejects both as not a float (a literal "inf" is accepted above)
+        if (exact.signum() != 0 && exact.precision() - exact.scale() < -4900
+                && exact.abs().compareTo(HALF_MIN_SUBNORMAL) <= 0) {
+            throw Bytes.NotANumber.INSTANCE;
+        }
         BigDecimal r = round64(exact);
-        if (r.abs().compareTo(MAX) > 0) return null; // overflow: ERANGE/HUGE_VAL, rejected as inf
+        if (r.abs().compareTo(MAX) > 0) throw Bytes.NotANumber.INSTANCE;
         return r;
     }
 

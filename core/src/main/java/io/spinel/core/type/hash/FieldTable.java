@@ -1,0 +1,90 @@
+package io.spinel.core.type.hash;
+
+import io.spinel.core.keyspace.KeyHash;
+import io.spinel.core.keyspace.KeyTable;
+
+import java.util.Arrays;
+
+/**
+ * The "hashtable" encoding of a hash: the keyspace's open-addressing table (incremental rehash,
+ * stateless SCAN) holding one byte array per field, laid out as the length-prefixed field followed
+ * by the value bytes. One object per field and no node, key or value objects; a changed value
+ * replaces the field's array.
+ */
+final class FieldTable extends KeyTable {
+    /** Heap bytes of all entry arrays, kept current so MEMORY USAGE does not walk the table. */
+    private long entryHeap;
+
+    static int fieldOffset(byte[] e) {
+        return Packed.prefixSize(Packed.readLength(e, 0));
+    }
+
+    static int fieldLength(byte[] e) {
+        return Packed.readLength(e, 0);
+    }
+
+    static int valueOffset(byte[] e) {
+        int fl = Packed.readLength(e, 0);
+        return Packed.prefixSize(fl) + fl;
+    }
+
+    static int valueLength(byte[] e) {
+        return e.length - valueOffset(e);
+    }
+
+    static byte[] entry(byte[] f, int fo, int fl, byte[] v, int vo, int vl) {
+        byte[] e = new byte[Packed.storedSize(fl) + vl];
+        int p = Packed.writeString(e, 0, f, fo, fl);
+        System.arraycopy(v, vo, e, p, vl);
+        return e;
+    }
+
+    @Override
+    protected boolean matches(Object o, byte[] k, int off, int len) {
+        byte[] e = (byte[]) o;
+        int fl = Packed.readLength(e, 0);
+        if (fl != len) return false;
+        int p = Packed.prefixSize(fl);
+        return Arrays.equals(e, p, p + fl, k, off, off + len);
+    }
+
+    @Override
+    protected long hashOf(Object o) {
+        byte[] e = (byte[]) o;
+        int fl = Packed.readLength(e, 0);
+        return KeyHash.of(e, Packed.prefixSize(fl), fl);
+    }
+
+    byte[] find(byte[] f, int off, int len) {
+        return (byte[]) get(KeyHash.of(f, off, len), f, off, len);
+    }
+
+    /** Stores the pair; returns true if the field is new. */
+    boolean set(byte[] f, int fo, int fl, byte[] v, int vo, int vl) {
+        return add(entry(f, fo, fl, v, vo, vl));
+    }
+
+    /** Stores a whole entry array (not copied); returns true if its field is new. */
+    boolean add(byte[] e) {
+        int fl = Packed.readLength(e, 0);
+        int fo = Packed.prefixSize(fl);
+        byte[] old = (byte[]) put(KeyHash.of(e, fo, fl), e, e, fo, fl);
+        entryHeap += Packed.arrayHeap(e.length);
+        if (old == null) return true;
+        entryHeap -= Packed.arrayHeap(old.length);
+        return false;
+    }
+
+    boolean delete(byte[] f, int off, int len) {
+        byte[] old = (byte[]) remove(KeyHash.of(f, off, len), f, off, len);
+        if (old == null) return false;
+        entryHeap -= Packed.arrayHeap(old.length);
+        return true;
+    }
+
+    long heapSize() {
+        // object (header and nine fields) + slot and tag arrays of one or two tables + entries
+        int tables = isRehashing() ? 2 : 1;
+        return 56 + tables * 32L + 5L * capacity() + entryHeap;
+    }
+}

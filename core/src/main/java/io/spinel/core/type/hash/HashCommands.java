@@ -1,0 +1,442 @@
+package io.spinel.core.type.hash;
+
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+import io.spinel.core.Notify;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.keyspace.DbObject;
+import io.spinel.core.keyspace.EncodingConfig;
+import io.spinel.core.keyspace.Entries;
+import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Glob;
+import io.spinel.core.util.LongDouble;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/** Hash commands (Redis's t_hash.c) over {@link HashValue}. */
+public final class HashCommands {
+    private HashCommands() {
+    }
+
+    private static final SplittableRandom RANDOM = new SplittableRandom();
+    private static final byte[] HSET = Bytes.ascii("HSET");
+    private static final CommandError NOT_INTEGER = CommandError.err("hash value is not an integer");
+    private static final CommandError NOT_FLOAT = CommandError.err("hash value is not a float");
+    private static final CommandError COUNT_RANGE = CommandError.err(
+            "value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+
+    public static void register(CommandTable t) {
+        t.register("hset", c -> hset(c, true));
+        t.register("hmset", c -> hset(c, false));
+        t.register("hsetnx", HashCommands::hsetnx);
+        t.register("hget", HashCommands::hget);
+        t.register("hmget", HashCommands::hmget);
+        t.register("hdel", HashCommands::hdel);
+        t.register("hlen", HashCommands::hlen);
+        t.register("hstrlen", HashCommands::hstrlen);
+        t.register("hexists", HashCommands::hexists);
+        t.register("hkeys", c -> hgetall(c, true, false));
+        t.register("hvals", c -> hgetall(c, false, true));
+        t.register("hgetall", c -> hgetall(c, true, true));
+        t.register("hincrby", HashCommands::hincrby);
+        t.register("hincrbyfloat", HashCommands::hincrbyfloat);
+        t.register("hrandfield", HashCommands::hrandfield);
+        t.register("hscan", HashCommands::hscan);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------
+
+    private static HashValue readHash(Client c, int i) {
+        Args a = c.args();
+        Object e = c.db().lookupRead(a.buf(i), a.off(i), a.len(i), !c.noTouch());
+        return (HashValue) Entries.valueOf(e, ValueType.HASH);
+    }
+
+    private static HashValue writeHash(Client c, int i) {
+        Args a = c.args();
+        return (HashValue) Entries.valueOf(c.db().lookupWrite(a.buf(i), a.off(i), a.len(i)), ValueType.HASH);
+    }
+
+    /** Redis's hashTypeLookupWriteOrCreate: the hash at key argument i, created empty if missing. */
+    private static HashValue writeOrCreate(Client c, int i) {
+        HashValue h = writeHash(c, i);
+        if (h == null) {
+            Args a = c.args();
+            h = new HashValue();
+            c.db().put(a.buf(i), a.off(i), a.len(i),
+                    new DbObject(a.copy(i), h, -1, c.engine().keyspace().newLru()));
+        }
+        return h;
+    }
+
+    private static void modified(Client c, String event, long dirty) {
+        Args a = c.args();
+        Engine engine = c.engine();
+        engine.dirty += dirty;
+        engine.keyModified(c.db(), a.buf(1), a.off(1), a.len(1));
+        engine.notify(Notify.HASH, event, c.db(), a.buf(1), a.off(1), a.len(1));
+    }
+
+    private static boolean set(HashValue h, Args a, int f, int v, EncodingConfig enc) {
+        return h.set(a.buf(f), a.off(f), a.len(f), a.buf(v), a.off(v), a.len(v),
+                enc.hashMaxListpackEntries, enc.hashMaxListpackValue);
+    }
+
+    // ---- writes -------------------------------------------------------------------------------
+
+    static void hset(Client c, boolean isHset) {
+        Args a = c.args();
+        if (a.count() % 2 == 1) {
+            throw CommandError.err("wrong number of arguments for '" + (isHset ? "hset" : "hmset") + "' command");
+        }
+        HashValue h = writeOrCreate(c, 1);
+        EncodingConfig enc = c.engine().encodings();
+        long created = 0;
+        for (int i = 2; i < a.count(); i += 2) {
+            if (set(h, a, i, i + 1, enc)) created++;
+        }
+        if (isHset) c.reply().integer(created);
+        else c.reply().ok();
+        modified(c, "hset", (a.count() - 2) / 2);
+    }
+
+    static void hsetnx(Client c) {
+        Args a = c.args();
+        HashValue h = writeOrCreate(c, 1);
+        if (h.exists(a.buf(2), a.off(2), a.len(2))) {
+            c.reply().integer(0);
+            return;
+        }
+        set(h, a, 2, 3, c.engine().encodings());
+        c.reply().integer(1);
+        modified(c, "hset", 1);
+    }
+
+    static void hdel(Client c) {
+        Args a = c.args();
+        HashValue h = writeHash(c, 1);
+        if (h == null) {
+            c.reply().integer(0);
+            return;
+        }
+        int deleted = 0;
+        boolean keyRemoved = false;
+        for (int i = 2; i < a.count(); i++) {
+            if (h.delete(a.buf(i), a.off(i), a.len(i))) {
+                deleted++;
+                if (h.length() == 0) {
+                    c.db().remove(a.buf(1), a.off(1), a.len(1));
+                    keyRemoved = true;
+                    break;
+                }
+            }
+        }
+        if (deleted > 0) {
+            modified(c, "hdel", deleted);
+            if (keyRemoved) c.engine().notify(Notify.GENERIC, "del", c.db(), a.buf(1), a.off(1), a.len(1));
+        }
+        c.reply().integer(deleted);
+    }
+
+    static void hincrby(Client c) {
+        Args a = c.args();
+        long incr = c.argLong(3);
+        HashValue h = writeOrCreate(c, 1);
+        byte[] old = h.get(a.buf(2), a.off(2), a.len(2));
+        long value = 0;
+        if (old != null) {
+            try {
+                value = Bytes.parseLong(old, 0, old.length);
+            } catch (NumberFormatException e) {
+                throw NOT_INTEGER;
+            }
+        }
+        if ((incr < 0 && value < 0 && incr < Long.MIN_VALUE - value)
+                || (incr > 0 && value > 0 && incr > Long.MAX_VALUE - value)) {
+            throw CommandError.OVERFLOW;
+        }
+        value += incr;
+        byte[] text = Bytes.longToBytes(value);
+        EncodingConfig enc = c.engine().encodings();
+        h.set(a.buf(2), a.off(2), a.len(2), text, 0, text.length, enc.hashMaxListpackEntries,
+                enc.hashMaxListpackValue);
+        c.reply().integer(value);
+        modified(c, "hincrby", 1);
+    }
+
+    static void hincrbyfloat(Client c) {
+        Args a = c.args();
+        BigDecimal incr;
+        try {
+            incr = LongDouble.parse(a.buf(3), a.off(3), a.len(3));
+        } catch (NumberFormatException e) {
+            throw CommandError.NOT_FLOAT;
+        }
+        if (incr == null) throw CommandError.err("value is NaN or Infinity");
+        HashValue h = writeOrCreate(c, 1);
+        byte[] old = h.get(a.buf(2), a.off(2), a.len(2));
+        BigDecimal value = BigDecimal.ZERO;
+        if (old != null) {
+            try {
+                value = LongDouble.parse(old, 0, old.length);
+            } catch (NumberFormatException e) {
+                throw NOT_FLOAT;
+            }
+        }
+        BigDecimal sum = value == null ? null : LongDouble.add(value, incr);
+        if (sum == null) throw CommandError.err("increment would produce NaN or Infinity");
+        byte[] text = Bytes.ascii(LongDouble.formatHuman(sum));
+        EncodingConfig enc = c.engine().encodings();
+        h.set(a.buf(2), a.off(2), a.len(2), text, 0, text.length, enc.hashMaxListpackEntries,
+                enc.hashMaxListpackValue);
+        c.reply().bulk(text);
+        modified(c, "hincrbyfloat", 1);
+        // replicas and the AOF get the result, so float formatting can never make them diverge
+        c.propagateAs(HSET, a.copy(1), a.copy(2), text);
+    }
+
+    // ---- reads --------------------------------------------------------------------------------
+
+    static void hget(Client c) {
+        Args a = c.args();
+        HashValue h = readHash(c, 1);
+        if (h == null || !h.replyValue(a.buf(2), a.off(2), a.len(2), c.reply())) c.reply().nullBulk();
+    }
+
+    static void hmget(Client c) {
+        Args a = c.args();
+        HashValue h = readHash(c, 1);
+        Reply r = c.reply();
+        r.arrayHeader(a.count() - 2);
+        for (int i = 2; i < a.count(); i++) {
+            if (h == null || !h.replyValue(a.buf(i), a.off(i), a.len(i), r)) r.nullBulk();
+        }
+    }
+
+    static void hlen(Client c) {
+        HashValue h = readHash(c, 1);
+        c.reply().integer(h == null ? 0 : h.length());
+    }
+
+    static void hstrlen(Client c) {
+        Args a = c.args();
+        HashValue h = readHash(c, 1);
+        c.reply().integer(h == null ? 0 : h.valueLength(a.buf(2), a.off(2), a.len(2)));
+    }
+
+    static void hexists(Client c) {
+        Args a = c.args();
+        HashValue h = readHash(c, 1);
+        c.reply().integer(h != null && h.exists(a.buf(2), a.off(2), a.len(2)) ? 1 : 0);
+    }
+
+    static void hgetall(Client c, boolean fields, boolean values) {
+        HashValue h = readHash(c, 1);
+        Reply r = c.reply();
+        boolean map = fields && values;
+        int n = h == null ? 0 : h.length();
+        if (map) r.mapHeader(n);
+        else r.arrayHeader(n);
+        if (h != null) h.replyAll(r, fields, values);
+    }
+
+    // ---- HRANDFIELD ---------------------------------------------------------------------------
+
+    static void hrandfield(Client c) {
+        Args a = c.args();
+        if (a.count() >= 3) {
+            long l = c.argLong(2);
+            if (l == Long.MIN_VALUE) throw COUNT_RANGE;
+            boolean withValues = false;
+            if (a.count() > 4 || (a.count() == 4 && !a.is(3, "withvalues"))) {
+                throw CommandError.SYNTAX;
+            } else if (a.count() == 4) {
+                withValues = true;
+                if (l < -Long.MAX_VALUE / 2 || l > Long.MAX_VALUE / 2) throw CommandError.err("value is out of range");
+            }
+            hrandfieldWithCount(c, l, withValues);
+            return;
+        }
+        HashValue h = readHash(c, 1);
+        Reply r = c.reply();
+        if (h == null) {
+            r.nullBulk();
+            return;
+        }
+        if (h.isListpack()) {
+            int[] pos = h.pairPositions();
+            h.replyPair(pos[RANDOM.nextInt(pos.length)], r, false);
+        } else {
+            replyEntry((byte[]) h.table().random(RANDOM), r, false, false);
+        }
+    }
+
+    private static void replyEntry(byte[] e, Reply r, boolean value, boolean pairHeader) {
+        if (pairHeader) r.arrayHeader(2);
+        r.bulk(e, FieldTable.fieldOffset(e), FieldTable.fieldLength(e));
+        if (value) {
+            int vo = FieldTable.valueOffset(e);
+            r.bulk(e, vo, e.length - vo);
+        }
+    }
+
+    private static void replyListpackPair(HashValue h, int p, Reply r, boolean value, boolean pairHeader) {
+        if (pairHeader) r.arrayHeader(2);
+        h.replyPair(p, r, value);
+    }
+
+    /**
+     * HRANDFIELD with a count, following Redis's cases: a negative count samples with repetition;
+     * a count at least the size returns the whole hash in its order; otherwise a random subset of
+     * distinct fields.
+     */
+    private static void hrandfieldWithCount(Client c, long l, boolean withValues) {
+        HashValue h = readHash(c, 1);
+        Reply r = c.reply();
+        if (h == null) {
+            r.arrayHeader(0);
+            return;
+        }
+        long size = h.length();
+        boolean unique = l >= 0;
+        long count = unique ? l : -l;
+        if (count == 0) {
+            r.arrayHeader(0);
+            return;
+        }
+        boolean resp3 = r.resp3();
+        boolean pairHeaders = withValues && resp3;
+        if (!unique || count == 1) {
+            r.arrayHeader(withValues && !resp3 ? count * 2 : count);
+            if (h.isListpack()) {
+                int[] pos = h.pairPositions();
+                for (long i = 0; i < count; i++) {
+                    replyListpackPair(h, pos[RANDOM.nextInt(pos.length)], r, withValues, pairHeaders);
+                }
+            } else {
+                FieldTable t = h.table();
+                for (long i = 0; i < count; i++) replyEntry((byte[]) t.random(RANDOM), r, withValues, pairHeaders);
+            }
+            return;
+        }
+        long replySize = Math.min(count, size);
+        r.arrayHeader(withValues && !resp3 ? replySize * 2 : replySize);
+        if (count >= size) {
+            if (h.isListpack()) {
+                for (int p : h.pairPositions()) replyListpackPair(h, p, r, withValues, pairHeaders);
+            } else {
+                h.table().forEach(e -> replyEntry((byte[]) e, r, withValues, pairHeaders));
+            }
+            return;
+        }
+        int n = (int) count;
+        if (h.isListpack()) {
+            int[] pos = h.pairPositions();
+            partialShuffle(pos, n);
+            for (int i = 0; i < n; i++) replyListpackPair(h, pos[i], r, withValues, pairHeaders);
+        } else if (count * 3 > size) {
+            // close to the whole hash: shuffle a snapshot rather than retry duplicate picks
+            Object[] all = h.table().toArray();
+            partialShuffle(all, n);
+            for (int i = 0; i < n; i++) replyEntry((byte[]) all[i], r, withValues, pairHeaders);
+        } else {
+            IdentityHashMap<Object, Boolean> seen = new IdentityHashMap<>(n * 2);
+            FieldTable t = h.table();
+            while (seen.size() < n) {
+                Object e = t.random(RANDOM);
+                if (seen.put(e, Boolean.TRUE) == null) replyEntry((byte[]) e, r, withValues, pairHeaders);
+            }
+        }
+    }
+
+    /** Moves a uniformly random choice of n elements, in random order, to the front. */
+    static void partialShuffle(int[] a, int n) {
+        for (int i = 0; i < n; i++) {
+            int j = i + RANDOM.nextInt(a.length - i);
+            int x = a[i];
+            a[i] = a[j];
+            a[j] = x;
+        }
+    }
+
+    static void partialShuffle(Object[] a, int n) {
+        for (int i = 0; i < n; i++) {
+            int j = i + RANDOM.nextInt(a.length - i);
+            Object x = a[i];
+            a[i] = a[j];
+            a[j] = x;
+        }
+    }
+
+    // ---- HSCAN --------------------------------------------------------------------------------
+
+    /** The reply of a scan of a missing key: cursor 0, no elements (Redis's shared.emptyscan). */
+    static void replyEmptyScan(Reply r) {
+        r.arrayHeader(2);
+        r.bulk(ZERO);
+        r.arrayHeader(0);
+    }
+
+    private static final byte[] ZERO = {'0'};
+
+    static void hscan(Client c) {
+        long cursor = KeyCommands.parseCursor(c, 2);
+        HashValue h = readHash(c, 1);
+        Reply r = c.reply();
+        if (h == null) {
+            replyEmptyScan(r);
+            return;
+        }
+        KeyCommands.ScanOptions o = KeyCommands.parseScanOptions(c, 3, false);
+        byte[] pat = o.pattern;
+        if (h.isListpack()) {
+            // small encodings are returned whole, with cursor 0, as Redis does
+            byte[] lp = h.listpack();
+            int[] pos = h.pairPositions();
+            int matched = 0;
+            for (int i = 0; i < pos.length; i++) {
+                if (fieldMatches(lp, pos[i], pat)) pos[matched++] = pos[i];
+            }
+            r.arrayHeader(2);
+            r.bulk(ZERO);
+            r.arrayHeader(matched * 2L);
+            for (int i = 0; i < matched; i++) h.replyPair(pos[i], r, true);
+            return;
+        }
+        // two reply elements per field, as Redis counts them
+        long count = o.count > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : o.count * 2;
+        long maxIterations = count > Long.MAX_VALUE / 10 ? Long.MAX_VALUE : count * 10;
+        List<Object> found = new ArrayList<>();
+        FieldTable t = h.table();
+        do {
+            cursor = t.scan(cursor, found::add);
+        } while (cursor != 0 && maxIterations-- > 0 && found.size() * 2L < count);
+        int matched = 0;
+        for (int i = 0; i < found.size(); i++) {
+            byte[] e = (byte[]) found.get(i);
+            if (pat == null || Glob.match(pat, 0, pat.length, e, FieldTable.fieldOffset(e), FieldTable.fieldLength(e),
+                    false)) {
+                found.set(matched++, e);
+            }
+        }
+        r.arrayHeader(2);
+        r.bulk(Bytes.ascii(Long.toUnsignedString(cursor)));
+        r.arrayHeader(matched * 2L);
+        for (int i = 0; i < matched; i++) replyEntry((byte[]) found.get(i), r, true, false);
+    }
+
+    private static boolean fieldMatches(byte[] lp, int p, byte[] pat) {
+        if (pat == null) return true;
+        int fl = Packed.readLength(lp, p);
+        return Glob.match(pat, 0, pat.length, lp, p + Packed.prefixSize(fl), fl, false);
+    }
+}

@@ -1,0 +1,320 @@
+package io.spinel.core.type.hash;
+
+import io.spinel.core.keyspace.Value;
+import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.protocol.Reply;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * A hash value in one of Redis's two encodings:
+ *
+ * <ul>
+ *   <li><b>listpack</b>: every field and value, length-prefixed (see {@link Packed}), alternating
+ *       in one byte array in insertion order, as Redis's listpack keeps them. Lookups scan it,
+ *       which is what Redis does too and is fast at the sizes the thresholds allow.</li>
+ *   <li><b>hashtable</b>: a {@link FieldTable}, used once the hash has more fields than
+ *       hash-max-listpack-entries or a field or value longer than hash-max-listpack-value. A hash
+ *       never converts back, as in Redis.</li>
+ * </ul>
+ *
+ * <p>The listpack lives in this object's own fields rather than in a separate object, which saves
+ * an object header per small hash.
+ */
+public final class HashValue implements Value {
+    /** Packed pairs while listpack-encoded, null once converted. */
+    private byte[] lp;
+    private int lpUsed;
+    private int lpPairs;
+    /** The table once hashtable-encoded, null before. */
+    private FieldTable table;
+
+    /** Redis refuses to grow a listpack past 1 GB and converts instead (lpSafeToAdd). */
+    private static final int LISTPACK_SAFETY_LIMIT = 1 << 30;
+    private static final byte[] EMPTY = new byte[0];
+
+    public HashValue() {
+        lp = EMPTY;
+    }
+
+    // ---- Value --------------------------------------------------------------------------------
+
+    @Override
+    public int type() {
+        return ValueType.HASH;
+    }
+
+    @Override
+    public String encoding() {
+        return table == null ? "listpack" : "hashtable";
+    }
+
+    @Override
+    public Value copy() {
+        HashValue h = new HashValue();
+        if (table == null) {
+            h.lp = Arrays.copyOf(lp, lpUsed);
+            h.lpUsed = lpUsed;
+            h.lpPairs = lpPairs;
+        } else {
+            FieldTable t = new FieldTable();
+            // entry arrays are never modified in place, so the copy may share them
+            table.forEach(e -> t.add((byte[]) e));
+            h.lp = null;
+            h.table = t;
+        }
+        return h;
+    }
+
+    @Override
+    public long memoryUsage() {
+        long self = 32;
+        return table == null ? self + Packed.arrayHeap(lp.length) : self + table.heapSize();
+    }
+
+    @Override
+    public long size() {
+        return length();
+    }
+
+    public int length() {
+        return table == null ? lpPairs : table.size();
+    }
+
+    public boolean isListpack() {
+        return table == null;
+    }
+
+    // ---- reads --------------------------------------------------------------------------------
+
+    /** Position of the field's entry in the listpack, or -1. */
+    private int lpFind(byte[] f, int off, int len) {
+        byte[] b = lp;
+        int p = 0, end = lpUsed;
+        while (p < end) {
+            int fl = Packed.readLength(b, p);
+            int fd = p + Packed.prefixSize(fl);
+            int vp = fd + fl;
+            if (fl == len && Arrays.equals(b, fd, vp, f, off, off + len)) return p;
+            int vl = Packed.readLength(b, vp);
+            p = vp + Packed.prefixSize(vl) + vl;
+        }
+        return -1;
+    }
+
+    /** Position of the value entry that follows the field entry at p. */
+    private int lpValueAt(int p) {
+        int fl = Packed.readLength(lp, p);
+        return p + Packed.prefixSize(fl) + fl;
+    }
+
+    public boolean exists(byte[] f, int off, int len) {
+        return table == null ? lpFind(f, off, len) >= 0 : table.find(f, off, len) != null;
+    }
+
+    /** Writes the field's value as a bulk string; returns false (writing nothing) if absent. */
+    public boolean replyValue(byte[] f, int off, int len, Reply r) {
+        if (table == null) {
+            int p = lpFind(f, off, len);
+            if (p < 0) return false;
+            int vp = lpValueAt(p);
+            int vl = Packed.readLength(lp, vp);
+            r.bulk(lp, vp + Packed.prefixSize(vl), vl);
+            return true;
+        }
+        byte[] e = table.find(f, off, len);
+        if (e == null) return false;
+        int vo = FieldTable.valueOffset(e);
+        r.bulk(e, vo, e.length - vo);
+        return true;
+    }
+
+    /** A copy of the field's value, or null. */
+    public byte[] get(byte[] f, int off, int len) {
+        if (table == null) {
+            int p = lpFind(f, off, len);
+            if (p < 0) return null;
+            int vp = lpValueAt(p);
+            int vl = Packed.readLength(lp, vp);
+            int vo = vp + Packed.prefixSize(vl);
+            return Arrays.copyOfRange(lp, vo, vo + vl);
+        }
+        byte[] e = table.find(f, off, len);
+        return e == null ? null : Arrays.copyOfRange(e, FieldTable.valueOffset(e), e.length);
+    }
+
+    /** Length of the field's value, 0 if absent (HSTRLEN). */
+    public int valueLength(byte[] f, int off, int len) {
+        if (table == null) {
+            int p = lpFind(f, off, len);
+            return p < 0 ? 0 : Packed.readLength(lp, lpValueAt(p));
+        }
+        byte[] e = table.find(f, off, len);
+        return e == null ? 0 : FieldTable.valueLength(e);
+    }
+
+    // ---- writes -------------------------------------------------------------------------------
+
+    /**
+     * Sets field to value, converting to a hashtable first when either is longer than maxValue
+     * and after the insert when the hash has more than maxEntries fields (Redis's hashTypeSet).
+     *
+     * @return true if the field is new
+     */
+    public boolean set(byte[] f, int fo, int fl, byte[] v, int vo, int vl, int maxEntries, int maxValue) {
+        if (table == null && (fl > maxValue || vl > maxValue
+                || (long) lpUsed + Packed.storedSize(fl) + Packed.storedSize(vl) > LISTPACK_SAFETY_LIMIT)) {
+            convert();
+        }
+        if (table != null) return table.set(f, fo, fl, v, vo, vl);
+        int p = lpFind(f, fo, fl);
+        if (p >= 0) {
+            int vp = lpValueAt(p);
+            int oldSize = Packed.storedSize(Packed.readLength(lp, vp));
+            int newSize = Packed.storedSize(vl);
+            splice(vp, oldSize, newSize);
+            Packed.writeString(lp, vp, v, vo, vl);
+            return false;
+        }
+        int need = Packed.storedSize(fl) + Packed.storedSize(vl);
+        ensureCapacity(lpUsed + need);
+        int q = Packed.writeString(lp, lpUsed, f, fo, fl);
+        lpUsed = Packed.writeString(lp, q, v, vo, vl);
+        lpPairs++;
+        if (lpPairs > maxEntries) convert();
+        return true;
+    }
+
+    /** Removes the field; returns whether it was there. */
+    public boolean delete(byte[] f, int off, int len) {
+        if (table != null) return table.delete(f, off, len);
+        int p = lpFind(f, off, len);
+        if (p < 0) return false;
+        int vp = lpValueAt(p);
+        int vl = Packed.readLength(lp, vp);
+        int end = vp + Packed.storedSize(vl);
+        splice(p, end - p, 0);
+        lpPairs--;
+        return true;
+    }
+
+    /** Replaces lp[at, at+oldSize) by a gap of newSize bytes, moving the tail. */
+    private void splice(int at, int oldSize, int newSize) {
+        int diff = newSize - oldSize;
+        if (diff > 0) ensureCapacity(lpUsed + diff);
+        System.arraycopy(lp, at + oldSize, lp, at + newSize, lpUsed - at - oldSize);
+        lpUsed += diff;
+        if (diff < 0 && lp.length > 64 && lpUsed < lp.length / 2) lp = Arrays.copyOf(lp, lpUsed + lpUsed / 4);
+    }
+
+    private void ensureCapacity(int need) {
+        if (need <= lp.length) return;
+        // a quarter of slack: amortised appends without holding much unused memory
+        lp = Arrays.copyOf(lp, Math.max(need + (need >> 2), 16));
+    }
+
+    /** Converts to the hashtable encoding (Redis's hashTypeConvert). */
+    void convert() {
+        if (table != null) return;
+        FieldTable t = new FieldTable();
+        int p = 0;
+        while (p < lpUsed) {
+            int fl = Packed.readLength(lp, p);
+            int fo = p + Packed.prefixSize(fl);
+            int vp = fo + fl;
+            int vl = Packed.readLength(lp, vp);
+            int vo = vp + Packed.prefixSize(vl);
+            t.set(lp, fo, fl, lp, vo, vl);
+            p = vo + vl;
+        }
+        table = t;
+        lp = null;
+        lpUsed = 0;
+        lpPairs = 0;
+    }
+
+    // ---- iteration ----------------------------------------------------------------------------
+
+    /** Writes every field and/or value as bulk strings, in listpack order or table order. */
+    public void replyAll(Reply r, boolean fields, boolean values) {
+        if (table != null) {
+            table.forEach(o -> {
+                byte[] e = (byte[]) o;
+                int vo = FieldTable.valueOffset(e);
+                if (fields) r.bulk(e, FieldTable.fieldOffset(e), FieldTable.fieldLength(e));
+                if (values) r.bulk(e, vo, e.length - vo);
+            });
+            return;
+        }
+        byte[] b = lp;
+        int p = 0;
+        while (p < lpUsed) {
+            int fl = Packed.readLength(b, p);
+            int fo = p + Packed.prefixSize(fl);
+            int vp = fo + fl;
+            int vl = Packed.readLength(b, vp);
+            int vo = vp + Packed.prefixSize(vl);
+            if (fields) r.bulk(b, fo, fl);
+            if (values) r.bulk(b, vo, vl);
+            p = vo + vl;
+        }
+    }
+
+    /** Listpack only: the start of every pair, in order (for random picks and HSCAN). */
+    int[] pairPositions() {
+        int[] pos = new int[lpPairs];
+        int p = 0, i = 0;
+        while (p < lpUsed) {
+            pos[i++] = p;
+            int vp = lpValueAt(p);
+            int vl = Packed.readLength(lp, vp);
+            p = vp + Packed.storedSize(vl);
+        }
+        return pos;
+    }
+
+    /** Listpack only: writes the field and optionally the value of the pair at p. */
+    void replyPair(int p, Reply r, boolean value) {
+        int fl = Packed.readLength(lp, p);
+        int fo = p + Packed.prefixSize(fl);
+        r.bulk(lp, fo, fl);
+        if (value) {
+            int vp = fo + fl;
+            int vl = Packed.readLength(lp, vp);
+            r.bulk(lp, vp + Packed.prefixSize(vl), vl);
+        }
+    }
+
+    /** The packed pairs while listpack-encoded (read with {@link Packed}), null after conversion. */
+    byte[] listpack() {
+        return lp;
+    }
+
+    FieldTable table() {
+        return table;
+    }
+
+    /** Calls the visitor with a copy of every pair as {field, value}, in iteration order (tests, persistence). */
+    public void forEachPair(Consumer<byte[][]> visitor) {
+        if (table != null) {
+            table.forEach(o -> {
+                byte[] e = (byte[]) o;
+                int fo = FieldTable.fieldOffset(e), vo = FieldTable.valueOffset(e);
+                visitor.accept(new byte[][] {Arrays.copyOfRange(e, fo, fo + FieldTable.fieldLength(e)),
+                        Arrays.copyOfRange(e, vo, e.length)});
+            });
+            return;
+        }
+        int p = 0;
+        while (p < lpUsed) {
+            int fl = Packed.readLength(lp, p);
+            int fo = p + Packed.prefixSize(fl);
+            int vp = fo + fl;
+            int vl = Packed.readLength(lp, vp);
+            int vo = vp + Packed.prefixSize(vl);
+            visitor.accept(new byte[][] {Arrays.copyOfRange(lp, fo, fo + fl), Arrays.copyOfRange(lp, vo, vo + vl)});
+            p = vo + vl;
+        }
+    }
+}

@@ -46,17 +46,23 @@ final class RunningSpinel implements AutoCloseable {
         return server.port();
     }
 
-    /** The in-process connection, opened on first use and authenticated when a password is set. */
+    /** The in-process connection injected into tests, opened on first use. */
     synchronized SpinelClient client() {
-        if (client == null || client.isClosed()) {
-            client = SpinelClient.connect(server.engine());
-            if (!password.isEmpty()) client.auth(password);
-        }
+        if (client == null || client.isClosed()) client = connect();
         return client;
     }
 
+    private SpinelClient connect() {
+        SpinelClient c = SpinelClient.connect(server.engine());
+        if (!password.isEmpty()) c.auth(password);
+        return c;
+    }
+
+    /** FLUSHALL on a connection of its own, closed at once so no test sees it in CLIENT LIST. */
     void flushAll() {
-        client().flushAll();
+        try (SpinelClient c = connect()) {
+            c.flushAll();
+        }
     }
 
     @Override

@@ -194,6 +194,8 @@ class SpinelExtensionTest {
             record("perClass", port);
             try (Jedis jedis = new Jedis("127.0.0.1", port)) {
                 assertThat(jedis.dbSize()).isZero();
+                // The connection that flushed is gone: this test sees only its own.
+                assertThat(jedis.clientList().lines()).hasSize(1);
             }
         }
     }

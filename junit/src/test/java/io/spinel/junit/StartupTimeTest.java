@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every test here, it asserts behaviour, never timings.
  */
 class StartupTimeTest {
-    private static final int WARMUP = 30;
-    private static final int RUNS = 100;
+    private static final int WARMUP = 20;
+    private static final int RUNS = 50;
 
     @Test
     void serverStartToFirstPing() throws IOException {

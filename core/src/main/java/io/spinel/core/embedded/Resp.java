@@ -18,6 +18,10 @@ final class Resp {
     /** Returned by {@link Decoder#next} when the buffer does not hold a whole reply yet. */
     static final Object INCOMPLETE = new Object();
 
+    /** A RESP3 push frame: out-of-band data (invalidations, messages), not the reply to a call. */
+    record Push(List<Object> items) {
+    }
+
     private Resp() {
     }
 
@@ -65,7 +69,10 @@ final class Resp {
         Object next(boolean strings) {
             int start = pos;
             try {
-                return value(strings);
+                need(1);
+                boolean push = buf[pos] == '>';
+                Object v = value(strings);
+                return push ? new Push(castList(v)) : v;
             } catch (NeedMore e) {
                 pos = start;
                 return INCOMPLETE;
@@ -130,6 +137,11 @@ final class Resp {
                 default:
                     throw new IllegalStateException("unexpected reply type '" + (char) type + "'");
             }
+        }
+
+        @SuppressWarnings("unchecked")
+        private static List<Object> castList(Object v) {
+            return (List<Object>) v;
         }
 
         private static Double parseDouble(String s) {

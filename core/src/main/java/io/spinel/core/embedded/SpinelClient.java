@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * An in-process connection to a Spinel engine: commands go in as RESP, exactly as over a socket,
@@ -41,6 +42,8 @@ public final class SpinelClient implements AutoCloseable {
     private final Engine engine;
     private final MemoryConnection connection = new MemoryConnection();
     private volatile boolean closed;
+
+    private volatile Consumer<List<Object>> pushListener;
 
     /** Set on the engine thread once the engine accepted the connection. */
     private volatile Client client;
@@ -104,6 +107,15 @@ public final class SpinelClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Receives RESP3 push data (after HELLO 3), such as client-side caching invalidations, which
+     * is not the reply to any call. It runs on the engine's thread: hand work off, never block.
+     * Without a listener pushes are dropped.
+     */
+    public void onPush(Consumer<List<Object>> listener) {
+        this.pushListener = listener;
+    }
+
     /** The connection id (CLIENT ID). */
     public long id() {
         return client.id();
@@ -161,6 +173,13 @@ public final class SpinelClient implements AutoCloseable {
             // Replies are how calls learn they are done: a connection that asks for none would hang.
             throw new UnsupportedOperationException("CLIENT REPLY is not available to in-process clients");
         }
+        for (String streaming : STREAMING) {
+            if (is(args[0], streaming)) {
+                // These answer one call with any number of replies, which cannot be matched to calls.
+                throw new UnsupportedOperationException(streaming.toUpperCase(java.util.Locale.ROOT)
+                        + " is not available to in-process clients; use a network client");
+            }
+        }
         CompletableFuture<Object> f = new CompletableFuture<>();
         if (closed) {
             f.completeExceptionally(closedError());
@@ -177,6 +196,10 @@ public final class SpinelClient implements AutoCloseable {
         }
         return f;
     }
+
+    private static final String[] STREAMING = {
+        "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "monitor",
+    };
 
     private static boolean is(byte[] arg, String token) {
         return new String(arg, StandardCharsets.ISO_8859_1).equalsIgnoreCase(token);
@@ -207,10 +230,22 @@ public final class SpinelClient implements AutoCloseable {
     private void deliver() {
         try {
             decoder.reset(in, inStart, inEnd);
-            while (!pending.isEmpty()) {
+            while (decoder.pos < inEnd) {
                 Pending p = pending.peek();
-                Object v = decoder.next(p.strings());
+                Object v = decoder.next(p == null || p.strings());
                 if (v == Resp.INCOMPLETE) break;
+                if (v instanceof Resp.Push) {
+                    Consumer<List<Object>> l = pushListener;
+                    if (l != null) {
+                        try {
+                            l.accept(((Resp.Push) v).items());
+                        } catch (RuntimeException e) {
+                            engine.log().warning("Push listener of an in-process client failed: " + e);
+                        }
+                    }
+                    continue;
+                }
+                if (p == null) continue; // nothing asked for it
                 pending.poll();
                 if (v instanceof SpinelException) p.future().completeExceptionally((SpinelException) v);
                 else p.future().complete(v);
@@ -221,9 +256,7 @@ public final class SpinelClient implements AutoCloseable {
             failPending(new IllegalStateException("cannot decode a reply: " + e, e));
             inStart = inEnd;
         }
-        if (pending.isEmpty() || inStart == inEnd) {
-            inStart = inEnd = 0;
-        }
+        if (inStart == inEnd) inStart = inEnd = 0;
     }
 
     private void failPending(Throwable t) {

@@ -130,9 +130,13 @@ class EmbeddedSpinelTest {
     }
 
     @Test
-    void clientReplyIsRefused() {
+    void commandsThatAnswerWithAStreamAreRefused() {
         assertThatThrownBy(() -> redis.execute("CLIENT", "REPLY", "OFF"))
                 .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> redis.execute("subscribe", "a", "b"))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessage("SUBSCRIBE is not available to in-process clients; use a network client");
+        assertThatThrownBy(() -> redis.executeAsync("MONITOR")).isInstanceOf(UnsupportedOperationException.class);
         assertThat(redis.ping()).isEqualTo("PONG");
     }
 

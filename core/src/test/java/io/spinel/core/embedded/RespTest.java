@@ -43,7 +43,7 @@ class RespTest {
         assertThat(decode("*2\r\n$1\r\na\r\n*1\r\n:1\r\n", true)).isEqualTo(List.of("a", List.of(1L)));
         assertThat(decode("%1\r\n+k\r\n:1\r\n", true)).isEqualTo(Map.of("k", 1L));
         assertThat(decode("~2\r\n$1\r\nb\r\n$1\r\na\r\n", true)).isEqualTo(new LinkedHashSet<>(List.of("b", "a")));
-        assertThat(decode(">2\r\n+message\r\n:1\r\n", true)).isEqualTo(List.of("message", 1L));
+        assertThat(decode(">2\r\n+message\r\n:1\r\n", true)).isEqualTo(new Resp.Push(List.of("message", 1L)));
     }
 
     @Test

@@ -331,6 +331,11 @@ public final class SpinelClient implements AutoCloseable {
         public int fd() {
             return -1;
         }
+
+        /** Reply bytes not yet decoded (output buffer limits count them as unsent). */
+        public long pendingBytes() {
+            return inEnd - inStart;
+        }
     }
 
     // ---- connection and server ------------------------------------------------------------------

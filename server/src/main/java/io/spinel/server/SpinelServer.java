@@ -106,11 +106,16 @@ public final class SpinelServer implements AutoCloseable {
         }
 
         public SpinelServer start() {
-            try {
-                if (randomPort) config.set("port", "0");
-                for (String[] o : options) config.set(o[0], o[1]);
-            } catch (Config.ConfigException e) {
-                throw new IllegalArgumentException(e.getMessage(), e);
+            List<String[]> all = new ArrayList<>();
+            if (randomPort) all.add(new String[] {"port", "0"});
+            all.addAll(options);
+            for (String[] o : all) {
+                try {
+                    config.set(o[0], o[1]);
+                } catch (Config.ConfigException e) {
+                    throw new IllegalArgumentException("Invalid option '" + o[0] + "' value '" + o[1] + "': "
+                            + e.getMessage(), e);
+                }
             }
             SpinelServer s = new SpinelServer(config, log);
             try {

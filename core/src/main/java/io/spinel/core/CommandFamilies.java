@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.keyspace.SortCommand;
 import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
@@ -25,6 +26,7 @@ final class CommandFamilies {
         PubSub.register(t);
         Tracking.register(t);
         KeyCommands.register(t);
+        SortCommand.register(t);
         StringCommands.register(t);
         ListCommands.register(t);
         BlockingListCommands.register(t);

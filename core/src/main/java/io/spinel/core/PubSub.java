@@ -145,11 +145,13 @@ final class PubSub {
 
     private void confirm(Client c, Kind k, byte[] name, boolean subscribe) {
         Reply r = c.reply();
+        r.beginPush();
         r.pushHeader(3);
         r.bulk(subscribe ? k.subscribeMsg : k.unsubscribeMsg);
         if (name == null) r.nullBulk();
         else r.bulk(name);
         r.integer(count(c, k));
+        r.endPush();
     }
 
     void subscribe(Client c, Kind k) {
@@ -225,10 +227,12 @@ final class PubSub {
         if (direct != null) {
             for (Client c : new ArrayList<>(direct)) {
                 Reply r = c.reply();
+                r.beginPush();
                 r.pushHeader(3);
                 r.bulk(shard ? SMESSAGE : MESSAGE);
                 r.bulk(channel);
                 r.bulk(message);
+                r.endPush();
                 delivered(c);
                 receivers++;
             }
@@ -239,11 +243,13 @@ final class PubSub {
             if (!Glob.match(p, 0, p.length, channel, 0, channel.length, false)) continue;
             for (Client c : new ArrayList<>(e.getValue())) {
                 Reply r = c.reply();
+                r.beginPush();
                 r.pushHeader(4);
                 r.bulk(PMESSAGE);
                 r.bulk(p);
                 r.bulk(channel);
                 r.bulk(message);
+                r.endPush();
                 delivered(c);
                 receivers++;
             }

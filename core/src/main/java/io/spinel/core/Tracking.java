@@ -396,6 +396,7 @@ final class Tracking {
 
     private static void header(Client to) {
         Reply r = to.reply();
+        r.beginPush();
         if (to.resp() > 2) {
             r.pushHeader(2);
             r.bulk(INVALIDATE);
@@ -412,6 +413,7 @@ final class Tracking {
         header(to);
         to.reply().arrayHeader(1);
         to.reply().bulk(key);
+        to.reply().endPush();
         to.markPendingWrite();
     }
 
@@ -421,6 +423,7 @@ final class Tracking {
         header(to);
         to.reply().arrayHeader(keys.size());
         for (byte[] k : keys) to.reply().bulk(k);
+        to.reply().endPush();
         to.markPendingWrite();
     }
 
@@ -429,6 +432,7 @@ final class Tracking {
         if (to == null) return;
         header(to);
         to.reply().nullBulk();
+        to.reply().endPush();
         to.markPendingWrite();
     }
 

@@ -32,6 +32,15 @@ public final class Command {
     final Map<String, Command> subcommands = new TreeMap<>();
 
     CommandHandler handler;
+    /** Finds keys where the key specs cannot (Redis's getkeys_proc), or null. */
+    KeysFinder keysFinder;
+
+    /** A command-specific key finder (SORT's STORE, MIGRATE's KEYS...). */
+    @FunctionalInterface
+    public interface KeysFinder {
+        /** Adds key positions to out; returns false when the arguments are invalid. */
+        boolean find(Args args, IntList out);
+    }
 
     // INFO commandstats
     public long calls;
@@ -105,7 +114,7 @@ public final class Command {
         for (KeySpec s : keySpecs) {
             if (!s.collect(args, out)) {
                 out.clear();
-                return false;
+                return keysFinder != null && keysFinder.find(args, out);
             }
         }
         return true;

@@ -80,6 +80,13 @@ public final class CommandTable {
         index = null;
     }
 
+    /** Attaches a key finder for a command whose key specs are incomplete (Redis's getkeys_proc). */
+    public void registerKeysFinder(String fullName, Command.KeysFinder finder) {
+        Command c = spec(fullName);
+        if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
+        c.keysFinder = finder;
+    }
+
     /** The metadata of a command or subcommand, implemented or not. */
     public Command spec(String fullName) {
         int bar = fullName.indexOf('|');

@@ -34,6 +34,21 @@ public final class SortCommand {
     public static void register(CommandTable t) {
         t.register("sort", c -> sort(c, false));
         t.register("sort_ro", c -> sort(c, true));
+        t.registerKeysFinder("sort", SortCommand::keys);
+        t.registerKeysFinder("sort_ro", SortCommand::keys);
+    }
+
+    /** The sorted key and, if given, the last STORE destination (skipping LIMIT/GET/BY arguments). */
+    static boolean keys(Args a, io.spinel.core.command.IntList out) {
+        out.add(1);
+        int store = -1;
+        for (int i = 2; i < a.count(); i++) {
+            if (a.is(i, "limit")) i += 2;
+            else if (a.is(i, "get") || a.is(i, "by")) i += 1;
+            else if (a.is(i, "store") && i + 1 < a.count()) store = i + 1;
+        }
+        if (store > 0) out.add(store);
+        return true;
     }
 
     private static final class Item {

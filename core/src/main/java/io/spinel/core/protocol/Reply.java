@@ -89,6 +89,19 @@ public final class Reply {
         }
     }
 
+    /**
+     * Starts a push (pub/sub message or confirmation, invalidation): pushes reach the client even
+     * under CLIENT REPLY OFF/SKIP, as in Redis, so they must not be dropped with the discarded reply.
+     */
+    public void beginPush() {
+        if (discarding) len = discardMark;
+    }
+
+    /** Ends a push: what follows is discarded again if the reply is off. */
+    public void endPush() {
+        if (discarding) discardMark = len;
+    }
+
     /** Hands all buffered bytes to the sink; returns how many went. */
     public int drain() {
         int n = len;

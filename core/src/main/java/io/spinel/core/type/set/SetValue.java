@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  *       Redis does.</li>
  * </ul>
  */
-public final class SetValue implements Value {
+public final class SetValue implements Value, io.spinel.core.type.zset.SetInput {
     /** The intset blob while intset-encoded, null after conversion. */
     private byte[] ints;
     /** The table once hashtable-encoded, null before. */
@@ -208,6 +208,12 @@ public final class SetValue implements Value {
     }
 
     /** Calls the visitor with every member's bytes (integers formatted), in iteration order. */
+    /** The sorted-set commands' view of a set input (ZUNION, ZINTER, ZDIFF accept plain sets). */
+    @Override
+    public void forEachMember(MemberVisitor visitor) {
+        forEachMember((java.util.function.Consumer<byte[]>) m -> visitor.member(m, 0, m.length));
+    }
+
     public void forEachMember(Consumer<byte[]> visitor) {
         if (table != null) {
             table.forEach(m -> visitor.accept((byte[]) m));

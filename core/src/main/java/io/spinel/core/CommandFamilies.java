@@ -25,6 +25,7 @@ final class CommandFamilies {
         Transactions.register(t);
         PubSub.register(t);
         Tracking.register(t);
+        MemoryCommand.register(t);
         KeyCommands.register(t);
         SortCommand.register(t);
         StringCommands.register(t);

@@ -47,6 +47,7 @@ public final class Engine {
     final Transactions transactions = new Transactions(this);
     final PubSub pubsub;
     final Tracking tracking;
+    final Evictor evictor;
     /** The client whose command is running (null between commands, or for internal work). */
     Client currentClient;
     /** Nesting of call(): blocked clients are served when the outermost command is done. */
@@ -86,6 +87,7 @@ public final class Engine {
         this.encodings = new io.spinel.core.keyspace.EncodingConfig(config);
         this.pubsub = new PubSub(this);
         this.tracking = new Tracking(this);
+        this.evictor = new Evictor(this);
         CommandFamilies.registerAll(commands);
         bindConfig();
     }
@@ -238,6 +240,7 @@ public final class Engine {
                 keyspace.activeExpireCycle(1_000_000_000L / hz / 4); // 25% of a cron period
                 expireCycleNanos += System.nanoTime() - t0;
             }
+            measureClients();
             usedMemory();
             if (activeRehashing) keyspace.rehashStep();
             flushPending();
@@ -386,7 +389,7 @@ public final class Engine {
             reject(c, cmd, "NOAUTH Authentication required.");
             return;
         }
-        if (maxmemory > 0 && outOfMemory()) {
+        if (maxmemory > 0 && evictor.perform(maxmemory) == Evictor.FAIL) {
             boolean denyoom = cmd.has(CommandFlags.DENYOOM)
                     || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
                         .anyMatch(q -> q.has(CommandFlags.DENYOOM)));
@@ -451,6 +454,11 @@ public final class Engine {
         } catch (CommandError e) {
             c.error(e.getMessage());
             cmd.failedCalls++;
+        } catch (OutOfMemoryError e) {
+            // the JVM heap is exhausted: refuse this command, keep the server alive
+            log.warning("Out of heap memory while running '" + cmd.name + "': set maxmemory below the heap size");
+            c.error("OOM command not allowed when used memory > 'maxmemory'.");
+            cmd.failedCalls++;
         } catch (RuntimeException e) {
             java.io.StringWriter sw = new java.io.StringWriter();
             e.printStackTrace(new java.io.PrintWriter(sw));
@@ -475,6 +483,7 @@ public final class Engine {
             c.replyMode = 2;
         }
         if (callDepth == 0) {
+            keyspace.settle();
             tracking.flushPendingForCurrent(c);
             if (blocking.hasReady()) blocking.serveReady();
         }
@@ -641,20 +650,24 @@ public final class Engine {
         return lastSave;
     }
 
-    /**
-     * Whether used memory exceeds maxmemory. No eviction policy runs yet, so every policy
-     * behaves as noeviction: write commands are refused with -OOM while reads keep working.
-     */
-    boolean outOfMemory() {
-        return usedMemory() > maxmemory;
-    }
+    /** Client buffers, measured by the cron (summing them per command would cost O(clients)). */
+    private long clientsMemory;
+    private long startupMemory = -1;
 
-    /** Heap in use: the honest JVM figure until per-value accounting replaces it. */
+    /**
+     * used_memory: the estimated heap bytes of the data (every value's memoryUsage plus table
+     * slots, kept current as commands run) and of client buffers. This, not the JVM heap (which
+     * includes garbage not yet collected), is what maxmemory and eviction compare against.
+     */
     long usedMemory() {
-        Runtime rt = Runtime.getRuntime();
-        long used = rt.totalMemory() - rt.freeMemory();
+        long used = keyspace.memoryUsage() + clientsMemory;
         if (used > usedMemoryPeak) usedMemoryPeak = used;
         return used;
+    }
+
+    long usedMemoryStartup() {
+        if (startupMemory < 0) startupMemory = keyspace.memoryUsage();
+        return startupMemory;
     }
 
     long usedMemoryPeak() {
@@ -662,9 +675,22 @@ public final class Engine {
     }
 
     long clientsMemory() {
+        return clientsMemory;
+    }
+
+    private void measureClients() {
         long n = 0;
-        for (Client c : clients.values()) n += c.reader.capacity() + c.reply.buffer().length;
-        return n;
+        for (Client c : clients.values()) n += 1024 + c.reader.capacity() + c.reply.buffer().length;
+        clientsMemory = n;
+    }
+
+    /** Deletes a key chosen by the eviction policy, with Redis's side effects. */
+    void evict(Db db, byte[] key) {
+        db.remove(key, 0, key.length);
+        transactions.keyTouched(db, key, 0, key.length);
+        tracking.keyModified(null, key, 0, key.length);
+        notify(Notify.EVICTED, "evicted", db, key);
+        // propagation of the deletion (AOF, replicas) hooks in here
     }
 
     String gcName() {
@@ -678,7 +704,7 @@ public final class Engine {
     }
 
     long evictedKeys() {
-        return 0;
+        return evictor.evictedKeys;
     }
 
     long blockedClients() {

@@ -181,10 +181,13 @@ final class InfoCommand {
         field(sb, "used_memory_peak", peak);
         field(sb, "used_memory_peak_human", human(peak));
         field(sb, "used_memory_peak_perc", String.format(Locale.ROOT, "%.2f%%", peak == 0 ? 0 : used * 100.0 / peak));
-        field(sb, "used_memory_overhead", 0);
-        field(sb, "used_memory_startup", 0);
-        field(sb, "used_memory_dataset", used);
-        field(sb, "used_memory_dataset_perc", "100.00%");
+        long startup = e.usedMemoryStartup();
+        long dataset = Math.max(0, used - startup - e.clientsMemory());
+        field(sb, "used_memory_overhead", used - dataset);
+        field(sb, "used_memory_startup", startup);
+        field(sb, "used_memory_dataset", dataset);
+        field(sb, "used_memory_dataset_perc", String.format(Locale.ROOT, "%.2f%%",
+                used - startup <= 0 ? 0.0 : dataset * 100.0 / (used - startup)));
         field(sb, "allocator_allocated", rt.totalMemory() - rt.freeMemory());
         field(sb, "allocator_active", rt.totalMemory());
         field(sb, "allocator_resident", rss);

@@ -20,6 +20,10 @@ public final class Db {
     long expireCursor;
     /** Running average TTL of sampled keys (INFO keyspace avg_ttl). */
     long avgTtl;
+    /** Estimated heap bytes of all entries (Entries.memoryUsage), kept current on every change. */
+    private long bytes;
+    /** Collections written by the current command: measured again when it finishes. */
+    private final java.util.ArrayList<DbObject> touched = new java.util.ArrayList<>();
 
     Db(int id, Keyspace keyspace) {
         this.id = id;
@@ -82,8 +86,58 @@ public final class Db {
     public Object lookupWrite(byte[] k, int off, int len) {
         Object e = table.get(KeyHash.of(k, off, len), k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len)) return null;
-        if (e != null) keyspace.touch(e);
+        if (e != null) {
+            keyspace.touch(e);
+            if (e instanceof DbObject) markTouched((DbObject) e);
+        }
         return e;
+    }
+
+    /** A collection may change size in place: measure it again at the end of the command. */
+    private void markTouched(DbObject o) {
+        if (o.touched) return;
+        o.touched = true;
+        if (touched.isEmpty()) keyspace.dirtyDbs.add(this);
+        touched.add(o);
+    }
+
+    /** Re-measures the collections written by the command that just ran. */
+    void settle() {
+        for (int i = 0, n = touched.size(); i < n; i++) {
+            DbObject o = touched.get(i);
+            o.touched = false;
+            if (o.accounted < 0) continue; // removed meanwhile
+            long now = Entries.memoryUsage(o);
+            bytes += now - o.accounted;
+            o.accounted = now;
+        }
+        touched.clear();
+    }
+
+    private void account(Object added, Object removed) {
+        if (removed != null) {
+            if (removed instanceof DbObject) {
+                DbObject o = (DbObject) removed;
+                if (o.accounted >= 0) bytes -= o.accounted;
+                o.accounted = -1;
+            } else {
+                bytes -= Entries.memoryUsage(removed);
+            }
+        }
+        if (added != null) {
+            long m = Entries.memoryUsage(added);
+            bytes += m;
+            if (added instanceof DbObject) {
+                DbObject o = (DbObject) added;
+                o.accounted = m;
+                markTouched(o); // it may be filled after it was stored
+            }
+        }
+    }
+
+    /** Estimated heap bytes of the keys and values of this database, table slots included. */
+    public long memoryUsage() {
+        return bytes + table.capacity() * 5L + volatileKeys.capacity() * 5L + 64;
     }
 
     /** Whether the key exists (and has not expired); no statistics, no touch. */
@@ -116,6 +170,7 @@ public final class Db {
     public Object put(byte[] k, int off, int len, Object e) {
         long h = KeyHash.of(k, off, len);
         Object old = table.put(h, e, k, off, len);
+        account(e, old);
         if (old == null) keyspace.keyAdded(this, k, off, len);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
@@ -141,7 +196,10 @@ public final class Db {
     public Object remove(byte[] k, int off, int len) {
         long h = KeyHash.of(k, off, len);
         Object old = table.remove(h, k, off, len);
-        if (old != null && Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
+        if (old != null) {
+            account(null, old);
+            if (Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
+        }
         return old;
     }
 
@@ -165,6 +223,7 @@ public final class Db {
         DbObject o = (DbObject) e;
         boolean had = o.expire >= 0;
         o.expire = when;
+        markTouched(o); // the expire index copy of the key comes or goes
         long h = KeyHash.of(k, off, len);
         if (when >= 0 && !had) volatileKeys.put(h, copyKey(k, off, len), k, off, len);
         else if (when < 0 && had) volatileKeys.remove(h, k, off, len);
@@ -178,6 +237,8 @@ public final class Db {
         volatileKeys = new KeySet();
         expireCursor = 0;
         avgTtl = 0;
+        bytes = 0;
+        touched.clear();
         return n;
     }
 
@@ -195,6 +256,9 @@ public final class Db {
         long a = avgTtl;
         avgTtl = other.avgTtl;
         other.avgTtl = a;
+        long b = bytes;
+        bytes = other.bytes;
+        other.bytes = b;
     }
 
     // ---- iteration ----------------------------------------------------------------------------

@@ -11,6 +11,10 @@ public final class DbObject {
     /** LRU clock or LFU data, 24 bits (Redis's robj.lru). */
     int lru;
     public Value value;
+    /** Bytes this entry is counted for in its database's total; -1 once it left the table. */
+    long accounted = -1;
+    /** Queued to have its size measured again at the end of the current command. */
+    boolean touched;
 
     public DbObject(byte[] key, Value value, long expire, int lru) {
         this.key = key;

@@ -80,10 +80,30 @@ public final class Entries {
         return Bytes.hash(KeyHash.SEED, k, 0, k.length);
     }
 
-    /** Estimated heap bytes of the whole entry, key included. */
+    /**
+     * Estimated heap bytes of the whole entry: key, value and metadata, plus the copy of the key
+     * kept in the expire index when the key has a TTL. (The table slots are counted per table.)
+     */
     public static long memoryUsage(Object e) {
-        if (e instanceof byte[]) return StringEntry.heapSize((byte[]) e);
+        long n;
+        byte[] key;
+        if (e instanceof byte[]) {
+            n = StringEntry.heapSize((byte[]) e);
+            if (!StringEntry.hasExpire((byte[]) e)) return n;
+            key = null;
+            return n + align(16L + StringEntry.keyLength((byte[]) e)) + EXPIRE_INDEX_SLOT;
+        }
         DbObject o = (DbObject) e;
-        return 32 + ((16L + o.key.length + 7) & ~7L) + o.value.memoryUsage();
+        key = o.key;
+        n = 40 + align(16L + key.length) + o.value.memoryUsage();
+        if (o.expire >= 0) n += align(16L + key.length) + EXPIRE_INDEX_SLOT;
+        return n;
+    }
+
+    /** Slot and tag bytes per entry of an expire index at its usual load. */
+    private static final long EXPIRE_INDEX_SLOT = 9;
+
+    static long align(long n) {
+        return (n + 7) & ~7L;
     }
 }

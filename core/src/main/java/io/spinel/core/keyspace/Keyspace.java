@@ -45,6 +45,8 @@ public final class Keyspace {
     private static final int EXPIRE_ACCEPTABLE_STALE = 10; // percent
 
     private Db[] dbs;
+    /** Databases with collections to measure again after the current command. */
+    final java.util.ArrayList<Db> dirtyDbs = new java.util.ArrayList<>();
     private final Listener listener;
     private Clock clock = System::currentTimeMillis;
     /** The time commands see: fixed for the duration of one command, MULTI/EXEC or script. */
@@ -225,6 +227,21 @@ public final class Keyspace {
 
     // ---- whole-keyspace operations ------------------------------------------------------------
 
+    /** After each command: re-measure the collections it wrote (memory accounting). */
+    public void settle() {
+        if (dirtyDbs.isEmpty()) return;
+        for (int i = 0; i < dirtyDbs.size(); i++) dirtyDbs.get(i).settle();
+        dirtyDbs.clear();
+    }
+
+    /** Estimated heap bytes of all data (used_memory_dataset). */
+    public long memoryUsage() {
+        settle();
+        long n = 0;
+        for (Db d : dbs) n += d.memoryUsage();
+        return n;
+    }
+
     public long totalKeys() {
         long n = 0;
         for (Db d : dbs) n += d.size();
@@ -232,6 +249,7 @@ public final class Keyspace {
     }
 
     public void swap(int a, int b) {
+        settle();
         if (a != b) dbs[a].swapWith(dbs[b]);
     }
 

@@ -5,6 +5,7 @@ import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
+import io.spinel.core.type.geo.GeoCommands;
 import io.spinel.core.type.hll.HllCommands;
 import io.spinel.core.type.string.StringCommands;
 import io.spinel.core.type.zset.BlockingZSetCommands;
@@ -29,5 +30,6 @@ final class CommandFamilies {
         BitmapCommands.register(t);
         ZSetCommands.register(t);
         BlockingZSetCommands.register(t);
+        GeoCommands.register(t);
     }
 }

@@ -395,7 +395,7 @@ final class GeoSearch {
     static String human(double v) {
         if (Double.isInfinite(v)) return v > 0 ? "inf" : "-inf";
         String s;
-        if (Math.abs(v) < 256) {
+        if (Math.abs(v) <= 180) {
             s = fixed17(v);
         } else {
             s = new BigDecimal(v).setScale(17, RoundingMode.HALF_EVEN).toPlainString();
@@ -410,8 +410,9 @@ final class GeoSearch {
     }
 
     /**
-     * %.17f of |v| &lt; 256 with integer arithmetic: v = m * 2^e, so v * 10^17 = m * 5^17 * 2^(e+17),
-     * a product below 2^93 shifted right and rounded half to even (the exact value's rounding).
+     * %.17f of |v| &lt;= 180 (every decoded coordinate) with integer arithmetic: v = m * 2^e, so
+     * v * 10^17 = m * 5^17 * 2^(e+17), a product below 2^93 shifted right and rounded half to even
+     * (the exact value's rounding); the result stays below 2^64 up to |v| = 184.
      */
     private static String fixed17(double v) {
         long bits = Double.doubleToRawLongBits(v);

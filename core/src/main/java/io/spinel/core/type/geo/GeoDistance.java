@@ -51,6 +51,11 @@ final class GeoDistance {
         double lat2r = degRad(lat2);
         double u = Math.sin((lat2r - lat1r) / 2);
         double a = u * u + Math.cos(lat1r) * Math.cos(lat2r) * v * v;
+        return fromHaversine(a);
+    }
+
+    /** The fast distance for a haversine term computed as {@link #fast} computes it. */
+    static double fromHaversine(double a) {
         double s = Math.sqrt(a);
         return 2.0 * EARTH_RADIUS * Math.atan(s / Math.sqrt((1 - s) * (1 + s)));
     }

@@ -13,9 +13,16 @@ import java.util.Arrays;
  * nine grid cells that cover it, and the matching points in the order Redis finds them (cell by
  * cell in Redis's visiting order, by score within a cell), then Redis's sorts.
  *
+ * <p>Redis decides with doubles from the C library's trigonometry; Spinel reaches the same
+ * decisions at a fraction of the cost of reproducing every one of those doubles: a candidate is
+ * tested on the haversine term computed with the JDK's fast functions against thresholds with a
+ * wide error margin, and only a candidate inside the margin gets the exact, correctly rounded
+ * distance ({@link GeoDistance#exact}). A match's distance is computed only if the reply needs
+ * it (sorting, WITHDIST, STOREDIST), again as an estimate with an error bound first, made exact
+ * where the bound leaves a comparison or a printed digit open, and always for STOREDIST.
+ *
  * <p>Matches are kept in parallel arrays; members are slices of the set's own storage, valid
- * until the set changes. Distances are kept as a fast estimate with an error bound and made exact
- * ({@link GeoDistance#exact}) only when a decision or a reply needs more than the estimate gives.
+ * until the set changes.
  */
 final class GeoSearch {
     // ---- the shape (Redis's GeoShape) ----
@@ -38,9 +45,15 @@ final class GeoSearch {
     double[] scores = new double[8];
     double[] lons = new double[8];
     double[] lats = new double[8];
-    /** Distance in meters from the centre, exact when margins[i] is 0. */
+    /** Fast haversine term of a circle match (NaN when not computed), the source of its distance. */
+    double[] havs = new double[8];
+    /** Distance in meters from the centre, as {@link #states} says. */
     double[] dists = new double[8];
+    /** Error bound of a fast distance. */
     double[] margins = new double[8];
+    /** Per match: distance not computed yet, a fast estimate, or exact. */
+    byte[] states = new byte[8];
+    static final byte UNKNOWN = 0, FAST = 1, EXACT = 2;
     byte[][] bufs = new byte[8][];
     int[] offs = new int[8];
     int[] lens = new int[8];
@@ -109,41 +122,105 @@ final class GeoSearch {
     // ---- matching ----
 
     /**
-     * Whether the point at this score is inside the shape; when it is, its position and distance
-     * are appended as a match (the caller adds the member).
+     * Thresholds on the haversine term a for the radius (and box width) tests: d &lt;= r exactly
+     * when a &lt;= sin^2(r / 2R), so a candidate whose fast a is clearly on one side needs no
+     * arcsine at all; -1 where the shortcut is off (radiuses near half the earth and beyond, or
+     * vanishing ones).
+     */
+    private double havLo = -1, havHi, latReject;
+    private double centerCos;
+
+    /** Sets up the per-search constants of {@link #within}. */
+    private void prepareTests() {
+        double r = box ? width * conversion / 2 : radius * conversion;
+        double theta = r / (2 * GeoDistance.EARTH_RADIUS);
+        if (theta < 1.5 && theta > 1e-100) {
+            double sin = Math.sin(theta);
+            double a = sin * sin;
+            havLo = a * (1 - 0x1p-40);
+            havHi = a * (1 + 0x1p-40);
+        }
+        // the great circle distance is never shorter than the distance along the meridian
+        latReject = r * (1 + 0x1p-30);
+        centerCos = Math.cos(GeoDistance.degRad(lat));
+    }
+
+    /**
+     * Whether the point at this score is inside the shape (Redis's geoWithinShape); when it is,
+     * its position is appended as a match (the caller adds the member). The distance is left to
+     * be computed when something needs it.
      */
     private boolean within(double score, double[] xy) {
         GeoHash.decodeScore(score, xy);
         double x = xy[0], y = xy[1];
-        double d, m;
+        double hav = Double.NaN;
+        byte state = UNKNOWN;
+        double d = 0;
         if (!box) {
             double r = radius * conversion;
-            d = GeoDistance.fast(lon, lat, x, y);
-            m = GeoDistance.margin(d);
-            if (!(d + m <= r)) {
-                if (d - m > r) return false;
-                d = GeoDistance.exact(lon, lat, x, y);
-                m = 0;
-                if (d > r) return false;
+            if (havLo >= 0) {
+                if (GeoDistance.latDistance(lat, y) > latReject) return false;
+                double v = Math.sin((GeoDistance.degRad(x) - GeoDistance.degRad(lon)) / 2);
+                if (v == 0) {
+                    // the formula's own shortcut: no trigonometry, exact either way
+                    d = GeoDistance.latDistance(lat, y);
+                    if (d > r) return false;
+                    state = EXACT;
+                } else {
+                    double yr = GeoDistance.degRad(y);
+                    double u = Math.sin((yr - GeoDistance.degRad(lat)) / 2);
+                    double a = u * u + centerCos * Math.cos(yr) * v * v;
+                    if (a < havLo) {
+                        hav = a;
+                    } else if (a > havHi && a < 0.999) {
+                        return false;
+                    } else {
+                        d = GeoDistance.exact(lon, lat, x, y);
+                        if (d > r) return false;
+                        state = EXACT;
+                    }
+                }
+            } else {
+                double f = GeoDistance.fast(lon, lat, x, y);
+                double m = GeoDistance.margin(f);
+                if (!(f + m <= r)) {
+                    if (f - m > r) return false;
+                    d = GeoDistance.exact(lon, lat, x, y);
+                    if (d > r) return false;
+                    state = EXACT;
+                }
             }
         } else {
-            double w = width * conversion, h = height * conversion;
-            if (GeoDistance.latDistance(y, lat) > h / 2) return false;
-            double lonDist = GeoDistance.fast(x, y, lon, y);
-            double lm = GeoDistance.margin(lonDist);
-            if (!(lonDist + lm <= w / 2)) {
-                if (lonDist - lm > w / 2) return false;
-                if (GeoDistance.exact(x, y, lon, y) > w / 2) return false;
+            double halfWidth = width * conversion / 2;
+            if (GeoDistance.latDistance(y, lat) > height * conversion / 2) return false;
+            // the east-west extent, measured along the point's own parallel
+            if (havLo >= 0) {
+                double v = Math.sin((GeoDistance.degRad(lon) - GeoDistance.degRad(x)) / 2);
+                if (v != 0) {
+                    double cy = Math.cos(GeoDistance.degRad(y));
+                    double a = cy * cy * v * v;
+                    if (!(a < havLo)) {
+                        if (a > havHi && a < 0.999) return false;
+                        if (GeoDistance.exact(x, y, lon, y) > halfWidth) return false;
+                    }
+                }
+            } else {
+                double f = GeoDistance.fast(x, y, lon, y);
+                double m = GeoDistance.margin(f);
+                if (!(f + m <= halfWidth)) {
+                    if (f - m > halfWidth) return false;
+                    if (GeoDistance.exact(x, y, lon, y) > halfWidth) return false;
+                }
             }
-            d = GeoDistance.fast(lon, lat, x, y);
-            m = GeoDistance.margin(d);
         }
         if (used == scores.length) grow();
         scores[used] = score;
         lons[used] = x;
         lats[used] = y;
+        havs[used] = hav;
         dists[used] = d;
-        margins[used] = m;
+        margins[used] = 0;
+        states[used] = state;
         return true;
     }
 
@@ -152,8 +229,10 @@ final class GeoSearch {
         scores = Arrays.copyOf(scores, n);
         lons = Arrays.copyOf(lons, n);
         lats = Arrays.copyOf(lats, n);
+        havs = Arrays.copyOf(havs, n);
         dists = Arrays.copyOf(dists, n);
         margins = Arrays.copyOf(margins, n);
+        states = Arrays.copyOf(states, n);
         bufs = Arrays.copyOf(bufs, n);
         offs = Arrays.copyOf(offs, n);
         lens = Arrays.copyOf(lens, n);
@@ -165,6 +244,7 @@ final class GeoSearch {
      * limit (COUNT ... ANY) the search stops once it has that many.
      */
     void collect(ZSet z, long limit) {
+        prepareTests();
         double[] xy = new double[2];
         ScoreRange range = new ScoreRange();
         range.minex = false;
@@ -197,11 +277,22 @@ final class GeoSearch {
 
     // ---- distances ----
 
+    /** Makes match i's distance at least a fast estimate with its error bound. */
+    private void estimate(int i) {
+        if (states[i] != UNKNOWN) return;
+        double d = Double.isNaN(havs[i]) ? GeoDistance.fast(lon, lat, lons[i], lats[i])
+                : GeoDistance.fromHaversine(havs[i]);
+        dists[i] = d;
+        margins[i] = GeoDistance.margin(d);
+        states[i] = FAST;
+    }
+
     /** The exact distance of match i in meters. */
     double exactDistance(int i) {
-        if (margins[i] != 0) {
+        if (states[i] != EXACT) {
             dists[i] = GeoDistance.exact(lon, lat, lons[i], lats[i]);
             margins[i] = 0;
+            states[i] = EXACT;
         }
         return dists[i];
     }
@@ -210,6 +301,8 @@ final class GeoSearch {
     private int compareAsc(int i, int j) {
         // equal scores are the same position, hence the same distance
         if (scores[i] == scores[j]) return 0;
+        estimate(i);
+        estimate(j);
         double a = dists[i], b = dists[j];
         if (!(Math.abs(a - b) > margins[i] + margins[j])) {
             a = exactDistance(i);
@@ -340,18 +433,19 @@ final class GeoSearch {
      * rounding boundary.
      */
     byte[] distanceText(int i, double unit) {
-        return fixed4(distance(i, unit, dists, margins));
+        return fixed4(distance(i, unit));
     }
 
     /** llrint(dist / unit * 10000), from the estimate where its bound decides it. */
-    private long distance(int i, double unit, double[] d, double[] m) {
-        if (m[i] != 0) {
-            long lo = llrint((d[i] - m[i]) / unit * 10000);
-            long hi = llrint((d[i] + m[i]) / unit * 10000);
+    private long distance(int i, double unit) {
+        estimate(i);
+        if (states[i] == FAST) {
+            long lo = llrint((dists[i] - margins[i]) / unit * 10000);
+            long hi = llrint((dists[i] + margins[i]) / unit * 10000);
             if (lo == hi && lo != Long.MIN_VALUE) return lo;
             exactDistance(i);
         }
-        return llrint(d[i] / unit * 10000);
+        return llrint(dists[i] / unit * 10000);
     }
 
     /** C's llrint on x86-64: round half to even, 2^63 as the answer for NaN and out of range. */

@@ -77,6 +77,8 @@ class GeoSearchTest {
         s.used = d.length;
         s.dists = d.clone();
         s.margins = new double[d.length];
+        s.states = new byte[d.length];
+        java.util.Arrays.fill(s.states, GeoSearch.EXACT);
         s.scores = new double[d.length];
         for (int i = 0; i < d.length; i++) s.scores[i] = i; // distinct positions
         return s;
@@ -124,15 +126,13 @@ class GeoSearchTest {
         s.lons = new double[] {15.1, 14.9};
         s.lats = new double[] {37, 37};
         s.scores = new double[] {1, 2};
+        s.havs = new double[] {Double.NaN, Double.NaN};
         s.dists = new double[2];
         s.margins = new double[2];
-        for (int i = 0; i < 2; i++) {
-            s.dists[i] = GeoDistance.fast(15, 37, s.lons[i], s.lats[i]);
-            s.margins[i] = GeoDistance.margin(s.dists[i]);
-        }
+        s.states = new byte[2];
         // mirror images: equal within the estimates' margins, so exact values decide
         s.sort(false, 2);
-        assertThat(s.margins).containsExactly(0, 0);
+        assertThat(s.states).containsExactly(GeoSearch.EXACT, GeoSearch.EXACT);
         assertThat(s.dists[0]).isEqualTo(GeoDistance.exact(15, 37, 15.1, 37));
     }
 }

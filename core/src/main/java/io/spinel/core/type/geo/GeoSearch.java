@@ -159,7 +159,9 @@ final class GeoSearch {
         if (!box) {
             double r = radius * conversion;
             if (havLo >= 0) {
-                if (GeoDistance.latDistance(lat, y) > latReject) return false;
+                // (not near the antipode, where rounding can push the haversine term past 1 and
+                // Redis's distance becomes NaN, which no radius test rejects)
+                if (GeoDistance.latDistance(lat, y) > latReject && Math.abs(y + lat) > 4) return false;
                 double v = Math.sin((GeoDistance.degRad(x) - GeoDistance.degRad(lon)) / 2);
                 if (v == 0) {
                     // the formula's own shortcut: no trigonometry, exact either way

@@ -6,6 +6,7 @@ import io.spinel.core.keyspace.SortCommand;
 import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
+import io.spinel.core.type.geo.GeoCommands;
 import io.spinel.core.type.hll.HllCommands;
 import io.spinel.core.type.hash.HashCommands;
 import io.spinel.core.type.set.SetCommands;
@@ -37,5 +38,6 @@ final class CommandFamilies {
         BlockingZSetCommands.register(t);
         HashCommands.register(t);
         SetCommands.register(t);
+        GeoCommands.register(t);
     }
 }

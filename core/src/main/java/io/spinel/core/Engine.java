@@ -114,6 +114,18 @@ public final class Engine {
         config.listen("maxmemory", o -> {
             maxmemory = Long.parseLong(o.value());
             updateSharedIntegers();
+            if (maxmemory > 0 && evictor != null) {
+                long used = usedMemory();
+                if (used > maxmemory) {
+                    log.warning("WARNING: the new maxmemory value set via CONFIG SET (" + maxmemory + ") is smaller "
+                            + "than the current memory usage (" + used + "). This will result in key eviction and/or "
+                            + "the inability to accept new write commands depending on the maxmemory-policy.");
+                }
+                execute(() -> {
+                    if (maxmemory > 0) evictor.perform(maxmemory);
+                    flushPending();
+                });
+            }
         });
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
@@ -242,6 +254,8 @@ public final class Engine {
             }
             measureClients();
             usedMemory();
+            if (maxmemory > 0) evictor.perform(maxmemory);
+            tracking.limitTable();
             if (activeRehashing) keyspace.rehashStep();
             flushPending();
         } catch (RuntimeException e) {
@@ -389,6 +403,7 @@ public final class Engine {
             reject(c, cmd, "NOAUTH Authentication required.");
             return;
         }
+        tracking.limitTable();
         if (maxmemory > 0 && evictor.perform(maxmemory) == Evictor.FAIL) {
             boolean denyoom = cmd.has(CommandFlags.DENYOOM)
                     || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()

@@ -287,7 +287,8 @@ final class Tracking {
     }
 
     /** tracking-table-max-keys: invalidate random keys until under the limit (more each time it fails). */
-    private void limitTable() {
+    void limitTable() {
+        if (trackingClients == 0 && table.isEmpty()) return;
         if (maxKeys == 0 || table.size() <= maxKeys) {
             evictionRounds = 0;
             return;

@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.persist.PersistCommands;
 import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
@@ -34,5 +35,6 @@ final class CommandFamilies {
         BlockingZSetCommands.register(t);
         HashCommands.register(t);
         SetCommands.register(t);
+        PersistCommands.register(t);
     }
 }

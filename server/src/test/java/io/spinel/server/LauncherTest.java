@@ -32,7 +32,7 @@ class LauncherTest {
         int port = RedisServerProcess.freePort();
         Path pidfile = dir.resolve("spinel.pid");
         Path log = dir.resolve("out.log");
-        Process p = launch(log, "--port", Integer.toString(port), "--pidfile", pidfile.toString());
+        Process p = launch(log, "--port", Integer.toString(port), "--pidfile", pidfile.toString(), "--dir", dir.toString());
         try {
             waitForPing(port);
             assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(p.pid()));
@@ -53,7 +53,7 @@ class LauncherTest {
     @Test
     void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();
-        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port));
+        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port), "--dir", dir.toString());
         try {
             waitForPing(port);
             try (RawClient c = new RawClient(port)) {

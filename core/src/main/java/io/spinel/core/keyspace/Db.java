@@ -20,6 +20,12 @@ public final class Db {
     long expireCursor;
     /** Running average TTL of sampled keys (INFO keyspace avg_ttl). */
     long avgTtl;
+    /**
+     * The point-in-time copy of {@link #table} a running snapshot still has to serialize, or
+     * null. Every path that changes an entry in place or drops it from the table first offers
+     * the entry to it (see {@link #willModify}), so the snapshot records the old value.
+     */
+    private FrozenDb frozen;
 
     Db(int id, Keyspace keyspace) {
         this.id = id;
@@ -80,10 +86,23 @@ public final class Db {
 
     /** Lookup for a write: lazy expiry and LRU touch, no hit/miss statistics. */
     public Object lookupWrite(byte[] k, int off, int len) {
-        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        long h = KeyHash.of(k, off, len);
+        Object e = table.get(h, k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len)) return null;
-        if (e != null) keyspace.touch(e);
+        if (e != null) {
+            if (frozen != null) frozen.beforeChange(h, e);
+            keyspace.touch(e);
+        }
         return e;
+    }
+
+    /**
+     * Announces that entry e, stored under k, is about to be changed in place although it was not
+     * obtained with {@link #lookupWrite} (e.g. PFCOUNT refreshing its cached cardinality from a
+     * read lookup). A running snapshot serializes it first.
+     */
+    public void willModify(byte[] k, int off, int len, Object e) {
+        if (frozen != null) frozen.beforeChange(KeyHash.of(k, off, len), e);
     }
 
     /** Whether the key exists (and has not expired); no statistics, no touch. */
@@ -94,6 +113,7 @@ public final class Db {
 
     /** Deletes e if its TTL has passed; returns whether it did. */
     private boolean expireIfNeeded(Object e, byte[] k, int off, int len) {
+        if (keyspace.loading) return false;
         long when = Entries.expire(e);
         if (when < 0 || when > keyspace.now()) return false;
         remove(k, off, len);
@@ -117,6 +137,7 @@ public final class Db {
         long h = KeyHash.of(k, off, len);
         Object old = table.put(h, e, k, off, len);
         if (old == null) keyspace.keyAdded(this, k, off, len);
+        else if (frozen != null && old != e) frozen.beforeChange(h, old);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
         if (hasTtl && !hadTtl) {
@@ -141,7 +162,10 @@ public final class Db {
     public Object remove(byte[] k, int off, int len) {
         long h = KeyHash.of(k, off, len);
         Object old = table.remove(h, k, off, len);
-        if (old != null && Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
+        if (old != null) {
+            if (frozen != null) frozen.beforeChange(h, old);
+            if (Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
+        }
         return old;
     }
 
@@ -154,6 +178,7 @@ public final class Db {
      * string entry if its layout must change. Returns the entry now stored.
      */
     public Object setExpire(byte[] k, int off, int len, Object e, long when) {
+        if (frozen != null) frozen.beforeChange(KeyHash.of(k, off, len), e);
         if (e instanceof byte[]) {
             byte[] n = StringEntry.withExpire((byte[]) e, when);
             if (n != e) {
@@ -178,6 +203,8 @@ public final class Db {
         volatileKeys = new KeySet();
         expireCursor = 0;
         avgTtl = 0;
+        // what a snapshot still holds of the old table can no longer change
+        frozen = null;
         return n;
     }
 
@@ -195,6 +222,23 @@ public final class Db {
         long a = avgTtl;
         avgTtl = other.avgTtl;
         other.avgTtl = a;
+        FrozenDb f = frozen;
+        frozen = other.frozen;
+        other.frozen = f;
+    }
+
+    // ---- snapshots ----------------------------------------------------------------------------
+
+    /** Starts a point-in-time copy of this database for a snapshot (see {@link FrozenDb}). */
+    public FrozenDb freeze(FrozenDb.Capture capture) {
+        FrozenDb f = new FrozenDb(id, table.freeze(), capture, table.size(), volatileKeys.size());
+        frozen = f;
+        return f;
+    }
+
+    /** Detaches a snapshot's copy (finished or aborted) wherever SWAPDB moved it. */
+    public void unfreeze(FrozenDb f) {
+        if (frozen == f) frozen = null;
     }
 
     // ---- iteration ----------------------------------------------------------------------------

@@ -189,6 +189,8 @@ final class Snapshot implements FrozenDb.Capture {
     // ---- records ------------------------------------------------------------------------------
 
     private void record(FrozenDb f, Object e) {
+        // a collection is deleted when emptied; one seen empty here was emptied without a write hook
+        if (!(e instanceof byte[]) && ((io.spinel.core.keyspace.DbObject) e).value().size() == 0) return;
         int db = f.dbIndex();
         long expire = Entries.expire(e);
         if (format == Format.RDB) {

@@ -237,6 +237,7 @@ public final class DataSet {
                 out.put(db + "/" + key, type + " " + enc + " " + expire + " " + value);
             }
         }
+        c.call("SELECT", "0");
         return out;
     }
 

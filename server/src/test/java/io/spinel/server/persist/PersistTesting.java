@@ -25,6 +25,21 @@ final class PersistTesting {
         return b.start();
     }
 
+    /** As {@link #spinel}, logging into out (to check what start-up reports). */
+    static SpinelServer spinelLogging(java.io.ByteArrayOutputStream out, Path dir, String... options) {
+        SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+                .option("dir", dir.toString()).log(new io.spinel.core.Log(new java.io.PrintStream(out, true)));
+        for (int i = 0; i < options.length; i += 2) b.option(options[i], options[i + 1]);
+        return b.start();
+    }
+
+    /** RESP form of a command, as AOF files hold them. */
+    static String resp(String... args) {
+        StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String a : args) sb.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+        return sb.toString();
+    }
+
     /** A field of INFO persistence (or any section). */
     static String info(RawClient c, String field) throws IOException {
         String all = new String(c.call("INFO", "all"), StandardCharsets.ISO_8859_1);

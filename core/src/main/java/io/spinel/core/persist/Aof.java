@@ -653,6 +653,9 @@ final class Aof implements Engine.PropagationListener {
         } catch (IOException e) {
             throw new PersistenceException("Unrecoverable error reading the append only file " + name + ": "
                     + e.getMessage(), e);
+        } catch (java.io.UncheckedIOException e) {
+            throw new PersistenceException("Unrecoverable error reading the append only file " + name + ": "
+                    + e.getCause().getMessage(), e);
         }
     }
 

@@ -174,10 +174,12 @@ public final class Persistence {
             loadKeysExpired = loader.keysExpired;
             log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - t0) / 1e9));
         } catch (RdbException e) {
-            throw new PersistenceException("Short read or OOM loading DB. Unrecoverable error, aborting now. "
-                    + "Error loading " + p + ": " + e.getMessage(), e);
+            throw new PersistenceException("Error loading the RDB file " + p + ", not starting with a partial data set: "
+                    + e.getMessage(), e);
         } catch (IOException e) {
             throw new PersistenceException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        } catch (java.io.UncheckedIOException e) {
+            throw new PersistenceException("Fatal error loading the DB: " + e.getCause().getMessage() + ". Exiting.", e);
         }
     }
 

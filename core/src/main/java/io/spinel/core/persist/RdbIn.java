@@ -79,7 +79,7 @@ public final class RdbIn {
                 limit += r;
             }
         } catch (IOException e) {
-            throw new RdbException("Error reading the RDB file: " + e.getMessage(), e);
+            throw new java.io.UncheckedIOException(e);
         }
         return true;
     }

@@ -150,8 +150,8 @@ final class RdbLoader {
                 if (stored == 0) {
                     log.warning("RDB file was saved with checksum disabled: no check performed.");
                 } else if (stored != expected) {
-                    throw new RdbException(String.format("Wrong RDB checksum expected: (%x) but got (%x). Aborting now.",
-                            expected, stored));
+                    throw new RdbException(String.format("Wrong RDB checksum expected: (%x) but got (%x). Aborting now. "
+                            + "RDB CRC error", expected, stored));
                 }
             }
         }

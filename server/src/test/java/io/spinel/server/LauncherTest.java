@@ -45,6 +45,9 @@ class LauncherTest {
             String out = Files.readString(log);
             assertThat(out).contains("Received SIGTERM scheduling shutdown").contains("ready to exit, bye bye");
             assertThat(pidfile).doesNotExist();
+            // Redis's default save points apply on the command line: the change is saved at exit
+            assertThat(out).contains("Saving the final RDB snapshot before exiting.");
+            assertThat(dir.resolve("dump.rdb")).exists();
         } finally {
             p.destroyForcibly();
         }

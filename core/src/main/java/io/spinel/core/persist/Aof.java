@@ -43,7 +43,8 @@ final class Aof implements Engine.PropagationListener {
 
     State state = State.OFF;
     private AofManifest manifest = new AofManifest();
-    private FileChannel incr;
+    /** The file appended to (read by the fsync thread, hence volatile). */
+    private volatile FileChannel incr;
     private final RdbOut buf = new RdbOut(64 * 1024, false);
     private int selectedDb = -1;
     private long curTimestamp;

@@ -30,9 +30,4 @@ abstract class Elements {
     final byte[] bytes() {
         return isInt ? Bytes.longToBytes(intValue) : Bytes.copy(buf, off, len);
     }
-
-    /** Length of the current element as a string. */
-    final int stringLength() {
-        return isInt ? Bytes.decimalLength(intValue) : len;
-    }
 }

@@ -30,7 +30,6 @@ final class FileSink implements Snapshot.Sink {
     private final boolean checksum;
     private final FileChannel channel;
     private long crc;
-    private long written;
     // background mode
     private final LinkedBlockingQueue<Object> queue;
     private final AtomicLong backlog = new AtomicLong();
@@ -53,11 +52,6 @@ final class FileSink implements Snapshot.Sink {
         this.queue = background ? new LinkedBlockingQueue<>() : null;
     }
 
-    /** Bytes of the file written so far. */
-    long written() {
-        return written;
-    }
-
     @Override
     public void write(byte[] b, int len) throws IOException {
         if (queue == null) {
@@ -77,7 +71,6 @@ final class FileSink implements Snapshot.Sink {
         if (rdbTrailer && checksum) crc = Crc64.update(crc, b, 0, len);
         ByteBuffer bb = ByteBuffer.wrap(b, 0, len);
         while (bb.hasRemaining()) channel.write(bb);
-        written += len;
     }
 
     /** Synchronous mode: completes the file (trailer, fsync, rename). Cleans up and rethrows on failure. */
@@ -96,7 +89,6 @@ final class FileSink implements Snapshot.Sink {
             io.spinel.core.util.Bytes.putLongLE(t, 0, checksum ? crc : 0);
             ByteBuffer bb = ByteBuffer.wrap(t);
             while (bb.hasRemaining()) channel.write(bb);
-            written += 8;
         }
         channel.force(true);
         channel.close();

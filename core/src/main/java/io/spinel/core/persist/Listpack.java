@@ -33,10 +33,6 @@ final class Listpack {
             if (p + extra + 1 > b.length) b = Arrays.copyOf(b, Math.max(p + extra + 1, b.length * 2));
         }
 
-        int count() {
-            return count;
-        }
-
         /** Appends a string, stored as an integer when it is a canonical integer (lpStringToInt64). */
         void add(byte[] s, int off, int len) {
             if (len > 0 && len <= 20 && Bytes.isLong(s, off, len)) addLong(Bytes.parseLong(s, off, len));
@@ -148,11 +144,6 @@ final class Listpack {
             this.end = off + len - 1;
             this.p = off + HEADER;
             this.declared = (b[off + 4] & 0xff) | (b[off + 5] & 0xff) << 8;
-        }
-
-        /** The element count in the header (65535 means "count them"). */
-        int declaredCount() {
-            return declared;
         }
 
         @Override

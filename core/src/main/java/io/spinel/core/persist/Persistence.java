@@ -56,6 +56,8 @@ public final class Persistence {
     private long loadKeysExpired;
 
     private Job job;
+    /** Numbers temporary files of background jobs: a killed job may still be deleting its own. */
+    private long jobSeq;
 
     /** A running BGSAVE or AOF rewrite. */
     private final class Job {
@@ -256,7 +258,7 @@ public final class Persistence {
         rdbSaves++;
         dirtyBeforeBgsave = engine.dirty;
         lastBgsaveTry = System.currentTimeMillis() / 1000;
-        Path temp = dir().resolve("temp-bgsave-" + pid() + ".rdb");
+        Path temp = dir().resolve("temp-bgsave-" + pid() + "-" + (++jobSeq) + ".rdb");
         FileSink sink;
         try {
             sink = new FileSink(temp, rdbPath(), true, config.getBool("rdbchecksum"), true);
@@ -281,7 +283,7 @@ public final class Persistence {
         if (job != null) return false;
         if (!aof.prepareRewrite()) return false;
         boolean preamble = config.getBool("aof-use-rdb-preamble");
-        Path temp = dir().resolve("temp-rewriteaof-bg-" + pid() + ".aof");
+        Path temp = dir().resolve("temp-rewriteaof-bg-" + pid() + "-" + (++jobSeq) + ".aof");
         FileSink sink;
         try {
             sink = new FileSink(temp, null, preamble, config.getBool("rdbchecksum"), true);

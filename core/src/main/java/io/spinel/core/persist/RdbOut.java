@@ -12,16 +12,12 @@ import java.util.Arrays;
 public final class RdbOut {
     private byte[] buf;
     private int size;
-    private boolean compress;
+    private final boolean compress;
     private byte[] lzf = new byte[0];
 
     public RdbOut(int capacity, boolean compress) {
         this.buf = new byte[Math.max(capacity, 64)];
         this.compress = compress;
-    }
-
-    public void setCompression(boolean on) {
-        compress = on;
     }
 
     public int size() {

@@ -10,7 +10,6 @@ import io.spinel.core.util.Bytes;
  */
 final class Ziplist extends Elements {
     private static final int HEADER = 10;
-    private final int start;
     private final int end; // position of the terminator
     private final int declared;
     private int p;
@@ -23,7 +22,6 @@ final class Ziplist extends Elements {
         long tail = Bytes.getIntLE(b, off + 4) & 0xFFFFFFFFL;
         if (tail > len - 1) throw corrupt();
         this.buf = b;
-        this.start = off;
         this.end = off + len - 1;
         this.p = off + HEADER;
         this.declared = (b[off + 8] & 0xff) | (b[off + 9] & 0xff) << 8;
@@ -115,9 +113,5 @@ final class Ziplist extends Elements {
         off = at;
         len = l;
         p = at + l;
-    }
-
-    int start() {
-        return start;
     }
 }

@@ -249,6 +249,22 @@ class AofLoadingTest {
     }
 
     @Test
+    void theAofIsRewrittenWhenItGrows(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "appendonly", "yes", "auto-aof-rewrite-min-size", "10kb",
+                "auto-aof-rewrite-percentage", "100"); RawClient c = new RawClient(s.port())) {
+            await(c, "aof_rewrites", "0");
+            for (int i = 0; i < 300; i++) c.call("SET", "key", "value-" + i); // the log grows, the data does not
+            await(c, "aof_rewrites", "1");
+            await(c, "aof_rewrite_in_progress", "0");
+            assertThat(Long.parseLong(info(c, "aof_current_size"))).isLessThan(10_000);
+            assertThat(info(c, "aof_base_size")).isEqualTo(info(c, "aof_current_size"));
+        }
+        try (SpinelServer s = spinel(dir, "appendonly", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(get(c, "key")).isEqualTo("$9\r\nvalue-299\r\n");
+        }
+    }
+
+    @Test
     void enablingTheAofDuringBgsaveWaitsForIt(@TempDir Path dir) throws Exception {
         try (SpinelServer s = spinel(dir, "rdb-key-save-delay", "200000"); RawClient c = new RawClient(s.port())) {
             for (int i = 0; i < 5; i++) c.call("SET", "k" + i, "v");

@@ -84,7 +84,11 @@ public final class Db {
         return lookupRead(k, off, len, true);
     }
 
-    /** Lookup for a write: lazy expiry and LRU touch, no hit/miss statistics. */
+    /**
+     * Lookup for a write: lazy expiry and LRU touch, no hit/miss statistics. Commands must get
+     * every entry they change in place through here (or announce it with {@link #willModify}):
+     * a running BGSAVE or AOF rewrite then writes the entry's old value first.
+     */
     public Object lookupWrite(byte[] k, int off, int len) {
         long h = KeyHash.of(k, off, len);
         Object e = table.get(h, k, off, len);

@@ -315,6 +315,12 @@ final class Aof implements Engine.PropagationListener {
 
     /** CONFIG SET appendonly yes: start logging after a rewrite that writes the current data as base. */
     void start() {
+        // a rewrite already running does not collect the writes from now on: start a new one
+        if (persistence.aofJobRunning()) {
+            log.warning("AOF was enabled but there is already an AOF rewriting in background. Stopping background AOF "
+                    + "and starting a rewrite now.");
+            persistence.killAofRewrite();
+        }
         state = State.WAIT_REWRITE;
         engine.addPropagationListener(this);
         startBio();
@@ -456,6 +462,12 @@ final class Aof implements Engine.PropagationListener {
             return;
         }
         manifest = m;
+        if (state == State.WAIT_REWRITE && incr == null) {
+            // this rewrite began before the AOF was switched on: the writes since are in no file
+            rewriteScheduled = true;
+        } else if (state == State.WAIT_REWRITE) {
+            state = State.ON;
+        }
         if (state != State.OFF) {
             try {
                 currentSize = Files.size(basePath) + lastIncrSize;
@@ -468,7 +480,6 @@ final class Aof implements Engine.PropagationListener {
         lastRewriteOk = true;
         consecutiveFailures = 0;
         log.notice("Background AOF rewrite finished successfully");
-        if (state == State.WAIT_REWRITE) state = State.ON;
         rewriteEnded();
     }
 

@@ -249,6 +249,23 @@ class AofLoadingTest {
     }
 
     @Test
+    void enablingTheAofDuringARewriteRestartsIt(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "rdb-key-save-delay", "100000"); RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < 5; i++) c.call("SET", "k" + i, "v");
+            assertThat(c.callString("BGREWRITEAOF")).isEqualTo("+Background append only file rewriting started\r\n");
+            assertThat(c.callString("CONFIG", "SET", "appendonly", "yes")).isEqualTo("+OK\r\n");
+            c.call("SET", "while-enabling", "1");
+            c.call("CONFIG", "SET", "rdb-key-save-delay", "0");
+            await(c, "aof_rewrite_in_progress", "0");
+            await(c, "aof_rewrite_scheduled", "0");
+            c.call("SET", "after", "2");
+        }
+        try (SpinelServer s = spinel(dir, "appendonly", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DBSIZE")).isEqualTo(":7\r\n");
+        }
+    }
+
+    @Test
     void theAofIsRewrittenWhenItGrows(@TempDir Path dir) throws Exception {
         try (SpinelServer s = spinel(dir, "appendonly", "yes", "auto-aof-rewrite-min-size", "10kb",
                 "auto-aof-rewrite-percentage", "100"); RawClient c = new RawClient(s.port())) {

@@ -76,7 +76,7 @@ class RdbInteropTest {
         Path sdir = Files.createDirectories(tmp.resolve("spinel"));
         Path rdir = Files.createDirectories(tmp.resolve("redis"));
         TreeMap<String, String> expected;
-        try (SpinelServer s = spinel(sdir, "rdbcompression", "no", "dbfilename", "other.rdb");
+        try (SpinelServer s = spinel(sdir, "rdbcompression", "no", "rdbchecksum", "no", "dbfilename", "other.rdb");
              RawClient c = new RawClient(s.port())) {
             DataSet.populate(c, 3, 100);
             expected = DataSet.read(c, 16, true);
@@ -88,6 +88,42 @@ class RdbInteropTest {
         Files.copy(sdir.resolve("other.rdb"), rdir.resolve("dump.rdb"));
         try (RedisServerProcess r = RedisServerProcess.start(rdir); RawClient c = new RawClient(r.port())) {
             DataSet.assertSame(expected, DataSet.read(c, 16, true));
+        }
+    }
+
+    @Test
+    void lfuAndLruHintsTravelBothWays(@TempDir Path tmp) throws Exception {
+        for (String policy : new String[] {"allkeys-lfu", "allkeys-lru"}) {
+            boolean lfu = policy.endsWith("lfu");
+            String option = lfu ? "FREQ" : "IDLETIME";
+            String query = lfu ? "FREQ" : "IDLETIME";
+            Path sdir = Files.createDirectories(tmp.resolve(policy + "-spinel"));
+            Path rdir = Files.createDirectories(tmp.resolve(policy + "-redis"));
+            byte[] payload;
+            try (RedisServerProcess r = RedisServerProcess.start(rdir, "--maxmemory-policy", policy);
+                 RawClient c = new RawClient(r.port())) {
+                c.call("SET", "v", "x");
+                payload = bulk(c.call("DUMP", "v"));
+                c.call(List.of("RESTORE".getBytes(), "from-redis".getBytes(), "0".getBytes(), payload,
+                        option.getBytes(), "200".getBytes()));
+                c.call("SAVE");
+            }
+            Files.copy(rdir.resolve("dump.rdb"), sdir.resolve("dump.rdb"));
+            try (SpinelServer s = spinel(sdir, "maxmemory-policy", policy); RawClient c = new RawClient(s.port())) {
+                long v = Long.parseLong(c.callString("OBJECT", query, "from-redis").trim().substring(1));
+                if (lfu) assertThat(v).isEqualTo(200);
+                else assertThat(v).isBetween(199L, 205L);
+                c.call(List.of("RESTORE".getBytes(), "from-spinel".getBytes(), "0".getBytes(), payload,
+                        option.getBytes(), "150".getBytes()));
+                c.call("SAVE");
+            }
+            Files.copy(sdir.resolve("dump.rdb"), rdir.resolve("dump.rdb"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try (RedisServerProcess r = RedisServerProcess.start(rdir, "--maxmemory-policy", policy);
+                 RawClient c = new RawClient(r.port())) {
+                long v = Long.parseLong(c.callString("OBJECT", query, "from-spinel").trim().substring(1));
+                if (lfu) assertThat(v).isEqualTo(150);
+                else assertThat(v).isBetween(149L, 155L);
+            }
         }
     }
 

@@ -146,6 +146,16 @@ public final class Client {
         return closed;
     }
 
+    /** Whether a MULTI is open (commands are being queued). */
+    public boolean inMulti() {
+        return multi != null;
+    }
+
+    /** Whether the client is running the commands of an EXEC. */
+    public boolean inExec() {
+        return inExec;
+    }
+
     // ---- argument helpers for command code ------------------------------------------------------
 
     public int argc() {
@@ -239,6 +249,26 @@ public final class Client {
 
     /** The command as it must be replayed (AOF, replicas) when it differs from what was sent. */
     byte[][] propagateAs;
+    static final int FORCE_PROPAGATION = 1;
+    static final int PREVENT_PROPAGATION = 2;
+    /** 0, or FORCE_PROPAGATION / PREVENT_PROPAGATION for the running command. */
+    int propagation;
+
+    /**
+     * Propagates this command even if it changed nothing (Redis's forceCommandPropagation: FLUSHDB
+     * on an empty database still reaches the AOF and replicas).
+     */
+    public void forcePropagation() {
+        propagation = FORCE_PROPAGATION;
+    }
+
+    /**
+     * Propagates nothing for this command itself (Redis's preventCommandPropagation): for
+     * commands that propagate their effects with {@link Engine#propagate} instead (scripts).
+     */
+    public void preventPropagation() {
+        propagation = PREVENT_PROPAGATION;
+    }
 
     /**
      * Records that this command must be propagated as the given arguments instead of its own

@@ -3,6 +3,7 @@ package io.spinel.core;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.keyspace.SortCommand;
+import io.spinel.core.persist.PersistCommands;
 import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
@@ -39,5 +40,6 @@ final class CommandFamilies {
         HashCommands.register(t);
         SetCommands.register(t);
         GeoCommands.register(t);
+        PersistCommands.register(t);
     }
 }

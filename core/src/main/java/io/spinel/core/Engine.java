@@ -54,6 +54,7 @@ public final class Engine {
     private int callDepth;
     final Log log;
     final io.spinel.core.keyspace.EncodingConfig encodings;
+    final io.spinel.core.persist.Persistence persistence;
 
     private final ScheduledExecutorService loop;
     private final BooleanSupplier inLoop;
@@ -90,6 +91,7 @@ public final class Engine {
         this.evictor = new Evictor(this);
         CommandFamilies.registerAll(commands);
         bindConfig();
+        this.persistence = new io.spinel.core.persist.Persistence(this);
     }
 
     private void bindConfig() {
@@ -134,6 +136,7 @@ public final class Engine {
             if (flags < 0) throw new Config.ConfigException("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
             return PubSub.eventsToString(flags);
         });
+        config.listen("lazyfree-lazy-expire", o -> lazyfreeLazyExpire = o.value().equals("yes"));
         config.listen("notify-keyspace-events", o -> {
             notifyFlags = PubSub.parseEvents(o.value());
             keyspace.setEventFlags((notifyFlags & Notify.KEY_MISS) != 0, (notifyFlags & Notify.NEW) != 0);
@@ -178,12 +181,22 @@ public final class Engine {
         return log;
     }
 
+    /** RDB and AOF: saving, loading, the append-only log (see the persist package). */
+    public io.spinel.core.persist.Persistence persistence() {
+        return persistence;
+    }
+
     public Collection<Client> clients() {
         return clients.values();
     }
 
     public Client client(long id) {
         return clients.get(id);
+    }
+
+    /** The client whose command is running, or null between commands. */
+    public Client currentClient() {
+        return currentClient;
     }
 
     public ScheduledExecutorService loop() {
@@ -236,6 +249,7 @@ public final class Engine {
     public void stop() {
         if (cron != null) cron.cancel(false);
         cron = null;
+        persistence.stop();
     }
 
     private long cronLoops;
@@ -257,6 +271,7 @@ public final class Engine {
             if (maxmemory > 0) evictor.perform(maxmemory);
             tracking.limitTable();
             if (activeRehashing) keyspace.rehashStep();
+            persistence.cron();
             flushPending();
         } catch (RuntimeException e) {
             log.warning("Error in server cron: " + e);
@@ -417,6 +432,13 @@ public final class Engine {
                 return;
             }
         }
+        String diskError = persistence.writeDeniedReason();
+        if (diskError != null && (cmd.has(CommandFlags.WRITE) || cmd.name.equals("ping")
+                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
+                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+            reject(c, cmd, diskError);
+            return;
+        }
         if (c.resp() == 2 && PubSub.isSubscribed(c) && !allowedWhileSubscribed(cmd)) {
             reject(c, cmd, "ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                     + "QUIT / RESET are allowed in this context");
@@ -463,6 +485,11 @@ public final class Engine {
         c.currentCommand = cmd;
         currentClient = c;
         callDepth++;
+        long dirtyBefore = dirty;
+        byte[][] outerPropagateAs = c.propagateAs;
+        int outerPropagation = c.propagation;
+        c.propagateAs = null;
+        c.propagation = 0;
         try {
             cmd.handler().execute(c);
             if (c.tracking != null) tracking.afterCommand(c, cmd);
@@ -481,6 +508,14 @@ public final class Engine {
             c.error("ERR internal error: " + e);
             cmd.failedCalls++;
         } finally {
+            // EXEC is never propagated itself: the commands it ran were, and are wrapped below
+            if (!propagationListeners.isEmpty() && c.propagation != Client.PREVENT_PROPAGATION
+                    && (dirty > dirtyBefore || c.propagation == Client.FORCE_PROPAGATION)
+                    && !cmd.name.equals("exec")) {
+                pendingPropagation.add(new Propagated(c.db.id(), c.propagateAs != null ? c.propagateAs : c.args.toArrays()));
+            }
+            c.propagateAs = outerPropagateAs;
+            c.propagation = outerPropagation;
             c.currentCommand = outer;
             currentClient = outerClient;
             callDepth--;
@@ -499,8 +534,68 @@ public final class Engine {
         }
         if (callDepth == 0) {
             keyspace.settle();
+            flushPropagation(cmd);
             tracking.flushPendingForCurrent(c);
             if (blocking.hasReady()) blocking.serveReady();
+        }
+    }
+
+    // ---- propagation (AOF, and replicas later) --------------------------------------------------
+
+    /** Receives every write as Redis propagates it: the database it applies to and the command. */
+    public interface PropagationListener {
+        void propagate(int db, byte[][] argv);
+    }
+
+    private record Propagated(int db, byte[][] argv) {
+    }
+
+    private final ArrayList<PropagationListener> propagationListeners = new ArrayList<>(1);
+    /** What the outermost running command (and everything it ran) propagates, in order. */
+    private final ArrayList<Propagated> pendingPropagation = new ArrayList<>();
+    private boolean lazyfreeLazyExpire;
+    private static final byte[][] MULTI = {Bytes.ascii("MULTI")};
+    private static final byte[][] EXEC = {Bytes.ascii("EXEC")};
+
+    public void addPropagationListener(PropagationListener l) {
+        propagationListeners.add(l);
+    }
+
+    public void removePropagationListener(PropagationListener l) {
+        propagationListeners.remove(l);
+    }
+
+    /**
+     * Propagates a command as if the running command had executed it (scripts propagating their
+     * effects, lazily expired keys), or at once outside any command (active expiry). Within a
+     * command it is queued with the command's own propagation, and the whole lot is wrapped in
+     * MULTI/EXEC when it is more than one command, as Redis's propagatePendingCommands does.
+     */
+    public void propagate(int db, byte[][] argv) {
+        if (propagationListeners.isEmpty()) return;
+        if (callDepth > 0) {
+            pendingPropagation.add(new Propagated(db, argv));
+        } else {
+            for (PropagationListener l : propagationListeners) l.propagate(db, argv);
+        }
+    }
+
+    private void flushPropagation(Command cmd) {
+        int n = pendingPropagation.size();
+        if (n == 0) return;
+        // RANDOMKEY and SCAN may expire several keys: like active expiry, no transaction for that
+        boolean transaction = n > 1 && !cmd.name.equals("randomkey") && !cmd.name.equals("scan");
+        try {
+            for (PropagationListener l : propagationListeners) {
+                if (transaction) l.propagate(pendingPropagation.get(0).db, MULTI);
+                for (int i = 0; i < n; i++) {
+                    Propagated p = pendingPropagation.get(i);
+                    l.propagate(p.db, p.argv);
+                }
+                if (transaction) l.propagate(pendingPropagation.get(n - 1).db, EXEC);
+            }
+        } finally {
+            pendingPropagation.clear();
         }
     }
 
@@ -546,6 +641,8 @@ public final class Engine {
 
     /** Sends what every client with pending output has; called once per read batch. */
     public void flushPending() {
+        // the AOF reaches the disk (and with appendfsync always, stable storage) before any reply
+        persistence.beforeReplies();
         tracking.broadcast();
         ArrayList<Client> list = pendingWrites;
         int n = list.size();
@@ -611,12 +708,15 @@ public final class Engine {
         }
     };
 
+    private static final byte[] DEL = Bytes.ascii("DEL");
+    private static final byte[] UNLINK = Bytes.ascii("UNLINK");
+
     private void onExpired(Db db, byte[] key) {
         notify(Notify.EXPIRED, "expired", db, key);
         blocking.keyTouched(db, key, 0, key.length);
         transactions.keyTouched(db, key, 0, key.length);
         tracking.keyModified(null, key, 0, key.length);
-        // propagation of the deletion (AOF, replicas) hooks in here
+        propagate(db.id(), new byte[][] {lazyfreeLazyExpire ? UNLINK : DEL, key});
     }
 
     // ---- facts for INFO, CLIENT LIST and other commands -----------------------------------------
@@ -628,7 +728,6 @@ public final class Engine {
     private long usedMemoryPeak;
     boolean activeExpireEnabled = true;
     private long expireCycleNanos;
-    private long lastSave = System.currentTimeMillis() / 1000;
 
     private static String randomHex(int n) {
         java.security.SecureRandom r = new java.security.SecureRandom();
@@ -662,7 +761,79 @@ public final class Engine {
 
     /** Unix time of the last successful save (start-up time until persistence saves). */
     public long lastSaveSeconds() {
-        return lastSave;
+        return persistence.lastSave();
+    }
+
+    // ---- internal clients and replay (AOF loading) ----------------------------------------------
+
+    private static final Client.Connection NO_CONNECTION = new Client.Connection() {
+        @Override
+        public void write(byte[] buf, int off, int len) {
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public String remoteAddress() {
+            return "";
+        }
+
+        @Override
+        public String localAddress() {
+            return "";
+        }
+
+        @Override
+        public boolean isLocal() {
+            return true;
+        }
+
+        @Override
+        public boolean isUnixSocket() {
+            return false;
+        }
+
+        @Override
+        public long pendingBytes() {
+            return 0;
+        }
+
+        @Override
+        public int fd() {
+            return -1;
+        }
+    };
+
+    /**
+     * A client that is not connected to anything and not listed by CLIENT LIST: authenticated,
+     * never blocking, replies discarded. AOF loading replays commands through one.
+     */
+    public Client internalClient() {
+        Client c = new Client(nextClientId++, this, NO_CONNECTION, keyspace.db(0), System.currentTimeMillis());
+        c.authenticated = true;
+        c.denyBlocking = true;
+        return c;
+    }
+
+    /**
+     * Runs one command for an internal client as Redis replays the AOF: MULTI queues until EXEC,
+     * no permission, memory or disk checks, the reply is dropped. Returns false for an unknown
+     * command or a wrong number of arguments.
+     */
+    public boolean replay(Client c, byte[][] argv) {
+        c.args.set(argv);
+        Command cmd = commands.resolve(c.args);
+        if (cmd == null || !cmd.arityOk(c.args.count())) return false;
+        if (c.multi != null && !Transactions.runsImmediately(cmd)) transactions.queue(c, cmd);
+        else call(c, cmd);
+        c.reply.clear();
+        return true;
     }
 
     /** Client buffers, measured by the cron (summing them per command would cost O(clients)). */
@@ -801,7 +972,7 @@ public final class Engine {
         return v.equals("yes") || (v.equals("local") && c.connection.isLocal());
     }
 
-    void resetStats() {
+    public void resetStats() {
         stats.reset();
         keyspace.resetStats();
         commands.resetStats();

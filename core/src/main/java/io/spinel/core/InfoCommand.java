@@ -231,37 +231,7 @@ final class InfoCommand {
     }
 
     private static void persistence(Engine e, StringBuilder sb) {
-        sb.append("# Persistence\r\n");
-        field(sb, "loading", 0);
-        field(sb, "async_loading", 0);
-        field(sb, "current_cow_peak", 0);
-        field(sb, "current_cow_size", 0);
-        field(sb, "current_cow_size_age", 0);
-        field(sb, "current_fork_perc", "0.00");
-        field(sb, "current_save_keys_processed", 0);
-        field(sb, "current_save_keys_total", 0);
-        field(sb, "rdb_changes_since_last_save", e.dirty);
-        field(sb, "rdb_bgsave_in_progress", 0);
-        field(sb, "rdb_last_save_time", e.lastSaveSeconds());
-        field(sb, "rdb_last_bgsave_status", "ok");
-        field(sb, "rdb_last_bgsave_time_sec", -1);
-        field(sb, "rdb_current_bgsave_time_sec", -1);
-        field(sb, "rdb_saves", 0);
-        field(sb, "rdb_last_cow_size", 0);
-        field(sb, "rdb_last_load_keys_expired", 0);
-        field(sb, "rdb_last_load_keys_loaded", 0);
-        field(sb, "aof_enabled", 0);
-        field(sb, "aof_rewrite_in_progress", 0);
-        field(sb, "aof_rewrite_scheduled", 0);
-        field(sb, "aof_last_rewrite_time_sec", -1);
-        field(sb, "aof_current_rewrite_time_sec", -1);
-        field(sb, "aof_last_bgrewrite_status", "ok");
-        field(sb, "aof_rewrites", 0);
-        field(sb, "aof_rewrites_consecutive_failures", 0);
-        field(sb, "aof_last_write_status", "ok");
-        field(sb, "aof_last_cow_size", 0);
-        field(sb, "module_fork_in_progress", 0);
-        field(sb, "module_fork_last_cow_size", 0);
+        e.persistence().info(sb);
     }
 
     private static void stats(Engine e, StringBuilder sb) {

@@ -61,8 +61,11 @@ public final class SpinelServer implements AutoCloseable {
     private int port;
     private String unixSocket;
     private Runnable onStopped = () -> { };
+    /** Whether start-up loads the RDB or AOF found in dir. */
+    private final boolean loadData;
 
-    private SpinelServer(Config config, Log log) {
+    private SpinelServer(Config config, Log log, boolean loadData) {
+        this.loadData = loadData;
         this.config = config;
         this.log = log;
         this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("spinel.nio");
@@ -84,7 +87,13 @@ public final class SpinelServer implements AutoCloseable {
         private boolean randomPort;
         private Log log = Log.silent();
 
-        /** Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would. */
+        /**
+         * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would.
+         *
+         * <p>Unlike redis-server, an in-process server has no save points unless "save" is set,
+         * and reads the RDB or AOF of a previous run only when "dir" (or "appendonly yes") is
+         * given: a test fixture must not pick up a dump.rdb lying in the working directory.
+         */
         public Builder option(String name, String value) {
             options.add(new String[] {name, value});
             return this;
@@ -107,8 +116,15 @@ public final class SpinelServer implements AutoCloseable {
 
         public SpinelServer start() {
             List<String[]> all = new ArrayList<>();
+            all.add(new String[] {"save", ""});
             if (randomPort) all.add(new String[] {"port", "0"});
             all.addAll(options);
+            boolean load = false;
+            for (String[] o : options) {
+                if (o[0].equalsIgnoreCase("dir") || (o[0].equalsIgnoreCase("appendonly") && o[1].equalsIgnoreCase("yes"))) {
+                    load = true;
+                }
+            }
             for (String[] o : all) {
                 try {
                     config.set(o[0], o[1]);
@@ -117,7 +133,7 @@ public final class SpinelServer implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            SpinelServer s = new SpinelServer(config, log);
+            SpinelServer s = new SpinelServer(config, log, load);
             try {
                 s.bind(randomPort);
             } catch (Exception e) {
@@ -130,7 +146,7 @@ public final class SpinelServer implements AutoCloseable {
 
     /** Starts a server from an already loaded configuration (the command line launcher). */
     static SpinelServer start(Config config, Log log) throws Exception {
-        SpinelServer s = new SpinelServer(config, log);
+        SpinelServer s = new SpinelServer(config, log, true);
         try {
             s.bind(false);
         } catch (Exception e) {
@@ -141,6 +157,12 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     private void bind(boolean randomPort) throws Exception {
+        // The data set is loaded before any listener opens: clients never see a partial one.
+        try {
+            loop.submit(() -> engine.persistence().startUp(loadData)).sync();
+        } catch (io.spinel.core.persist.PersistenceException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
         int wantedPort = config.getInt("port");
         int backlog = config.getInt("tcp-backlog");
         engine.setHostInfo(epoll ? "epoll" : "nio", ProcessHandle.current().info().command().orElse(""),
@@ -246,27 +268,38 @@ public final class SpinelServer implements AutoCloseable {
         this.onStopped = r;
     }
 
+    /** SHUTDOWN, on the loop thread: persistence first (it may refuse), then the stop. */
     private String shutdownRequested(boolean save, boolean nosave, boolean now, boolean force) {
-        if (save) {
-            // Without persistence there is nothing that SAVE could write; refuse unless forced.
-            if (!force) {
-                log.warning("Error trying to save the DB: Spinel has no persistence yet (shutdown save refused)");
-                return "ERR Errors trying to SHUTDOWN. Check logs.";
-            }
-        }
         log.warning("User requested shutdown...");
+        String err = engine.persistence().shutdown(save, nosave, force);
+        if (err != null) return err;
         loop.execute(() -> stop("shutdown"));
         return null;
     }
 
-    /** A signal asked the server to stop (SIGTERM/SIGINT). */
+    /**
+     * A signal asked the server to stop (SIGTERM/SIGINT): saves as shutdown-on-sigterm or
+     * shutdown-on-sigint say; if saving fails (and force is not set) the server keeps running.
+     */
     void signal(String name) {
         if (stopping) {
             log.warning("You insist... exiting now.");
             Runtime.getRuntime().halt(1);
         }
         log.warning("Received " + name + " scheduling shutdown...");
-        loop.execute(() -> stop(name));
+        loop.execute(() -> {
+            if (stopping) return;
+            List<String> flags = List.of(config.get(name.equals("SIGINT") ? "shutdown-on-sigint" : "shutdown-on-sigterm")
+                    .split(" "));
+            String err = engine.persistence().shutdown(flags.contains("save"), flags.contains("nosave"),
+                    flags.contains("force"));
+            if (err != null) {
+                log.warning(name + " received but errors trying to shut down the server, check the logs for more "
+                        + "information");
+                return;
+            }
+            stop(name);
+        });
     }
 
     /**
@@ -302,8 +335,12 @@ public final class SpinelServer implements AutoCloseable {
         if (!group.isShuttingDown() && !stopping) {
             CompletableFuture<Void> f = new CompletableFuture<>();
             loop.execute(() -> {
-                stop("close");
-                f.complete(null);
+                try {
+                    engine.persistence().shutdown(false, false, true);
+                } finally {
+                    stop("close");
+                    f.complete(null);
+                }
             });
             try {
                 f.get(5, TimeUnit.SECONDS);

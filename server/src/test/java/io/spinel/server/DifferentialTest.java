@@ -33,8 +33,10 @@ class DifferentialTest {
         Assumptions.assumeTrue(RedisServerProcess.available(),
                 "redis-server not installed: differential tests skipped (apt-get install redis-server)");
         redis = RedisServerProcess.start();
+        // its own directory: scripts may SAVE
         spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
-                .option("enable-debug-command", "yes").start();
+                .option("enable-debug-command", "yes")
+                .option("dir", Files.createTempDirectory("spinel-diff").toString()).start();
     }
 
     @AfterAll

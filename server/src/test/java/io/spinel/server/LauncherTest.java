@@ -32,7 +32,7 @@ class LauncherTest {
         int port = RedisServerProcess.freePort();
         Path pidfile = dir.resolve("spinel.pid");
         Path log = dir.resolve("out.log");
-        Process p = launch(log, "--port", Integer.toString(port), "--pidfile", pidfile.toString());
+        Process p = launch(log, "--port", Integer.toString(port), "--pidfile", pidfile.toString(), "--dir", dir.toString());
         try {
             waitForPing(port);
             assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(p.pid()));
@@ -45,6 +45,9 @@ class LauncherTest {
             String out = Files.readString(log);
             assertThat(out).contains("Received SIGTERM scheduling shutdown").contains("ready to exit, bye bye");
             assertThat(pidfile).doesNotExist();
+            // Redis's default save points apply on the command line: the change is saved at exit
+            assertThat(out).contains("Saving the final RDB snapshot before exiting.");
+            assertThat(dir.resolve("dump.rdb")).exists();
         } finally {
             p.destroyForcibly();
         }
@@ -53,7 +56,7 @@ class LauncherTest {
     @Test
     void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();
-        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port));
+        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port), "--dir", dir.toString());
         try {
             waitForPing(port);
             try (RawClient c = new RawClient(port)) {

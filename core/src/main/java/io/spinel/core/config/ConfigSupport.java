@@ -20,6 +20,11 @@ public final class ConfigSupport {
         "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
         "hll-sparse-max-bytes", "zset-max-listpack-entries", "zset-max-listpack-value",
         "hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",
+        // persistence (the persist package)
+        "save", "dbfilename", "rdbcompression", "rdbchecksum", "stop-writes-on-bgsave-error", "rdb-key-save-delay",
+        "appendonly", "appendfilename", "appenddirname", "appendfsync", "auto-aof-rewrite-percentage",
+        "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble", "aof-timestamp-enabled",
+        "aof-disable-auto-gc", "lazyfree-lazy-expire",
     };
 
     /**
@@ -28,7 +33,7 @@ public final class ConfigSupport {
      * is accepted; the log lists the ones set away from their default.
      */
     static final String[] HARMLESS = {
-        "dynamic-hz", "active-expire-effort", "lazyfree-lazy-eviction", "lazyfree-lazy-expire",
+        "dynamic-hz", "active-expire-effort", "lazyfree-lazy-eviction",
         "lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush", "io-threads",
         "io-threads-do-reads", "jemalloc-bg-thread", "activedefrag", "active-defrag-cycle-min",
         "active-defrag-cycle-max", "active-defrag-threshold-lower", "active-defrag-threshold-upper",
@@ -40,12 +45,9 @@ public final class ConfigSupport {
         "latency-monitor-threshold", "acllog-max-len", "busy-reply-threshold", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "stream-node-max-entries",
-        "stream-node-max-bytes", "tracking-table-max-keys", "rdbcompression",
-        "rdbchecksum", "dbfilename", "rdb-del-sync-files", "rdb-save-incremental-fsync", "rdb-key-save-delay",
-        "key-load-delay", "appendfilename", "appenddirname", "appendfsync", "no-appendfsync-on-rewrite",
-        "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble",
-        "aof-timestamp-enabled", "aof-rewrite-incremental-fsync", "aof-disable-auto-gc",
-        "stop-writes-on-bgsave-error", "sanitize-dump-payload", "loading-process-events-interval-bytes",
+        "stream-node-max-bytes", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
+        "key-load-delay", "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
+        "loading-process-events-interval-bytes",
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
         "maxmemory-eviction-tenacity", "propagation-error-behavior", "acl-pubsub-default",
         "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
@@ -70,8 +72,11 @@ public final class ConfigSupport {
         config.support(SUPPORTED);
         config.overrideDefault("dir", new File(System.getProperty("user.dir")).getAbsolutePath());
         config.tolerate(HARMLESS);
-        // Until persistence lands Spinel keeps data in memory only, so its default has no save points.
-        config.overrideDefault("save", "");
+        config.support("dbfilename", (v, cur) -> baseName(v, "dbfilename can't be a path, just a filename", null));
+        config.support("appendfilename", (v, cur) -> baseName(v, "appendfilename can't be a path, just a filename",
+                "appendfilename can't be empty"));
+        config.support("appenddirname", (v, cur) -> baseName(v, "appenddirname can't be a path, just a dirname",
+                "appenddirname can't be empty"));
         config.support("daemonize", (v, cur) -> {
             if (v.equals("yes")) {
                 throw new Config.ConfigException("daemonize yes is not supported: run Spinel under a supervisor "
@@ -127,15 +132,23 @@ public final class ConfigSupport {
         return sb.toString();
     }
 
-    /** Pairs of "seconds changes"; "" disables. */
+    /** Redis's pathIsBaseName check of file options. */
+    private static String baseName(String v, String notBase, String empty) throws Config.ConfigException {
+        if (empty != null && v.isEmpty()) throw new Config.ConfigException(empty);
+        if (v.contains("/")) throw new Config.ConfigException(notBase);
+        return v;
+    }
+
+    /** Pairs of "seconds changes" (seconds at least 1); "" disables. */
     static String validateSave(String v, String current) throws Config.ConfigException {
         String t = v.trim();
         if (t.isEmpty()) return "";
         String[] f = t.split("\\s+");
         if (f.length % 2 != 0) throw new Config.ConfigException("Invalid save parameters");
-        for (String x : f) {
+        for (int i = 0; i < f.length; i++) {
             try {
-                if (Long.parseLong(x) < 0) throw new Config.ConfigException("Invalid save parameters");
+                long n = Long.parseLong(f[i]);
+                if (n < ((i & 1) == 0 ? 1 : 0)) throw new Config.ConfigException("Invalid save parameters");
             } catch (NumberFormatException e) {
                 throw new Config.ConfigException("Invalid save parameters");
             }

@@ -40,7 +40,7 @@ public final class EmbeddedSpinel implements AutoCloseable {
     private final SpinelClient client;
     private volatile boolean closed;
 
-    private EmbeddedSpinel(Config config, Keyspace.Clock clock, Log log) {
+    private EmbeddedSpinel(Config config, Keyspace.Clock clock, Log log, boolean loadData) {
         Thread[] holder = new Thread[1];
         this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "spinel-embedded-" + THREADS.incrementAndGet());
@@ -55,6 +55,7 @@ public final class EmbeddedSpinel implements AutoCloseable {
                 Engine e = new Engine(config, loop, () -> Thread.currentThread() == holder[0], log);
                 if (clock != null) e.keyspace().setClock(clock);
                 e.setHostInfo("embedded", "", "");
+                e.persistence().startUp(loadData);
                 e.start();
                 f.complete(e);
             } catch (RuntimeException | Error e) {
@@ -103,6 +104,9 @@ public final class EmbeddedSpinel implements AutoCloseable {
          * Sets a configuration option as redis.conf or CONFIG SET would ("maxmemory", "100mb";
          * "databases", "4"; "requirepass", "secret"; "dir", "/tmp/data"; ...). Values are checked
          * at {@link #start()}, which fails with the reason for a bad one.
+         *
+         * <p>Persistence is opt-in: there are no save points unless "save" is set, and the RDB or
+         * AOF of a previous run is read only when "dir" (or "appendonly yes") is given.
          */
         public Builder option(String name, String value) {
             options.add(new String[] {name, value});
@@ -125,7 +129,16 @@ public final class EmbeddedSpinel implements AutoCloseable {
         }
 
         public EmbeddedSpinel start() {
+            boolean load = false;
+            try {
+                config.set("save", "");
+            } catch (Config.ConfigException e) {
+                throw new IllegalStateException(e);
+            }
             for (String[] o : options) {
+                if (o[0].equalsIgnoreCase("dir") || (o[0].equalsIgnoreCase("appendonly") && o[1].equalsIgnoreCase("yes"))) {
+                    load = true;
+                }
                 try {
                     config.set(o[0], o[1]);
                 } catch (Config.ConfigException e) {
@@ -133,7 +146,7 @@ public final class EmbeddedSpinel implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            return new EmbeddedSpinel(config, clock, log);
+            return new EmbeddedSpinel(config, clock, log, load);
         }
     }
 
@@ -194,6 +207,7 @@ public final class EmbeddedSpinel implements AutoCloseable {
         closed = true;
         try {
             onEngine(() -> {
+                engine.persistence().shutdown(false, false, true);
                 engine.stop();
                 for (io.spinel.core.Client c : new ArrayList<>(engine.clients())) engine.closeClient(c);
             });

@@ -24,6 +24,12 @@ public final class Db {
     private long bytes;
     /** Collections written by the current command: measured again when it finishes. */
     private final java.util.ArrayList<DbObject> touched = new java.util.ArrayList<>();
+    /**
+     * The point-in-time copy of {@link #table} a running snapshot still has to serialize, or
+     * null. Every path that changes an entry in place or drops it from the table first offers
+     * the entry to it (see {@link #willModify}), so the snapshot records the old value.
+     */
+    private FrozenDb frozen;
 
     Db(int id, Keyspace keyspace) {
         this.id = id;
@@ -82,11 +88,17 @@ public final class Db {
         return lookupRead(k, off, len, true);
     }
 
-    /** Lookup for a write: lazy expiry and LRU touch, no hit/miss statistics. */
+    /**
+     * Lookup for a write: lazy expiry and LRU touch, no hit/miss statistics. Commands must get
+     * every entry they change in place through here (or announce it with {@link #willModify}):
+     * a running BGSAVE or AOF rewrite then writes the entry's old value first.
+     */
     public Object lookupWrite(byte[] k, int off, int len) {
-        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        long h = KeyHash.of(k, off, len);
+        Object e = table.get(h, k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len)) return null;
         if (e != null) {
+            if (frozen != null) frozen.beforeChange(h, e);
             keyspace.touch(e);
             if (e instanceof DbObject) markTouched((DbObject) e);
         }
@@ -140,6 +152,15 @@ public final class Db {
         return bytes + table.capacity() * 5L + volatileKeys.capacity() * 5L + 64;
     }
 
+    /**
+     * Announces that entry e, stored under k, is about to be changed in place although it was not
+     * obtained with {@link #lookupWrite} (e.g. PFCOUNT refreshing its cached cardinality from a
+     * read lookup). A running snapshot serializes it first.
+     */
+    public void willModify(byte[] k, int off, int len, Object e) {
+        if (frozen != null) frozen.beforeChange(KeyHash.of(k, off, len), e);
+    }
+
     /** Whether the key exists (and has not expired); no statistics, no touch. */
     public boolean exists(byte[] k, int off, int len) {
         Object e = table.get(KeyHash.of(k, off, len), k, off, len);
@@ -148,6 +169,7 @@ public final class Db {
 
     /** Deletes e if its TTL has passed; returns whether it did. */
     private boolean expireIfNeeded(Object e, byte[] k, int off, int len) {
+        if (keyspace.loading) return false;
         long when = Entries.expire(e);
         if (when < 0 || when > keyspace.now()) return false;
         remove(k, off, len);
@@ -172,6 +194,7 @@ public final class Db {
         Object old = table.put(h, e, k, off, len);
         account(e, old);
         if (old == null) keyspace.keyAdded(this, k, off, len);
+        else if (frozen != null && old != e) frozen.beforeChange(h, old);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
         if (hasTtl && !hadTtl) {
@@ -198,6 +221,7 @@ public final class Db {
         Object old = table.remove(h, k, off, len);
         if (old != null) {
             account(null, old);
+            if (frozen != null) frozen.beforeChange(h, old);
             if (Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
         }
         return old;
@@ -212,6 +236,7 @@ public final class Db {
      * string entry if its layout must change. Returns the entry now stored.
      */
     public Object setExpire(byte[] k, int off, int len, Object e, long when) {
+        if (frozen != null) frozen.beforeChange(KeyHash.of(k, off, len), e);
         if (e instanceof byte[]) {
             byte[] n = StringEntry.withExpire((byte[]) e, when);
             if (n != e) {
@@ -239,6 +264,8 @@ public final class Db {
         avgTtl = 0;
         bytes = 0;
         touched.clear();
+        // what a snapshot still holds of the old table can no longer change
+        frozen = null;
         return n;
     }
 
@@ -259,6 +286,23 @@ public final class Db {
         long b = bytes;
         bytes = other.bytes;
         other.bytes = b;
+        FrozenDb f = frozen;
+        frozen = other.frozen;
+        other.frozen = f;
+    }
+
+    // ---- snapshots ----------------------------------------------------------------------------
+
+    /** Starts a point-in-time copy of this database for a snapshot (see {@link FrozenDb}). */
+    public FrozenDb freeze(FrozenDb.Capture capture) {
+        FrozenDb f = new FrozenDb(id, table.freeze(), capture, table.size(), volatileKeys.size());
+        frozen = f;
+        return f;
+    }
+
+    /** Detaches a snapshot's copy (finished or aborted) wherever SWAPDB moved it. */
+    public void unfreeze(FrozenDb f) {
+        if (frozen == f) frozen = null;
     }
 
     // ---- iteration ----------------------------------------------------------------------------

@@ -363,6 +363,8 @@ public final class KeyCommands {
         c.engine().beforeFlush(c.db().id());
         long n = c.db().clear();
         c.engine().dirty += n;
+        // an empty database is flushed in the AOF and on replicas too
+        c.forcePropagation();
         c.reply().ok();
     }
 
@@ -372,7 +374,10 @@ public final class KeyCommands {
         c.engine().beforeFlush(-1);
         long n = 0;
         for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
-        c.engine().dirty += n + 1; // Redis always propagates FLUSHALL
+        c.engine().dirty += n;
+        // a running BGSAVE is dropped and, with save points, the empty data set saved at once
+        c.engine().persistence().afterFlushAll();
+        c.forcePropagation();
         c.reply().ok();
     }
 
@@ -436,7 +441,7 @@ public final class KeyCommands {
             }
         }
         Engine engine = c.engine();
-        if (when <= engine.keyspace().now()) {
+        if (engine.keyspace().alreadyExpired(when)) {
             db.remove(a.buf(1), a.off(1), a.len(1));
             deleted(c, db, a.buf(1), a.off(1), a.len(1));
             c.propagateAs(DEL, a.copy(1));

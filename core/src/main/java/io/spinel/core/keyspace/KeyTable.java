@@ -351,6 +351,90 @@ public abstract class KeyTable {
         for (int j = 0; j < nFound; j++) visitor.accept(found[j]);
     }
 
+    // ---- point-in-time copies -----------------------------------------------------------------
+
+    /**
+     * A copy of the slot arrays as they are now (a snapshot's view: the table itself keeps
+     * changing). Copying references is cheap next to serializing the entries, and afterwards
+     * nothing the table does can affect the copy.
+     */
+    public final Frozen freeze() {
+        return new Frozen(slots.clone(), tags.clone(), slotsB == null ? null : slotsB.clone(),
+                tagsB == null ? null : tagsB.clone(), size());
+    }
+
+    /**
+     * The entries of a table at the moment of {@link #freeze()}, each of which can be taken once:
+     * either in slot order by {@link #next()} or out of turn by {@link #take} when it is about to
+     * change. Taken slots are cleared (their tags stay, so probing still walks whole runs).
+     */
+    public static final class Frozen {
+        private final Object[] a;
+        private final byte[] ta;
+        private final Object[] b;
+        private final byte[] tb;
+        private int cursor;
+        private int pending;
+
+        private Frozen(Object[] a, byte[] ta, Object[] b, byte[] tb, int pending) {
+            this.a = a;
+            this.ta = ta;
+            this.b = b;
+            this.tb = tb;
+            this.pending = pending;
+        }
+
+        /** Entries not taken yet. */
+        public int pending() {
+            return pending;
+        }
+
+        /** Takes e (whose key hashes to h) if it is still pending; returns whether it was. */
+        public boolean take(long h, Object e) {
+            if (pending == 0) return false;
+            return take(a, ta, h, e) || (b != null && take(b, tb, h, e));
+        }
+
+        private boolean take(Object[] s, byte[] t, long h, Object e) {
+            int m = s.length - 1;
+            byte tg = tag(h);
+            int i = (int) h & m;
+            while (true) {
+                byte x = t[i];
+                if (x == 0) return false;
+                if (x == tg && s[i] == e) {
+                    s[i] = null;
+                    pending--;
+                    return true;
+                }
+                i = (i + 1) & m;
+            }
+        }
+
+        /** Takes the next pending entry in slot order; null when none is left. */
+        public Object next() {
+            while (pending > 0) {
+                Object[] s;
+                int i;
+                if (cursor < a.length) {
+                    s = a;
+                    i = cursor;
+                } else {
+                    s = b;
+                    i = cursor - a.length;
+                }
+                cursor++;
+                Object e = s[i];
+                if (e != null) {
+                    s[i] = null;
+                    pending--;
+                    return e;
+                }
+            }
+            return null;
+        }
+    }
+
     // ---- iteration and sampling ---------------------------------------------------------------
 
     /** Visits every entry. The visitor must not modify the table. */

@@ -194,6 +194,42 @@ public final class Keyspace {
         return clockNow >= lru ? clockNow - lru : (0xFFFFFF - lru) + clockNow;
     }
 
+    /**
+     * The LRU/LFU field of an object being loaded (RDB, RESTORE): from the saved idle time or
+     * LFU counter when given (-1 when not) and meaningful for the policy, as Redis's
+     * objectSetLRUOrLFU does.
+     */
+    public int loadedLru(long idleSeconds, int freq) {
+        if (lfu) return freq >= 0 ? (lfuMinutes() << 8) | freq : newLru();
+        if (idleSeconds < 0) return newLru();
+        long clockNow = lruClock();
+        long abs = clockNow - idleSeconds;
+        if (abs < 0) abs = (clockNow + (0xFFFFFF / 2)) % 0xFFFFFF;
+        return (int) abs;
+    }
+
+    // ---- loading ------------------------------------------------------------------------------
+
+    /** True while a data set is being loaded: nothing expires then (Redis's server.loading). */
+    boolean loading;
+
+    public void setLoading(boolean loading) {
+        this.loading = loading;
+    }
+
+    public boolean isLoading() {
+        return loading;
+    }
+
+    /**
+     * Whether an absolute expire time is already past for a command that sets it (Redis's
+     * checkAlreadyExpired): such keys are deleted at once, except while loading, when the log
+     * replays onto the data as it was.
+     */
+    public boolean alreadyExpired(long when) {
+        return when <= now && !loading;
+    }
+
     // ---- statistics ---------------------------------------------------------------------------
 
     public long hits() {

@@ -25,10 +25,10 @@ class ConfigTest {
     @Test
     void unimplementedOptionsOnlyAcceptTheirDefault() throws Exception {
         Config c = new Config();
-        c.set("appendonly", "no");
-        assertThatThrownBy(() -> c.set("appendonly", "yes")).hasMessageContaining("does not implement 'appendonly'");
-        c.set("lazyfree-lazy-expire", "yes"); // harmless: accepted and remembered for the log
-        assertThat(c.ignoredInUse()).contains("lazyfree-lazy-expire");
+        c.set("cluster-enabled", "no");
+        assertThatThrownBy(() -> c.set("cluster-enabled", "yes")).hasMessageContaining("does not implement 'cluster-enabled'");
+        c.set("lazyfree-lazy-eviction", "yes"); // harmless: accepted and remembered for the log
+        assertThat(c.ignoredInUse()).contains("lazyfree-lazy-eviction");
     }
 
     @Test
@@ -38,6 +38,10 @@ class ConfigTest {
         assertThat(c.get("client-output-buffer-limit"))
                 .isEqualTo("normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60");
         assertThatThrownBy(() -> c.set("save", "60")).hasMessage("Invalid save parameters");
+        assertThatThrownBy(() -> c.set("save", "0 10")).hasMessage("Invalid save parameters");
+        c.set("save", "900 1 60 0");
+        assertThat(c.get("save")).isEqualTo("900 1 60 0");
+        assertThat(new Config().get("save")).isEqualTo("3600 1 300 100 60 10000");
     }
 
     @Test

@@ -22,6 +22,7 @@ import java.util.List;
  *   <li>{@code @closed} both servers must have closed the connection since</li>
  *   <li>{@code @reconnect} open fresh connections to both</li>
  *   <li>{@code @sleep MS} wait</li>
+ *   <li>{@code @noreply CMD...} send to both; neither may answer within 300 ms (CLIENT REPLY OFF)</li>
  * </ul>
  */
 public final class DiffScript {
@@ -103,6 +104,14 @@ public final class DiffScript {
             }
             return;
         }
+        if ("noreply".equals(directive)) {
+            List<byte[]> args = parseArgs(rest);
+            redis.send(args);
+            spinel.send(args);
+            boolean rq = silent(redis), sq = silent(spinel);
+            if (rq != sq) mismatches.add(new Mismatch(source, lineNo, line, "silent=" + rq, "silent=" + sq));
+            return;
+        }
         if ("reconnect".equals(directive)) {
             reconnect();
             return;
@@ -148,6 +157,19 @@ public final class DiffScript {
             same = Arrays.equals(expected, actual);
         }
         if (!same) mismatches.add(new Mismatch(source, lineNo, line, show(expected), show(actual)));
+    }
+
+    /** True if nothing arrives within 300 ms. */
+    private static boolean silent(RawClient c) throws IOException {
+        c.setTimeout(300);
+        try {
+            c.readReply();
+            return false;
+        } catch (java.net.SocketTimeoutException e) {
+            return true;
+        } finally {
+            c.setTimeout(10_000);
+        }
     }
 
     /** Client ids differ between the servers (each counts its own connections): mask HELLO's id. */

@@ -44,10 +44,17 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /** Starts redis-server with persistence off and the given extra options. */
     public static RedisServerProcess start(String... extra) throws IOException, InterruptedException {
+        return start(Files.createTempDirectory("redis-ref"), extra);
+    }
+
+    /**
+     * Starts redis-server working in dir (its RDB and AOF files live there; later options such
+     * as "--appendonly yes" override the defaults above).
+     */
+    public static RedisServerProcess start(Path dir, String... extra) throws IOException, InterruptedException {
         String bin = binary();
         if (bin == null) return null;
         int port = freePort();
-        Path dir = Files.createTempDirectory("redis-ref");
         List<String> cmd = new ArrayList<>(Arrays.asList(bin, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no",
                 "--enable-debug-command", "yes", "--loglevel", "warning"));
@@ -68,6 +75,15 @@ public final class RedisServerProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    /** Waits for the process to end (after SHUTDOWN); true if it did within the time. */
+    public boolean awaitExit(long millis) throws InterruptedException {
+        return process.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     @Override

@@ -295,6 +295,56 @@ public final class HashValue implements Value {
         return table;
     }
 
+    /** Receives a field and its value in place (valid only during the call). */
+    @FunctionalInterface
+    public interface PairVisitor {
+        void accept(byte[] fb, int fo, int fl, byte[] vb, int vo, int vl);
+    }
+
+    /** Calls the visitor for every pair in iteration order, without copying (persistence). */
+    public void forEachPairInPlace(PairVisitor visitor) {
+        if (table != null) {
+            table.forEach(o -> {
+                byte[] e = (byte[]) o;
+                int vo = FieldTable.valueOffset(e);
+                visitor.accept(e, FieldTable.fieldOffset(e), FieldTable.fieldLength(e), e, vo, e.length - vo);
+            });
+            return;
+        }
+        byte[] b = lp;
+        int p = 0;
+        while (p < lpUsed) {
+            int fl = Packed.readLength(b, p);
+            int fo = p + Packed.prefixSize(fl);
+            int vp = fo + fl;
+            int vl = Packed.readLength(b, vp);
+            int vo = vp + Packed.prefixSize(vl);
+            visitor.accept(b, fo, fl, b, vo, vl);
+            p = vo + vl;
+        }
+    }
+
+    /**
+     * Loading (RDB, RESTORE): appends a pair to the listpack encoding without looking for the
+     * field or applying the size thresholds, because Redis keeps a loaded listpack as it is as
+     * long as it has few enough entries. The caller guarantees the field is new.
+     */
+    public void appendLoaded(byte[] f, int fo, int fl, byte[] v, int vo, int vl) {
+        if (table != null) {
+            table.set(f, fo, fl, v, vo, vl);
+            return;
+        }
+        ensureCapacity(lpUsed + Packed.storedSize(fl) + Packed.storedSize(vl));
+        int q = Packed.writeString(lp, lpUsed, f, fo, fl);
+        lpUsed = Packed.writeString(lp, q, v, vo, vl);
+        lpPairs++;
+    }
+
+    /** Converts to the hashtable encoding (loading applies Redis's conversion rules itself). */
+    public void toHashtable() {
+        convert();
+    }
+
     /** Calls the visitor with a copy of every pair as {field, value}, in iteration order (tests, persistence). */
     public void forEachPair(Consumer<byte[][]> visitor) {
         if (table != null) {

@@ -157,6 +157,7 @@ public final class HllCommands {
             if (!Hll.histogram(e, v, StringEntry.valueLength(e), histo)) throw INVALID;
             card = Hll.estimate(histo);
             // Refreshing the cache modifies the string: a read command that writes, as in Redis.
+            db.willModify(a.buf(1), a.off(1), a.len(1), e);
             Hll.setCachedCardinality(e, v, card);
             c.engine().keyModified(db, a.buf(1), a.off(1), a.len(1));
             c.engine().dirty++;

@@ -332,6 +332,25 @@ public final class ListValue implements Value {
         }
     }
 
+    /**
+     * Calls the visitor once per node, head to tail, with the node's element count, then the
+     * element visitor for each of its elements. Persistence writes one listpack per node, as
+     * Redis writes one per quicklist node.
+     */
+    public void forEachNode(java.util.function.IntConsumer nodeStart, ElementVisitor visitor) {
+        for (Node n = head; n != null; n = n.next) {
+            nodeStart.accept(n.count);
+            byte[] buf = n.buf;
+            int p = n.start;
+            for (int i = 0; i < n.count; i++) {
+                int len = Node.lengthAt(buf, p);
+                int h = Node.headerSize(len);
+                visitor.accept(buf, p + h, len);
+                p += len + 2 * h;
+            }
+        }
+    }
+
     /** Receives elements in place (valid only during the call). */
     @FunctionalInterface
     public interface ElementVisitor {

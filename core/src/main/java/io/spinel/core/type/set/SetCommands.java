@@ -289,8 +289,9 @@ public final class SetCommands {
             });
             ((DbObject) entry).value = kept;
         }
-        // Redis sends one SREM per member inside MULTI/EXEC; a single SREM has the same effect
-        c.propagateAs(prop);
+        // one SREM per member, which the engine wraps in MULTI/EXEC, as Redis propagates it
+        c.preventPropagation();
+        for (int i = 2; i < prop.length; i++) c.engine().propagate(c.db().id(), new byte[][] {SREM, prop[1], prop[i]});
         signal(c, 1);
     }
 

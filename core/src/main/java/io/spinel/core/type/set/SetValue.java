@@ -197,6 +197,33 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
         return ints;
     }
 
+    /**
+     * Loading (RDB, RESTORE): a set holding the given intset blob (Redis's exact layout), or null
+     * if the blob is malformed: wrong width, length not matching the count, or elements not
+     * strictly ascending.
+     */
+    public static SetValue fromIntsetBlob(byte[] blob) {
+        if (blob.length < IntSet.HEADER) return null;
+        int w = IntSet.width(blob);
+        if (w != 2 && w != 4 && w != 8) return null;
+        long n = IntSet.length(blob) & 0xFFFFFFFFL;
+        if (IntSet.HEADER + n * w != blob.length || n == 0) return null;
+        for (int i = 1; i < n; i++) {
+            if (IntSet.get(blob, i - 1) >= IntSet.get(blob, i)) return null;
+        }
+        return new SetValue(blob, null);
+    }
+
+    /** The intset blob (header and elements, {@link IntSet#blobLength} bytes used) while intset-encoded. */
+    public byte[] intsetBlob() {
+        return ints;
+    }
+
+    /** Converts to the hashtable encoding (loading applies Redis's conversion rules itself). */
+    public void toHashtable() {
+        convert();
+    }
+
     /** Writes every member as a bulk string, in iteration order. */
     public void replyAll(Reply r) {
         if (table != null) {

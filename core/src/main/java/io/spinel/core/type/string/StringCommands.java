@@ -282,7 +282,7 @@ public final class StringCommands {
         Args a = c.args();
         Db db = c.db();
         Engine engine = c.engine();
-        if ((flags & (EXAT | PX_AT)) != 0 && when <= engine.keyspace().now()) {
+        if ((flags & (EXAT | PX_AT)) != 0 && engine.keyspace().alreadyExpired(when)) {
             db.remove(a.buf(1), a.off(1), a.len(1));
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));

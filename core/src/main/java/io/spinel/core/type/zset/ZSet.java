@@ -372,6 +372,16 @@ public final class ZSet implements Value {
         skiplist.insert(score, Arrays.copyOfRange(m, off, off + len));
     }
 
+    /**
+     * Loading (RDB, RESTORE): inserts a member known to be absent into the current encoding
+     * without applying the thresholds, because Redis keeps a loaded listpack as it is while it
+     * has few enough entries.
+     */
+    public void insertLoaded(double score, byte[] m, int off, int len) {
+        if (skiplist == null) packedInsert(score, m, off, len);
+        else skiplist.insert(score, Arrays.copyOfRange(m, off, off + len));
+    }
+
     /** Removes the member; returns whether it was there. */
     public boolean remove(byte[] m, int off, int len) {
         if (skiplist != null) return skiplist.delete(m, off, len);

@@ -1,0 +1,155 @@
+package io.spinel.core.persist;
+
+import io.spinel.core.keyspace.DbObject;
+import io.spinel.core.keyspace.StringEntry;
+import io.spinel.core.keyspace.Value;
+import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.type.hash.HashValue;
+import io.spinel.core.type.list.ListValue;
+import io.spinel.core.type.set.SetValue;
+import io.spinel.core.type.zset.ZIter;
+import io.spinel.core.type.zset.ZSet;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Doubles;
+
+/**
+ * Commands in the AOF's RESP form, and the commands that rebuild a key (Redis's rewrite: SET,
+ * RPUSH, SADD, ZADD, HMSET with at most 64 elements per command).
+ */
+final class AofFormat {
+    private AofFormat() {
+    }
+
+    static final byte[] SELECT = Bytes.ascii("SELECT");
+    static final byte[] SET = Bytes.ascii("SET");
+    static final byte[] RPUSH = Bytes.ascii("RPUSH");
+    static final byte[] SADD = Bytes.ascii("SADD");
+    static final byte[] ZADD = Bytes.ascii("ZADD");
+    static final byte[] HMSET = Bytes.ascii("HMSET");
+    static final byte[] PEXPIREAT = Bytes.ascii("PEXPIREAT");
+    static final byte[] FUNCTION = Bytes.ascii("FUNCTION");
+    static final byte[] LOAD = Bytes.ascii("LOAD");
+
+    static void arrayHeader(RdbOut out, long n) {
+        out.writeByte('*');
+        writeDecimal(out, n);
+    }
+
+    private static void writeDecimal(RdbOut out, long n) {
+        byte[] t = Bytes.longToBytes(n);
+        out.write(t, 0, t.length);
+        out.writeByte('\r');
+        out.writeByte('\n');
+    }
+
+    static void bulk(RdbOut out, byte[] b, int off, int len) {
+        out.writeByte('$');
+        writeDecimal(out, len);
+        out.write(b, off, len);
+        out.writeByte('\r');
+        out.writeByte('\n');
+    }
+
+    static void bulk(RdbOut out, byte[] b) {
+        bulk(out, b, 0, b.length);
+    }
+
+    static void bulkLong(RdbOut out, long v) {
+        byte[] t = Bytes.longToBytes(v);
+        bulk(out, t, 0, t.length);
+    }
+
+    static void command(RdbOut out, byte[]... argv) {
+        arrayHeader(out, argv.length);
+        for (byte[] a : argv) bulk(out, a);
+    }
+
+    /** The commands that recreate entry e (without its expire). */
+    static void rebuild(RdbOut out, Object e, int perCommand) {
+        if (e instanceof byte[]) {
+            byte[] s = (byte[]) e;
+            arrayHeader(out, 3);
+            bulk(out, SET);
+            bulk(out, s, StringEntry.keyOffset(s), StringEntry.keyLength(s));
+            if (StringEntry.isInt(s)) bulkLong(out, StringEntry.intValue(s));
+            else bulk(out, s, StringEntry.valueOffset(s), StringEntry.valueLength(s));
+            return;
+        }
+        DbObject o = (DbObject) e;
+        byte[] key = o.key();
+        Value v = o.value();
+        Batches b = new Batches(out, key, v.size(), perCommand);
+        switch (v.type()) {
+            case ValueType.LIST:
+                b.name = RPUSH;
+                ((ListValue) v).forEach((buf, off, len) -> {
+                    b.next(1);
+                    bulk(out, buf, off, len);
+                });
+                break;
+            case ValueType.SET: {
+                b.name = SADD;
+                SetValue s = (SetValue) v;
+                if (s.isIntset()) {
+                    for (int i = 0; i < s.length(); i++) {
+                        b.next(1);
+                        bulkLong(out, s.intAt(i));
+                    }
+                } else {
+                    s.forEachMember(m -> {
+                        b.next(1);
+                        bulk(out, m);
+                    });
+                }
+                break;
+            }
+            case ValueType.ZSET:
+                b.name = ZADD;
+                for (ZIter it = ((ZSet) v).first(); it.valid(); it.next()) {
+                    b.next(2);
+                    bulk(out, Doubles.format17gBytes(it.score()));
+                    bulk(out, it.buf(), it.off(), it.len());
+                }
+                break;
+            case ValueType.HASH:
+                b.name = HMSET;
+                ((HashValue) v).forEachPairInPlace((fb, fo, fl, vb, vo, vl) -> {
+                    b.next(2);
+                    bulk(out, fb, fo, fl);
+                    bulk(out, vb, vo, vl);
+                });
+                break;
+            default:
+                throw new IllegalStateException("no AOF form for values of type " + ValueType.name(v.type()));
+        }
+    }
+
+    /** Starts a new variadic command every perCommand elements. */
+    private static final class Batches {
+        private final RdbOut out;
+        private final byte[] key;
+        private final int perCommand;
+        private long remaining;
+        private int inCommand;
+        byte[] name;
+
+        Batches(RdbOut out, byte[] key, long total, int perCommand) {
+            this.out = out;
+            this.key = key;
+            this.remaining = total;
+            this.perCommand = perCommand;
+        }
+
+        /** Before each element; width is the arguments per element (2 for ZADD and HMSET). */
+        void next(int width) {
+            if (inCommand == 0) {
+                long items = Math.min(remaining, perCommand);
+                arrayHeader(out, 2 + items * width);
+                bulk(out, name);
+                bulk(out, key);
+            }
+            if (++inCommand == perCommand) inCommand = 0;
+            remaining--;
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.spinel.core.persist;
+
+/**
+ * The LZF compression format RDB uses for strings (liblzf's stream format): a control byte
+ * below 32 starts a run of that many plus one literal bytes; any other control byte is a back
+ * reference whose top three bits are the length minus two (7 meaning "add the next byte") and
+ * whose low five bits with the following byte are the distance minus one (up to 8 KB back).
+ */
+public final class Lzf {
+    private Lzf() {
+    }
+
+    private static final int HASH_BITS = 14;
+    private static final int MAX_DISTANCE = 1 << 13;
+    private static final int MAX_MATCH = 264; // (7 + 255) + 2
+    /**
+     * Candidate positions by hash of three bytes. Never cleared between calls: a stale entry is
+     * just a candidate that the byte comparison accepts or rejects, so it is always safe.
+     */
+    private static final ThreadLocal<int[]> TABLE = ThreadLocal.withInitial(() -> new int[1 << HASH_BITS]);
+
+    private static int hash(byte[] b, int p) {
+        int v = (b[p] & 0xff) << 16 | (b[p + 1] & 0xff) << 8 | (b[p + 2] & 0xff);
+        return (v * 0x9E3779B1) >>> (32 - HASH_BITS);
+    }
+
+    /**
+     * Compresses in[inOff, inOff+inLen) into out[outOff, outOff+outLen).
+     *
+     * @return the compressed length, or 0 if it would not fit in outLen bytes
+     */
+    public static int compress(byte[] in, int inOff, int inLen, byte[] out, int outOff, int outLen) {
+        int[] table = TABLE.get();
+        int ip = inOff;
+        int end = inOff + inLen;
+        int op = outOff;
+        int outEnd = outOff + outLen;
+        if (op >= outEnd) return 0;
+        int runStart = op++;
+        int lit = 0;
+        while (ip + 2 < end) {
+            int h = hash(in, ip);
+            int ref = table[h];
+            table[h] = ip;
+            int dist = ip - ref - 1;
+            if (ref >= inOff && ref < ip && dist < MAX_DISTANCE
+                    && in[ref] == in[ip] && in[ref + 1] == in[ip + 1] && in[ref + 2] == in[ip + 2]) {
+                int maxLen = Math.min(end - ip, MAX_MATCH);
+                int len = 3;
+                while (len < maxLen && in[ref + len] == in[ip + len]) len++;
+                if (lit == 0) op--; // the reserved control byte of an empty run is dropped
+                else out[runStart] = (byte) (lit - 1);
+                int code = len - 2;
+                if (op + 3 > outEnd) return 0;
+                if (code < 7) {
+                    out[op++] = (byte) ((dist >>> 8) | (code << 5));
+                } else {
+                    out[op++] = (byte) ((dist >>> 8) | (7 << 5));
+                    out[op++] = (byte) (code - 7);
+                }
+                out[op++] = (byte) dist;
+                ip += len;
+                if (ip + 2 < end) table[hash(in, ip - 1)] = ip - 1;
+                if (op >= outEnd) return 0;
+                runStart = op++;
+                lit = 0;
+            } else {
+                if (op >= outEnd) return 0;
+                out[op++] = in[ip++];
+                if (++lit == 32) {
+                    out[runStart] = 31;
+                    if (op >= outEnd) return 0;
+                    runStart = op++;
+                    lit = 0;
+                }
+            }
+        }
+        while (ip < end) {
+            if (op >= outEnd) return 0;
+            out[op++] = in[ip++];
+            if (++lit == 32) {
+                out[runStart] = 31;
+                if (op >= outEnd) return 0;
+                runStart = op++;
+                lit = 0;
+            }
+        }
+        if (lit == 0) op--;
+        else out[runStart] = (byte) (lit - 1);
+        return op - outOff;
+    }
+
+    /**
+     * Decompresses in[inOff, inOff+inLen) into exactly outLen bytes at out[outOff].
+     *
+     * @throws IllegalArgumentException if the data is not a valid stream of that length
+     */
+    public static void decompress(byte[] in, int inOff, int inLen, byte[] out, int outOff, int outLen) {
+        int ip = inOff;
+        int end = inOff + inLen;
+        int op = outOff;
+        int outEnd = outOff + outLen;
+        while (ip < end) {
+            int ctrl = in[ip++] & 0xff;
+            if (ctrl < 32) {
+                int n = ctrl + 1;
+                if (ip + n > end || op + n > outEnd) throw new IllegalArgumentException("Invalid LZF compressed string");
+                System.arraycopy(in, ip, out, op, n);
+                ip += n;
+                op += n;
+            } else {
+                int len = ctrl >>> 5;
+                if (len == 7) {
+                    if (ip >= end) throw new IllegalArgumentException("Invalid LZF compressed string");
+                    len += in[ip++] & 0xff;
+                }
+                if (ip >= end) throw new IllegalArgumentException("Invalid LZF compressed string");
+                int ref = op - ((ctrl & 0x1f) << 8) - 1 - (in[ip++] & 0xff);
+                len += 2;
+                if (ref < outOff || op + len > outEnd) throw new IllegalArgumentException("Invalid LZF compressed string");
+                for (int k = 0; k < len; k++) out[op++] = out[ref++];
+            }
+        }
+        if (op != outEnd) throw new IllegalArgumentException("Invalid LZF compressed string");
+    }
+}

@@ -1,0 +1,571 @@
+package io.spinel.core.persist;
+
+import io.spinel.core.Engine;
+import io.spinel.core.Log;
+import io.spinel.core.config.Config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Persistence for one engine (Redis's rdb.c/aof.c server side): SAVE and fork-less BGSAVE, save
+ * points, the AOF and its rewrites, loading at start, shutdown saving, the -MISCONF guard, and
+ * the INFO persistence section. Runs on the executor thread; file writing and fsync happen on
+ * background threads that report back through the loop.
+ *
+ * <p>At most one background job (BGSAVE or AOF rewrite) runs at a time, as with Redis's single
+ * child process, so replies about conflicts are Redis's. A job is a {@link Snapshot}: the
+ * executor serializes it in slices of about a millisecond scheduled between client batches,
+ * while commands that change not yet serialized data write the old value first.
+ */
+public final class Persistence {
+    private static final long SLICE_NANOS = 1_000_000;
+    /** Serialized bytes the writer thread may lag behind before slices pause. */
+    private static final long MAX_BACKLOG = 64L << 20;
+    private static final int BGSAVE_RETRY_DELAY = 5;
+    static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+            + "persist to disk. Commands that may modify the data set are disabled, because this instance is configured "
+            + "to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please "
+            + "check the Redis logs for details about the RDB error.";
+
+    private final Engine engine;
+    private final Config config;
+    private final Log log;
+    final Aof aof;
+    private FunctionStore functions;
+    private boolean started;
+
+    private long[] saveParams = new long[0]; // seconds, changes, seconds, changes...
+    private long lastSave = System.currentTimeMillis() / 1000;
+    private long lastBgsaveTry;
+    private boolean lastBgsaveOk = true;
+    private long rdbSaves;
+    private long rdbSaveTimeLast = -1;
+    private long rdbSaveTimeStart = -1;
+    private boolean bgsaveScheduled;
+    private long dirtyBeforeBgsave;
+    private long loadKeysLoaded;
+    private long loadKeysExpired;
+
+    private Job job;
+    /** Numbers temporary files of background jobs: a killed job may still be deleting its own. */
+    private long jobSeq;
+
+    /** A running BGSAVE or AOF rewrite. */
+    private final class Job {
+        final boolean rdb;
+        final Snapshot snapshot;
+        final FileSink sink;
+        final Path temp;
+        ScheduledFuture<?> next;
+        boolean serialized;
+        boolean over;
+
+        Job(boolean rdb, Snapshot snapshot, FileSink sink, Path temp) {
+            this.rdb = rdb;
+            this.snapshot = snapshot;
+            this.sink = sink;
+            this.temp = temp;
+        }
+    }
+
+    public Persistence(Engine engine) {
+        this.engine = engine;
+        this.config = engine.config();
+        this.log = engine.log();
+        config.listen("save", o -> saveParams = parseSave(o.value()));
+        this.aof = new Aof(this, engine);
+        config.listen("appendonly", o -> {
+            if (!started) return;
+            boolean on = o.value().equals("yes");
+            if (on && !aof.enabled()) aof.start();
+            else if (!on && aof.enabled()) aof.stop();
+        });
+    }
+
+    private static long[] parseSave(String v) {
+        if (v.isBlank()) return new long[0];
+        String[] f = v.trim().split("\\s+");
+        long[] p = new long[f.length];
+        for (int i = 0; i < f.length; i++) p[i] = Long.parseLong(f[i]);
+        return p;
+    }
+
+    /** Registers where function libraries come from and go to (see {@link FunctionStore}). */
+    public void setFunctionStore(FunctionStore store) {
+        this.functions = store;
+    }
+
+    FunctionStore functionStore() {
+        return functions;
+    }
+
+    private List<byte[]> functionCodes() {
+        return functions == null ? List.of() : functions.libraries();
+    }
+
+    private Path dir() {
+        return Path.of(engine.workingDirectory());
+    }
+
+    private Path rdbPath() {
+        return dir().resolve(config.get("dbfilename"));
+    }
+
+    private static long pid() {
+        return ProcessHandle.current().pid();
+    }
+
+    /** Unix time of the last successful save. */
+    public long lastSave() {
+        return lastSave;
+    }
+
+    // ---- start-up -------------------------------------------------------------------------------
+
+    /**
+     * Start-up, on the executor before clients are served: loads the data set (the AOF with
+     * appendonly yes, else the RDB file) when {@code load} is true, then opens the AOF.
+     *
+     * @throws PersistenceException when the files exist but cannot be loaded: never start empty then
+     */
+    public void startUp(boolean load) {
+        engine.keyspace().setLoading(true);
+        try {
+            if (load) loadDataSet();
+        } finally {
+            engine.keyspace().setLoading(false);
+        }
+        // what loading counted is not activity of this run
+        engine.resetStats();
+        engine.dirty = 0;
+        if (config.getBool("appendonly")) aof.openAtStartup();
+        started = true;
+    }
+
+    private void loadDataSet() {
+        long t0 = System.nanoTime();
+        if (config.getBool("appendonly")) {
+            if (aof.load()) {
+                log.notice(String.format(Locale.ROOT, "DB loaded from append only file: %.3f seconds",
+                        (System.nanoTime() - t0) / 1e9));
+            }
+            return;
+        }
+        Path p = rdbPath();
+        long size;
+        try {
+            size = Files.size(p);
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            throw new PersistenceException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        }
+        try (InputStream is = Files.newInputStream(p)) {
+            RdbLoader loader = new RdbLoader(engine, functions, false);
+            loader.load(new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum")), size, "RDB");
+            loadKeysLoaded = loader.keysLoaded;
+            loadKeysExpired = loader.keysExpired;
+            log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - t0) / 1e9));
+        } catch (RdbException e) {
+            throw new PersistenceException("Error loading the RDB file " + p + ", not starting with a partial data set: "
+                    + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new PersistenceException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
+        } catch (java.io.UncheckedIOException e) {
+            throw new PersistenceException("Fatal error loading the DB: " + e.getCause().getMessage() + ". Exiting.", e);
+        }
+    }
+
+    // ---- SAVE -----------------------------------------------------------------------------------
+
+    /** A synchronous save of the RDB file (SAVE, FLUSHALL, shutdown). Returns whether it worked. */
+    boolean saveNow() {
+        Path temp = dir().resolve("temp-" + pid() + ".rdb");
+        FileSink sink = null;
+        Snapshot s = null;
+        try {
+            sink = new FileSink(temp, rdbPath(), true, config.getBool("rdbchecksum"), false);
+            s = new Snapshot(engine, Snapshot.Format.RDB, false, sink, functionCodes());
+            s.begin();
+            s.step(Long.MAX_VALUE, Long.MAX_VALUE);
+            sink.finish();
+        } catch (IOException | RuntimeException e) {
+            if (s != null) s.abort();
+            if (sink != null) sink.discard();
+            log.warning("Write error saving DB on disk: " + e.getMessage());
+            return false;
+        }
+        log.notice("DB saved on disk");
+        engine.dirty = 0;
+        lastSave = System.currentTimeMillis() / 1000;
+        lastBgsaveOk = true;
+        return true;
+    }
+
+    /** Writes an AOF base of the current data synchronously (start-up with an empty AOF); returns its size. */
+    long writeAofBaseNow(Path target) throws IOException {
+        boolean preamble = config.getBool("aof-use-rdb-preamble");
+        Path temp = dir().resolve("temp-rewriteaof-" + pid() + ".aof");
+        FileSink sink = new FileSink(temp, target, preamble, config.getBool("rdbchecksum"), false);
+        Snapshot s = new Snapshot(engine, preamble ? Snapshot.Format.RDB : Snapshot.Format.COMMANDS, true, sink,
+                functionCodes());
+        try {
+            s.begin();
+            s.step(Long.MAX_VALUE, Long.MAX_VALUE);
+            sink.finish();
+        } catch (IOException | RuntimeException e) {
+            s.abort();
+            sink.discard();
+            throw e;
+        }
+        return Files.size(target);
+    }
+
+    boolean rdbJobRunning() {
+        return job != null && job.rdb;
+    }
+
+    boolean aofJobRunning() {
+        return job != null && !job.rdb;
+    }
+
+    boolean backgroundJobRunning() {
+        return job != null;
+    }
+
+    void countRdbSave() {
+        rdbSaves++;
+    }
+
+    void scheduleBgsave() {
+        bgsaveScheduled = true;
+    }
+
+    // ---- background jobs --------------------------------------------------------------------------
+
+    /** Starts a BGSAVE (Redis's rdbSaveBackground). Returns false if it could not start. */
+    boolean startBgsave() {
+        if (job != null) return false;
+        rdbSaves++;
+        dirtyBeforeBgsave = engine.dirty;
+        lastBgsaveTry = System.currentTimeMillis() / 1000;
+        Path temp = dir().resolve("temp-bgsave-" + pid() + "-" + (++jobSeq) + ".rdb");
+        FileSink sink;
+        try {
+            sink = new FileSink(temp, rdbPath(), true, config.getBool("rdbchecksum"), true);
+        } catch (IOException e) {
+            lastBgsaveOk = false;
+            log.warning("Can't save in background: " + e.getMessage());
+            return false;
+        }
+        Snapshot s = new Snapshot(engine, Snapshot.Format.RDB, false, sink, functionCodes());
+        Job j = new Job(true, s, sink, temp);
+        if (!begin(j)) {
+            lastBgsaveOk = false;
+            return false;
+        }
+        rdbSaveTimeStart = System.currentTimeMillis() / 1000;
+        log.notice("Background saving started");
+        return true;
+    }
+
+    /** Starts an AOF rewrite (Redis's rewriteAppendOnlyFileBackground). Returns false if it could not start. */
+    boolean startAofRewrite() {
+        if (job != null) return false;
+        if (!aof.prepareRewrite()) return false;
+        boolean preamble = config.getBool("aof-use-rdb-preamble");
+        Path temp = dir().resolve("temp-rewriteaof-bg-" + pid() + "-" + (++jobSeq) + ".aof");
+        FileSink sink;
+        try {
+            sink = new FileSink(temp, null, preamble, config.getBool("rdbchecksum"), true);
+        } catch (IOException e) {
+            log.warning("Can't rewrite append only file in background: " + e.getMessage());
+            aof.rewriteFailed(null);
+            return false;
+        }
+        Snapshot s = new Snapshot(engine, preamble ? Snapshot.Format.RDB : Snapshot.Format.COMMANDS, true, sink,
+                functionCodes());
+        Job j = new Job(false, s, sink, temp);
+        if (!begin(j)) {
+            aof.rewriteFailed(null);
+            return false;
+        }
+        log.notice("Background append only file rewriting started");
+        return true;
+    }
+
+    private boolean begin(Job j) {
+        try {
+            j.snapshot.begin();
+        } catch (IOException | RuntimeException e) {
+            j.snapshot.abort();
+            j.sink.discard();
+            log.warning("Can't start the background snapshot: " + e.getMessage());
+            return false;
+        }
+        job = j;
+        j.sink.startBackground(j.rdb ? "spinel-bgsave" : "spinel-aof-rewrite", err -> {
+            try {
+                engine.loop().execute(() -> finished(j, err));
+            } catch (RejectedExecutionException ignored) {
+                // the server is stopping; the job no longer matters
+            }
+        });
+        schedule(j, 0);
+        return true;
+    }
+
+    private void schedule(Job j, long delayNanos) {
+        try {
+            j.next = engine.loop().schedule(() -> step(j), delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException ignored) {
+            // the server is stopping
+        }
+    }
+
+    /** One slice of serialization between client batches. */
+    private void step(Job j) {
+        if (j.over || j.serialized) return;
+        if (j.snapshot.backlog() > MAX_BACKLOG) {
+            schedule(j, 1_000_000);
+            return;
+        }
+        long delayMicros = config.getLong("rdb-key-save-delay");
+        try {
+            boolean done = j.snapshot.step(System.nanoTime() + SLICE_NANOS, delayMicros != 0 ? 1 : Long.MAX_VALUE);
+            if (done) {
+                j.serialized = true;
+                j.sink.finishBackground();
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warning("Error while serializing the snapshot: " + e);
+            kill(j);
+            finished(j, e);
+            return;
+        }
+        schedule(j, delayMicros > 0 ? delayMicros * 1000 : 0);
+    }
+
+    /** Completion, on the executor: success (err null) or failure of the file writing. */
+    private void finished(Job j, Throwable err) {
+        if (job != j) return; // killed meanwhile
+        job = null;
+        j.over = true;
+        j.snapshot.abort();
+        long now = System.currentTimeMillis() / 1000;
+        if (j.rdb) {
+            if (err == null) {
+                log.notice("Background saving terminated with success");
+                engine.dirty -= dirtyBeforeBgsave;
+                lastSave = now;
+                lastBgsaveOk = true;
+            } else {
+                log.warning("Background saving error: " + err.getMessage());
+                lastBgsaveOk = false;
+            }
+            rdbSaveTimeLast = now - rdbSaveTimeStart;
+            rdbSaveTimeStart = -1;
+        } else {
+            if (err == null) {
+                log.notice("Background AOF rewrite terminated with success");
+                aof.rewriteSucceeded(j.temp);
+            } else {
+                log.warning("Background AOF rewrite terminated with error: " + err.getMessage());
+                aof.rewriteFailed(j.temp);
+            }
+        }
+    }
+
+    /** Stops a job, deleting its temporary file. */
+    private void kill(Job j) {
+        j.over = true;
+        if (j.next != null) j.next.cancel(false);
+        j.snapshot.abort();
+        j.sink.abortBackground();
+    }
+
+    /** Kills a running BGSAVE (FLUSHALL, shutdown); not counted as a failure. */
+    void killRdbJob() {
+        if (job == null || !job.rdb) return;
+        kill(job);
+        job = null;
+        rdbSaveTimeLast = System.currentTimeMillis() / 1000 - rdbSaveTimeStart;
+        rdbSaveTimeStart = -1;
+    }
+
+    /** Kills a running AOF rewrite (appendonly no, shutdown); not counted as a failure. */
+    void killAofRewrite() {
+        if (job == null || job.rdb) return;
+        log.notice("Killing running AOF rewrite");
+        kill(job);
+        job = null;
+        aof.rewriteKilled();
+    }
+
+    // ---- periodic work ----------------------------------------------------------------------------
+
+    /** From the engine's cron: save points, scheduled jobs, automatic AOF rewrites. */
+    public void cron() {
+        if (!started) return;
+        long now = System.currentTimeMillis() / 1000;
+        if (job == null && aof.rewriteScheduled) startAofRewrite();
+        if (job == null && bgsaveScheduled && (now - lastBgsaveTry > BGSAVE_RETRY_DELAY || lastBgsaveOk)) {
+            if (startBgsave()) bgsaveScheduled = false;
+        }
+        if (job == null) {
+            long[] sp = saveParams;
+            for (int i = 0; i + 1 < sp.length; i += 2) {
+                if (engine.dirty >= sp[i + 1] && now - lastSave > sp[i]
+                        && (now - lastBgsaveTry > BGSAVE_RETRY_DELAY || lastBgsaveOk)) {
+                    log.notice(sp[i + 1] + " changes in " + sp[i] + " seconds. Saving...");
+                    startBgsave();
+                    break;
+                }
+            }
+        }
+        if (job == null && aof.autoRewriteDue()) startAofRewrite();
+        if (aof.enabled() && !aof.lastWriteOk) aof.flush(false); // retry after a write error
+    }
+
+    /** Before a batch of replies is sent: the AOF buffer reaches the file (and the disk with always). */
+    public void beforeReplies() {
+        if (aof.enabled()) aof.flush(false);
+    }
+
+    /**
+     * The error writes (and PING) get while the data cannot be persisted (Redis's
+     * writeCommandsDeniedByDiskError), or null.
+     */
+    public String writeDeniedReason() {
+        if (!lastBgsaveOk && saveParams.length > 0 && config.getBool("stop-writes-on-bgsave-error")) return MISCONF_RDB;
+        if (aof.enabled() && !aof.writeOk()) return "MISCONF Errors writing to the AOF file: " + aof.writeError();
+        return null;
+    }
+
+    /** FLUSHALL: a running BGSAVE is pointless now; with save points the empty data set is saved at once. */
+    public void afterFlushAll() {
+        killRdbJob();
+        if (saveParams.length > 0) saveNow();
+    }
+
+    /**
+     * The persistence part of a shutdown (Redis's finishShutdown): stop background jobs, fsync
+     * the AOF, save the RDB when save points exist (or SAVE was asked) unless NOSAVE. Returns
+     * null to go on, or the error reply that cancels the shutdown.
+     */
+    public String shutdown(boolean save, boolean nosave, boolean force) {
+        if (job != null && job.rdb) {
+            log.warning("There is a child saving an .rdb. Killing it!");
+            killRdbJob();
+        }
+        if (job != null && !job.rdb) {
+            if (aof.state == Aof.State.WAIT_REWRITE) {
+                if (force) {
+                    log.warning("Writing initial AOF. Exit anyway.");
+                } else {
+                    log.warning("Writing initial AOF, can't exit.");
+                    return shutdownError();
+                }
+            }
+            log.warning("There is a child rewriting the AOF. Killing it!");
+            killAofRewrite();
+        }
+        if (aof.enabled()) {
+            log.notice("Calling fsync() on the AOF file.");
+            aof.flush(true);
+        }
+        if ((saveParams.length > 0 && !nosave) || save) {
+            log.notice("Saving the final RDB snapshot before exiting.");
+            if (!saveNow()) {
+                if (force) {
+                    log.warning("Error trying to save the DB. Exit anyway.");
+                } else {
+                    log.warning("Error trying to save the DB, can't exit.");
+                    return shutdownError();
+                }
+            }
+        }
+        aof.stop();
+        return null;
+    }
+
+    private String shutdownError() {
+        log.warning("Errors trying to shut down the server. Check the logs for more information.");
+        return "ERR Errors trying to SHUTDOWN. Check logs.";
+    }
+
+    /** The engine stops: background threads end (files already durable stay as they are). */
+    public void stop() {
+        if (job != null) {
+            Job j = job;
+            kill(j);
+            job = null;
+            j.sink.join(2000);
+        }
+        aof.stopBio();
+    }
+
+    // ---- INFO ---------------------------------------------------------------------------------
+
+    private static void field(StringBuilder sb, String name, Object value) {
+        sb.append(name).append(':').append(value).append("\r\n");
+    }
+
+    /** The "# Persistence" section of INFO, with Redis's fields. */
+    public void info(StringBuilder sb) {
+        long now = System.currentTimeMillis() / 1000;
+        boolean rdbJob = job != null && job.rdb;
+        boolean aofJob = job != null && !job.rdb;
+        sb.append("# Persistence\r\n");
+        field(sb, "loading", engine.keyspace().isLoading() ? 1 : 0);
+        field(sb, "async_loading", 0);
+        field(sb, "current_cow_peak", 0);
+        field(sb, "current_cow_size", 0);
+        field(sb, "current_cow_size_age", 0);
+        double perc = job != null && job.snapshot.keysTotal() > 0
+                ? job.snapshot.keysDone() * 100.0 / job.snapshot.keysTotal() : 0;
+        field(sb, "current_fork_perc", String.format(Locale.ROOT, "%.2f", perc));
+        field(sb, "current_save_keys_processed", job != null ? job.snapshot.keysDone() : 0);
+        field(sb, "current_save_keys_total", job != null ? job.snapshot.keysTotal() : 0);
+        field(sb, "rdb_changes_since_last_save", engine.dirty);
+        field(sb, "rdb_bgsave_in_progress", rdbJob ? 1 : 0);
+        field(sb, "rdb_last_save_time", lastSave);
+        field(sb, "rdb_last_bgsave_status", lastBgsaveOk ? "ok" : "err");
+        field(sb, "rdb_last_bgsave_time_sec", rdbSaveTimeLast);
+        field(sb, "rdb_current_bgsave_time_sec", rdbJob ? now - rdbSaveTimeStart : -1);
+        field(sb, "rdb_saves", rdbSaves);
+        field(sb, "rdb_last_cow_size", 0);
+        field(sb, "rdb_last_load_keys_expired", loadKeysExpired);
+        field(sb, "rdb_last_load_keys_loaded", loadKeysLoaded);
+        field(sb, "aof_enabled", aof.enabled() ? 1 : 0);
+        field(sb, "aof_rewrite_in_progress", aofJob ? 1 : 0);
+        field(sb, "aof_rewrite_scheduled", aof.rewriteScheduled ? 1 : 0);
+        field(sb, "aof_last_rewrite_time_sec", aof.rewriteTimeLast);
+        field(sb, "aof_current_rewrite_time_sec", aofJob && aof.rewriteTimeStart >= 0 ? now - aof.rewriteTimeStart : -1);
+        field(sb, "aof_last_bgrewrite_status", aof.lastRewriteOk ? "ok" : "err");
+        field(sb, "aof_rewrites", aof.rewrites);
+        field(sb, "aof_rewrites_consecutive_failures", aof.consecutiveFailures);
+        field(sb, "aof_last_write_status", aof.writeOk() ? "ok" : "err");
+        field(sb, "aof_last_cow_size", 0);
+        field(sb, "module_fork_in_progress", 0);
+        field(sb, "module_fork_last_cow_size", 0);
+        if (config.getBool("appendonly")) {
+            field(sb, "aof_current_size", aof.currentSize);
+            field(sb, "aof_base_size", aof.baseSize);
+            field(sb, "aof_pending_rewrite", aof.rewriteScheduled ? 1 : 0);
+            field(sb, "aof_buffer_length", aof.bufferLength());
+            field(sb, "aof_pending_bio_fsync", 0);
+            field(sb, "aof_delayed_fsync", 0);
+        }
+    }
+}

@@ -1,0 +1,256 @@
+package io.spinel.core.persist;
+
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Doubles;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * Reads RDB primitives (Redis's rdbLoad* functions) from a byte array (a DUMP payload) or a
+ * stream (a file), keeping the CRC-64 of everything consumed so the trailing checksum can be
+ * verified. Truncated or malformed input raises {@link RdbException}.
+ */
+public final class RdbIn {
+    private final InputStream in;
+    private byte[] buf;
+    private int pos;
+    private int limit;
+    /** Bytes consumed before buf[0]. */
+    private long base;
+    private long crc;
+    /** Position in buf up to which crc covers. */
+    private int crcPos;
+    private final boolean checksum;
+
+    /** Over a byte array (no checksum tracking; DUMP verifies its footer separately). */
+    public RdbIn(byte[] data, int off, int len) {
+        this.in = null;
+        this.buf = data;
+        this.pos = off;
+        this.limit = off + len;
+        this.crcPos = off;
+        this.base = -off;
+        this.checksum = false;
+    }
+
+    /** Over a stream, checksumming as it reads. */
+    public RdbIn(InputStream in, boolean checksum) {
+        this.in = in;
+        this.buf = new byte[1 << 16];
+        this.checksum = checksum;
+    }
+
+    /** Bytes consumed so far. */
+    public long position() {
+        return base + pos;
+    }
+
+    /** The CRC-64 of every byte consumed so far. */
+    public long crc() {
+        if (checksum && crcPos < pos) {
+            crc = Crc64.update(crc, buf, crcPos, pos - crcPos);
+            crcPos = pos;
+        }
+        return crc;
+    }
+
+    private static RdbException eof() {
+        return new RdbException("Unexpected EOF reading RDB file");
+    }
+
+    /** Makes at least n bytes available (n at most the buffer size); false at end of input. */
+    private boolean fill(int n) {
+        if (limit - pos >= n) return true;
+        if (in == null) return false;
+        crc();
+        int keep = limit - pos;
+        if (n > buf.length) buf = Arrays.copyOf(buf, Math.max(n, buf.length * 2));
+        System.arraycopy(buf, pos, buf, 0, keep);
+        base += pos;
+        pos = 0;
+        crcPos = 0;
+        limit = keep;
+        try {
+            while (limit < n) {
+                int r = in.read(buf, limit, buf.length - limit);
+                if (r < 0) return false;
+                limit += r;
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return true;
+    }
+
+    /** Whether the input has no more bytes. */
+    public boolean atEnd() {
+        return !fill(1);
+    }
+
+    public int readByte() {
+        if (pos >= limit && !fill(1)) throw eof();
+        return buf[pos++] & 0xff;
+    }
+
+    public void readFully(byte[] dst, int off, int len) {
+        while (len > 0) {
+            if (pos >= limit && !fill(1)) throw eof();
+            int n = Math.min(len, limit - pos);
+            System.arraycopy(buf, pos, dst, off, n);
+            pos += n;
+            off += n;
+            len -= n;
+        }
+    }
+
+    public long readLongLE() {
+        if (!fill(8)) throw eof();
+        long v = Bytes.getLongLE(buf, pos);
+        pos += 8;
+        return v;
+    }
+
+    public int readIntLE() {
+        if (!fill(4)) throw eof();
+        int v = Bytes.getIntLE(buf, pos);
+        pos += 4;
+        return v;
+    }
+
+    /** Set by {@link #readLenOrEncoding()} when the value read is a special string encoding. */
+    private boolean encoded;
+
+    /** rdbLoadLen for plain lengths; a special encoding here is a format error. */
+    public long readLen() {
+        long v = readLenOrEncoding();
+        if (encoded) throw new RdbException("Unexpected special encoding where a length was expected");
+        return v;
+    }
+
+    /** A length that must fit an int (an element count or a string size Java can hold). */
+    public int readIntLen() {
+        long v = readLen();
+        if (v < 0 || v > Integer.MAX_VALUE - 16) throw new RdbException("Length out of range: " + Long.toUnsignedString(v));
+        return (int) v;
+    }
+
+    private long readLenOrEncoding() {
+        int b = readByte();
+        int kind = (b & 0xC0) >>> 6;
+        encoded = false;
+        switch (kind) {
+            case 3:
+                encoded = true;
+                return b & 0x3F;
+            case 0:
+                return b & 0x3F;
+            case 1:
+                return ((b & 0x3F) << 8) | readByte();
+            default:
+                if (b == Rdb.LEN_32BIT) {
+                    long v = 0;
+                    for (int i = 0; i < 4; i++) v = (v << 8) | readByte();
+                    return v;
+                }
+                if (b == Rdb.LEN_64BIT) {
+                    long v = 0;
+                    for (int i = 0; i < 8; i++) v = (v << 8) | readByte();
+                    return v;
+                }
+                throw new RdbException("Unknown length encoding " + kind + " in rdbLoadLen()");
+        }
+    }
+
+    /** A string in any of its encodings (plain, 8/16/32-bit integer, LZF). */
+    public byte[] readString() {
+        long len = readLenOrEncoding();
+        if (encoded) {
+            switch ((int) len) {
+                case Rdb.ENC_INT8:
+                    return Bytes.longToBytes((byte) readByte());
+                case Rdb.ENC_INT16: {
+                    int lo = readByte();
+                    int hi = readByte();
+                    return Bytes.longToBytes((short) (lo | hi << 8));
+                }
+                case Rdb.ENC_INT32:
+                    return Bytes.longToBytes(readIntLE());
+                case Rdb.ENC_LZF: {
+                    int clen = readIntLen();
+                    int ulen = readIntLen();
+                    byte[] c = new byte[clen];
+                    readFully(c, 0, clen);
+                    byte[] out = new byte[ulen];
+                    try {
+                        Lzf.decompress(c, 0, clen, out, 0, ulen);
+                    } catch (IllegalArgumentException e) {
+                        throw new RdbException(e.getMessage());
+                    }
+                    return out;
+                }
+                default:
+                    throw new RdbException("Unknown RDB string encoding type " + len);
+            }
+        }
+        if (len < 0 || len > Integer.MAX_VALUE - 16) throw new RdbException("String too long: " + Long.toUnsignedString(len));
+        int n = (int) len;
+        if (in == null && n > limit - pos) throw eof();
+        byte[] s = new byte[n];
+        readFully(s, 0, n);
+        return s;
+    }
+
+    /** The old text double encoding (RDB_TYPE_ZSET): a length byte (253 nan, 254 +inf, 255 -inf) and text. */
+    public double readTextDouble() {
+        int len = readByte();
+        switch (len) {
+            case 255:
+                return Double.NEGATIVE_INFINITY;
+            case 254:
+                return Double.POSITIVE_INFINITY;
+            case 253:
+                return Double.NaN;
+            default: {
+                byte[] t = new byte[len];
+                readFully(t, 0, len);
+                try {
+                    return Doubles.parse(t, 0, len);
+                } catch (NumberFormatException e) {
+                    throw new RdbException("Invalid double value");
+                }
+            }
+        }
+    }
+
+    public double readBinaryDouble() {
+        return Double.longBitsToDouble(readLongLE());
+    }
+
+    /**
+     * Reads a line, up to and including its '\n', into dst, as fgets does with a buffer of
+     * dst.length + 1 bytes: a longer line comes back in pieces. Returns the number of bytes read,
+     * 0 at the end of the input.
+     */
+    public int readLine(byte[] dst) {
+        int n = 0;
+        while (n < dst.length) {
+            if (pos >= limit && !fill(1)) return n;
+            byte b = buf[pos++];
+            dst[n++] = b;
+            if (b == '\n') return n;
+        }
+        return n;
+    }
+
+    /** Skips n bytes. */
+    public void skip(long n) {
+        while (n > 0) {
+            if (pos >= limit && !fill(1)) throw eof();
+            int k = (int) Math.min(n, limit - pos);
+            pos += k;
+            n -= k;
+        }
+    }
+}

@@ -1,0 +1,412 @@
+package io.spinel.core.persist;
+
+import io.spinel.core.keyspace.DbObject;
+import io.spinel.core.keyspace.EncodingConfig;
+import io.spinel.core.keyspace.StringEntry;
+import io.spinel.core.keyspace.Value;
+import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.type.hash.HashValue;
+import io.spinel.core.type.list.ListValue;
+import io.spinel.core.type.set.IntSet;
+import io.spinel.core.type.set.SetValue;
+import io.spinel.core.type.zset.ZIter;
+import io.spinel.core.type.zset.ZSet;
+import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Doubles;
+
+import java.nio.ByteBuffer;
+import java.util.HashSet;
+
+/**
+ * Values in RDB form, both ways (Redis's rdbSaveObjectType/rdbSaveObject and rdbLoadObject).
+ * Writing produces exactly the types Redis 7.0 writes for the same encodings (strings, quicklist
+ * of listpacks, intset or hashtable sets, listpack or skiplist sorted sets, listpack or
+ * hashtable hashes). Reading accepts every type Redis 7.0 reads, older encodings included
+ * (ziplist, zipmap, quicklist of ziplists, text doubles), and picks encodings as Redis does on
+ * load. Shared by RDB files, AOF bases and DUMP/RESTORE.
+ */
+final class ValueCodec {
+    private ValueCodec() {
+    }
+
+    // ---- writing ------------------------------------------------------------------------------
+
+    /** The RDB type byte of a keyspace entry. */
+    static int typeOf(Object e) {
+        if (e instanceof byte[]) return Rdb.TYPE_STRING;
+        Value v = ((DbObject) e).value();
+        switch (v.type()) {
+            case ValueType.LIST:
+                return Rdb.TYPE_LIST_QUICKLIST_2;
+            case ValueType.SET:
+                return ((SetValue) v).isIntset() ? Rdb.TYPE_SET_INTSET : Rdb.TYPE_SET;
+            case ValueType.ZSET:
+                return ((ZSet) v).isPacked() ? Rdb.TYPE_ZSET_LISTPACK : Rdb.TYPE_ZSET_2;
+            case ValueType.HASH:
+                return ((HashValue) v).isListpack() ? Rdb.TYPE_HASH_LISTPACK : Rdb.TYPE_HASH;
+            default:
+                throw new IllegalStateException("no RDB form for values of type " + ValueType.name(v.type()));
+        }
+    }
+
+    /** The entry's key as an RDB string. */
+    static void writeKey(RdbOut out, Object e) {
+        if (e instanceof byte[]) {
+            byte[] s = (byte[]) e;
+            out.writeString(s, StringEntry.keyOffset(s), StringEntry.keyLength(s));
+        } else {
+            out.writeString(((DbObject) e).key());
+        }
+    }
+
+    /** The entry's value in the form its {@link #typeOf} type announces. */
+    static void writeValue(RdbOut out, Object e) {
+        if (e instanceof byte[]) {
+            byte[] s = (byte[]) e;
+            if (StringEntry.isInt(s)) out.writeLongAsString(StringEntry.intValue(s));
+            else out.writeString(s, StringEntry.valueOffset(s), StringEntry.valueLength(s));
+            return;
+        }
+        Value v = ((DbObject) e).value();
+        switch (v.type()) {
+            case ValueType.LIST:
+                writeList(out, (ListValue) v);
+                break;
+            case ValueType.SET:
+                writeSet(out, (SetValue) v);
+                break;
+            case ValueType.ZSET:
+                writeZSet(out, (ZSet) v);
+                break;
+            case ValueType.HASH:
+                writeHash(out, (HashValue) v);
+                break;
+            default:
+                throw new IllegalStateException("no RDB form for values of type " + ValueType.name(v.type()));
+        }
+    }
+
+    private static void writeList(RdbOut out, ListValue l) {
+        out.writeLen(l.nodeCount());
+        Listpack.Builder[] current = {null};
+        l.forEachNode(count -> {
+            if (current[0] != null) writeNode(out, current[0]);
+            current[0] = new Listpack.Builder(64);
+        }, (buf, off, len) -> current[0].add(buf, off, len));
+        if (current[0] != null) writeNode(out, current[0]);
+    }
+
+    private static void writeNode(RdbOut out, Listpack.Builder lp) {
+        out.writeLen(Rdb.CONTAINER_PACKED);
+        byte[] b = lp.finish();
+        out.writeString(b, 0, lp.length());
+    }
+
+    private static void writeSet(RdbOut out, SetValue s) {
+        if (s.isIntset()) {
+            byte[] blob = s.intsetBlob();
+            out.writeString(blob, 0, IntSet.blobLength(blob));
+            return;
+        }
+        out.writeLen(s.length());
+        s.forEachMember(m -> out.writeString(m, 0, m.length));
+    }
+
+    private static void writeZSet(RdbOut out, ZSet z) {
+        if (z.isPacked()) {
+            Listpack.Builder lp = new Listpack.Builder(64);
+            for (ZIter it = z.first(); it.valid(); it.next()) {
+                lp.add(it.buf(), it.off(), it.len());
+                double score = it.score();
+                if (isLongDouble(score)) {
+                    lp.addLong((long) score);
+                } else {
+                    byte[] t = Doubles.format17gBytes(score);
+                    lp.addString(t, 0, t.length);
+                }
+            }
+            byte[] b = lp.finish();
+            out.writeString(b, 0, lp.length());
+            return;
+        }
+        out.writeLen(z.size());
+        // greatest first, so that loading inserts every element at the head of the skip list
+        for (ZIter it = z.last(); it.valid(); it.prev()) {
+            out.writeString(it.buf(), it.off(), it.len());
+            out.writeBinaryDouble(it.score());
+        }
+    }
+
+    /** Redis's double2ll: an integral double well inside the long range, stored as an integer. */
+    static boolean isLongDouble(double d) {
+        if (d < (double) (-Long.MAX_VALUE / 2) || d > (double) (Long.MAX_VALUE / 2)) return false;
+        return (long) d == d;
+    }
+
+    private static void writeHash(RdbOut out, HashValue h) {
+        if (h.isListpack()) {
+            Listpack.Builder lp = new Listpack.Builder(64);
+            h.forEachPairInPlace((fb, fo, fl, vb, vo, vl) -> {
+                lp.add(fb, fo, fl);
+                lp.add(vb, vo, vl);
+            });
+            byte[] b = lp.finish();
+            out.writeString(b, 0, lp.length());
+            return;
+        }
+        out.writeLen(h.length());
+        h.forEachPairInPlace((fb, fo, fl, vb, vo, vl) -> {
+            out.writeString(fb, fo, fl);
+            out.writeString(vb, vo, vl);
+        });
+    }
+
+    // ---- reading ------------------------------------------------------------------------------
+
+    /** Thrown for a value that loads as an empty collection: Redis skips such keys. */
+    static final class EmptyKey extends RuntimeException {
+        EmptyKey() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static final EmptyKey EMPTY = new EmptyKey();
+
+    /**
+     * Reads a value of RDB type {@code type} into a keyspace entry for key (a packed string or a
+     * {@link DbObject}) with the given expire and LRU/LFU field.
+     *
+     * @throws EmptyKey for an empty collection
+     * @throws RdbException for malformed data or a type Spinel cannot hold
+     */
+    static Object read(int type, RdbIn in, byte[] key, long expire, int lru, EncodingConfig cfg) {
+        if (type == Rdb.TYPE_STRING) {
+            byte[] v = in.readString();
+            return StringEntry.create(key, 0, key.length, v, 0, v.length, expire, lru);
+        }
+        Value v;
+        switch (type) {
+            case Rdb.TYPE_LIST:
+                v = readPlainList(in, cfg);
+                break;
+            case Rdb.TYPE_LIST_QUICKLIST:
+            case Rdb.TYPE_LIST_QUICKLIST_2:
+                v = readQuicklist(in, cfg, type == Rdb.TYPE_LIST_QUICKLIST_2);
+                break;
+            case Rdb.TYPE_LIST_ZIPLIST:
+                v = readListFrom(ziplist(in), cfg);
+                break;
+            case Rdb.TYPE_SET:
+                v = readPlainSet(in, cfg);
+                break;
+            case Rdb.TYPE_SET_INTSET:
+                v = readIntset(in, cfg);
+                break;
+            case Rdb.TYPE_ZSET:
+            case Rdb.TYPE_ZSET_2:
+                v = readPlainZSet(in, cfg, type == Rdb.TYPE_ZSET_2);
+                break;
+            case Rdb.TYPE_ZSET_ZIPLIST:
+                v = readPackedZSet(ziplist(in), cfg);
+                break;
+            case Rdb.TYPE_ZSET_LISTPACK:
+                v = readPackedZSet(listpack(in), cfg);
+                break;
+            case Rdb.TYPE_HASH:
+                v = readPlainHash(in, cfg);
+                break;
+            case Rdb.TYPE_HASH_ZIPMAP:
+                v = readPackedHash(zipmap(in), cfg, true);
+                break;
+            case Rdb.TYPE_HASH_ZIPLIST:
+                v = readPackedHash(ziplist(in), cfg, false);
+                break;
+            case Rdb.TYPE_HASH_LISTPACK:
+                v = readPackedHash(listpack(in), cfg, false);
+                break;
+            case Rdb.TYPE_STREAM_LISTPACKS:
+            case Rdb.TYPE_STREAM_LISTPACKS_2:
+                throw new RdbException("the value of key '" + Bytes.latin1(key)
+                        + "' is a stream, and Spinel does not support streams yet");
+            case Rdb.TYPE_MODULE:
+            case Rdb.TYPE_MODULE_2:
+                throw new RdbException("the value of key '" + Bytes.latin1(key)
+                        + "' belongs to a module type, and Spinel has no modules");
+            default:
+                throw new RdbException("Unknown RDB encoding type " + type);
+        }
+        return new DbObject(key, v, expire, lru);
+    }
+
+    private static Ziplist ziplist(RdbIn in) {
+        byte[] b = in.readString();
+        return new Ziplist(b, 0, b.length);
+    }
+
+    private static Listpack.Reader listpack(RdbIn in) {
+        byte[] b = in.readString();
+        return new Listpack.Reader(b, 0, b.length);
+    }
+
+    private static Zipmap zipmap(RdbIn in) {
+        byte[] b = in.readString();
+        return new Zipmap(b, 0, b.length);
+    }
+
+    private static ListValue readPlainList(RdbIn in, EncodingConfig cfg) {
+        long n = in.readLen();
+        if (n == 0) throw EMPTY;
+        ListValue l = new ListValue(cfg.listMaxListpackSize);
+        for (long i = 0; i < n; i++) {
+            byte[] e = in.readString();
+            l.pushTail(e, 0, e.length);
+        }
+        return l;
+    }
+
+    private static ListValue readQuicklist(RdbIn in, EncodingConfig cfg, boolean v2) {
+        long nodes = in.readLen();
+        if (nodes == 0) throw EMPTY;
+        ListValue l = new ListValue(cfg.listMaxListpackSize);
+        for (long i = 0; i < nodes; i++) {
+            long container = Rdb.CONTAINER_PACKED;
+            if (v2) {
+                container = in.readLen();
+                if (container != Rdb.CONTAINER_PACKED && container != Rdb.CONTAINER_PLAIN) {
+                    throw new RdbException("Quicklist integrity check failed.");
+                }
+            }
+            byte[] data = in.readString();
+            if (data.length == 0) throw new RdbException("Quicklist integrity check failed.");
+            if (container == Rdb.CONTAINER_PLAIN) {
+                l.pushTail(data, 0, data.length);
+                continue;
+            }
+            Elements el = v2 ? new Listpack.Reader(data, 0, data.length) : new Ziplist(data, 0, data.length);
+            while (el.next()) {
+                if (el.isInt()) {
+                    byte[] t = Bytes.longToBytes(el.intValue());
+                    l.pushTail(t, 0, t.length);
+                } else {
+                    l.pushTail(el.buf, el.off, el.len);
+                }
+            }
+        }
+        if (l.size() == 0) throw EMPTY;
+        return l;
+    }
+
+    private static ListValue readListFrom(Elements el, EncodingConfig cfg) {
+        ListValue l = new ListValue(cfg.listMaxListpackSize);
+        while (el.next()) {
+            if (el.isInt()) {
+                byte[] t = Bytes.longToBytes(el.intValue());
+                l.pushTail(t, 0, t.length);
+            } else {
+                l.pushTail(el.buf, el.off, el.len);
+            }
+        }
+        if (l.size() == 0) throw EMPTY;
+        return l;
+    }
+
+    private static SetValue readPlainSet(RdbIn in, EncodingConfig cfg) {
+        long n = in.readLen();
+        if (n == 0) throw EMPTY;
+        int maxIntset = Math.min(cfg.setMaxIntsetEntries, 1 << 30);
+        SetValue s = n > maxIntset ? SetValue.newTable() : SetValue.newIntset();
+        for (long i = 0; i < n; i++) {
+            byte[] m = in.readString();
+            if (!s.add(m, 0, m.length, Integer.MAX_VALUE)) throw new RdbException("Duplicate set members detected");
+        }
+        return s;
+    }
+
+    private static SetValue readIntset(RdbIn in, EncodingConfig cfg) {
+        byte[] b = in.readString();
+        SetValue s = SetValue.fromIntsetBlob(b);
+        if (s == null) throw new RdbException("Intset integrity check failed.");
+        if (s.length() > cfg.setMaxIntsetEntries) s.toHashtable();
+        return s;
+    }
+
+    private static ZSet readPlainZSet(RdbIn in, EncodingConfig cfg, boolean binary) {
+        long n = in.readLen();
+        if (n == 0) throw EMPTY;
+        ZSet z = ZSet.newSkiplist();
+        long maxLen = 0, total = 0;
+        for (long i = 0; i < n; i++) {
+            byte[] m = in.readString();
+            double score = binary ? in.readBinaryDouble() : in.readTextDouble();
+            if (Double.isNaN(score)) throw new RdbException("Zset with NAN score detected");
+            if (z.contains(m, 0, m.length)) throw new RdbException("Duplicate zset fields detected");
+            z.insertLoaded(score, m, 0, m.length);
+            maxLen = Math.max(maxLen, m.length);
+            total += m.length;
+        }
+        z.convertToPackedIfNeeded(cfg, maxLen, total);
+        return z;
+    }
+
+    private static ZSet readPackedZSet(Elements el, EncodingConfig cfg) {
+        ZSet z = ZSet.newPacked();
+        DupCheck dups = new DupCheck();
+        while (el.next()) {
+            byte[] m = el.bytes();
+            if (!el.next()) throw new RdbException("Zset listpack integrity check failed.");
+            double score;
+            if (el.isInt()) {
+                score = el.intValue();
+            } else {
+                score = Doubles.parseOrNaN(el.buf, el.off, el.len);
+                if (Double.isNaN(score)) throw new RdbException("Zset listpack integrity check failed.");
+            }
+            if (!dups.add(m)) throw new RdbException("Zset listpack integrity check failed.");
+            z.insertLoaded(score, m, 0, m.length);
+        }
+        if (z.size() == 0) throw EMPTY;
+        if (z.size() > cfg.zsetMaxListpackEntries) z.toSkiplist();
+        return z;
+    }
+
+    private static HashValue readPlainHash(RdbIn in, EncodingConfig cfg) {
+        long n = in.readLen();
+        if (n == 0) throw EMPTY;
+        HashValue h = new HashValue();
+        if (n > cfg.hashMaxListpackEntries) h.toHashtable();
+        for (long i = 0; i < n; i++) {
+            byte[] f = in.readString();
+            byte[] v = in.readString();
+            if (!h.set(f, 0, f.length, v, 0, v.length, Integer.MAX_VALUE, cfg.hashMaxListpackValue)) {
+                throw new RdbException("Duplicate hash fields detected");
+            }
+        }
+        return h;
+    }
+
+    private static HashValue readPackedHash(Elements el, EncodingConfig cfg, boolean zipmap) {
+        HashValue h = new HashValue();
+        DupCheck dups = new DupCheck();
+        int maxLen = 0;
+        while (el.next()) {
+            byte[] f = el.bytes();
+            if (!el.next()) throw new RdbException("Hash listpack integrity check failed.");
+            byte[] v = el.bytes();
+            if (!dups.add(f)) throw new RdbException("Hash listpack integrity check failed.");
+            maxLen = Math.max(maxLen, Math.max(f.length, v.length));
+            h.appendLoaded(f, 0, f.length, v, 0, v.length);
+        }
+        if (h.length() == 0) throw EMPTY;
+        if (h.length() > cfg.hashMaxListpackEntries || (zipmap && maxLen > cfg.hashMaxListpackValue)) h.toHashtable();
+        return h;
+    }
+
+    /** Duplicate detection for packed collections read element by element. */
+    private static final class DupCheck {
+        private final HashSet<ByteBuffer> seen = new HashSet<>();
+
+        boolean add(byte[] m) {
+            return seen.add(ByteBuffer.wrap(m));
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.spinel.core.persist;
+
+import io.spinel.core.util.Bytes;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The byte-level codecs of the RDB format: CRC-64, LZF, lengths and strings, listpack, ziplist, zipmap. */
+class CodecTest {
+    @Test
+    void crc64IsRedisJonesCrc() {
+        byte[] b = "123456789".getBytes(StandardCharsets.US_ASCII);
+        assertThat(Crc64.of(b, 0, b.length)).isEqualTo(0xe9c6d914c4b8d9caL);
+        // the sliced path agrees with byte-at-a-time updates on lengths around the 8-byte step
+        Random r = new Random(1);
+        for (int len = 0; len < 40; len++) {
+            byte[] d = new byte[len];
+            r.nextBytes(d);
+            long step = 0;
+            for (int i = 0; i < len; i++) step = Crc64.update(step, d, i, 1);
+            assertThat(Crc64.of(d, 0, len)).isEqualTo(step);
+        }
+    }
+
+    @Test
+    void lzfRoundTripsAndRefusesWhatDoesNotShrink() {
+        Random r = new Random(7);
+        String[] words = {"spinel ", "redis ", "rdb ", "\u00ff\u0000\u0001 "};
+        for (int n = 60; n < 70_000; n = n * 3 / 2) {
+            StringBuilder sb = new StringBuilder();
+            while (sb.length() < n) sb.append(words[r.nextInt(words.length)]);
+            byte[] in = sb.substring(0, n).getBytes(StandardCharsets.ISO_8859_1);
+            byte[] out = new byte[n - 4];
+            int c = Lzf.compress(in, 0, n, out, 0, out.length);
+            assertThat(c).isPositive();
+            byte[] back = new byte[n];
+            Lzf.decompress(out, 0, c, back, 0, n);
+            assertThat(back).isEqualTo(in);
+        }
+        byte[] noise = new byte[1000];
+        r.nextBytes(noise);
+        assertThat(Lzf.compress(noise, 0, noise.length, new byte[996], 0, 996)).isZero();
+        // a back reference before the start of the output is corrupt
+        assertThatThrownBy(() -> Lzf.decompress(new byte[] {(byte) 0x20, 5}, 0, 2, new byte[10], 0, 10))
+                .isInstanceOf(IllegalArgumentException.class);
+        // a stream that yields fewer bytes than announced is corrupt
+        assertThatThrownBy(() -> Lzf.decompress(new byte[] {1, 'a', 'b'}, 0, 3, new byte[3], 0, 3))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void lengthsAndStringsUseRedisEncodings() {
+        RdbOut out = new RdbOut(16, true);
+        long[] lens = {0, 63, 64, 16383, 16384, 0xFFFFFFFFL, 0x100000000L};
+        for (long l : lens) out.writeLen(l);
+        String[] strings = {"", "0", "-1", "127", "-128", "128", "32767", "-32768", "2147483647", "-2147483648",
+            "2147483648", "12345678901", "007", "1.5", "hello", "x".repeat(100)};
+        for (String s : strings) out.writeString(Bytes.ascii(s));
+        out.writeLongAsString(Long.MIN_VALUE);
+        out.writeBinaryDouble(-2.5);
+        byte[] b = out.toByteArray();
+        // 6-bit, 14-bit, 32-bit and 64-bit length forms
+        assertThat(b[0]).isEqualTo((byte) 0);
+        assertThat(b[1]).isEqualTo((byte) 63);
+        assertThat(new byte[] {b[2], b[3]}).isEqualTo(new byte[] {0x40, 64});
+        RdbIn in = new RdbIn(b, 0, b.length);
+        for (long l : lens) assertThat(in.readLen()).isEqualTo(l);
+        for (String s : strings) assertThat(new String(in.readString(), StandardCharsets.US_ASCII)).isEqualTo(s);
+        assertThat(new String(in.readString(), StandardCharsets.US_ASCII)).isEqualTo(Long.toString(Long.MIN_VALUE));
+        assertThat(in.readBinaryDouble()).isEqualTo(-2.5);
+        assertThat(in.atEnd()).isTrue();
+        // integers are stored in 2, 3 or 5 bytes; the 100 x's are compressed
+        RdbOut small = new RdbOut(16, true);
+        small.writeString(Bytes.ascii("-32768"));
+        assertThat(small.toByteArray()).containsExactly(0xC1 - 256, 0x00, 0x80 - 256);
+        RdbOut lzf = new RdbOut(16, true);
+        lzf.writeString(Bytes.ascii("x".repeat(100)));
+        assertThat(lzf.toByteArray()[0]).isEqualTo((byte) 0xC3);
+        assertThat(lzf.size()).isLessThan(20);
+        RdbOut plain = new RdbOut(16, false);
+        plain.writeString(Bytes.ascii("x".repeat(100)));
+        assertThat(plain.size()).isEqualTo(102);
+    }
+
+    @Test
+    void truncatedInputIsAnRdbException() {
+        RdbOut out = new RdbOut(16, false);
+        out.writeString(Bytes.ascii("hello world"));
+        byte[] b = out.toByteArray();
+        assertThatThrownBy(() -> new RdbIn(b, 0, b.length - 1).readString()).isInstanceOf(RdbException.class);
+    }
+
+    private static List<Object> elements(Elements e) {
+        List<Object> out = new ArrayList<>();
+        while (e.next()) out.add(e.isInt() ? (Object) e.intValue() : new String(e.bytes(), StandardCharsets.ISO_8859_1));
+        return out;
+    }
+
+    @Test
+    void listpackRoundTripsEveryEncoding() {
+        long[] ints = {0, 127, 128, -1, 4095, -4096, 4096, 32767, -32768, 32768, 8388607, -8388608, 8388608,
+            2147483647L, -2147483648L, 2147483648L, Long.MAX_VALUE, Long.MIN_VALUE};
+        String[] strings = {"", "a", "x".repeat(63), "y".repeat(64), "z".repeat(4095), "w".repeat(4096), "007", "1e3"};
+        Listpack.Builder b = new Listpack.Builder(8);
+        List<Object> expected = new ArrayList<>();
+        for (long v : ints) {
+            b.addLong(v);
+            expected.add(v);
+        }
+        for (String s : strings) {
+            byte[] x = s.getBytes(StandardCharsets.ISO_8859_1);
+            b.add(x, 0, x.length);
+            expected.add(s);
+        }
+        byte[] numeric = Bytes.ascii("-42");
+        b.add(numeric, 0, numeric.length); // canonical integers become integer entries, as lpAppend does
+        expected.add(-42L);
+        byte[] blob = b.finish();
+        assertThat(elements(new Listpack.Reader(blob, 0, b.length()))).isEqualTo(expected);
+        assertThat(Bytes.getIntLE(blob, 0)).isEqualTo(b.length());
+        // a corrupt backlen or header is detected
+        byte[] bad = java.util.Arrays.copyOf(blob, b.length());
+        bad[7] ^= 0x40;
+        assertThatThrownBy(() -> elements(new Listpack.Reader(bad, 0, bad.length))).isInstanceOf(RdbException.class);
+        byte[] badTotal = java.util.Arrays.copyOf(blob, b.length());
+        badTotal[0]++;
+        assertThatThrownBy(() -> new Listpack.Reader(badTotal, 0, badTotal.length)).isInstanceOf(RdbException.class);
+    }
+
+    @Test
+    void ziplistAndZipmapAreRead() {
+        byte[] zl = OldEncodings.ziplist("hello", 5L, -1L, 12L, 13L, 300L, -70000L, 1L << 40, "x".repeat(70), "y".repeat(20000));
+        assertThat(elements(new Ziplist(zl, 0, zl.length)))
+                .containsExactly("hello", 5L, -1L, 12L, 13L, 300L, -70000L, 1L << 40, "x".repeat(70), "y".repeat(20000));
+        byte[] zm = OldEncodings.zipmap("f1", "v1", "field2", "z".repeat(300));
+        assertThat(elements(new Zipmap(zm, 0, zm.length))).containsExactly("f1", "v1", "field2", "z".repeat(300));
+        byte[] broken = java.util.Arrays.copyOf(zl, zl.length - 1);
+        assertThatThrownBy(() -> new Ziplist(broken, 0, broken.length)).isInstanceOf(RdbException.class);
+    }
+
+    @Test
+    void manifestFormatsAndParsesRedisSyntax() throws Exception {
+        AofManifest m = new AofManifest();
+        m.newBase("appendonly.aof", true);
+        m.newIncr("appendonly.aof");
+        m.newIncr("appendonly.aof");
+        assertThat(m.format()).isEqualTo("file appendonly.aof.1.base.rdb seq 1 type b\n"
+                + "file appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n");
+        m.newBase("appendonly.aof", false);
+        m.markRewrittenIncrsAsHistory(true);
+        assertThat(m.format()).isEqualTo("file appendonly.aof.2.base.aof seq 2 type b\n"
+                + "file appendonly.aof.1.incr.aof seq 1 type h\nfile appendonly.aof.1.base.rdb seq 1 type h\n"
+                + "file appendonly.aof.2.incr.aof seq 2 type i\n");
+        assertThat(AofManifest.repr("my aof")).isEqualTo("\"my aof\"");
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("manifest");
+        java.nio.file.Path f = dir.resolve("x.manifest");
+        java.nio.file.Files.writeString(f, "# comment\nfile \"a b.1.base.rdb\" seq 1 type b\nfile a.3.incr.aof seq 3 type i\n");
+        AofManifest p = AofManifest.parse(f);
+        assertThat(p.base.name()).isEqualTo("a b.1.base.rdb");
+        assertThat(p.incrSeq).isEqualTo(3);
+        java.nio.file.Files.writeString(f, "file a.2.incr.aof seq 2 type i\nfile a.1.incr.aof seq 1 type i\n");
+        assertThatThrownBy(() -> AofManifest.parse(f)).hasMessageContaining("Found a non-monotonic sequence number");
+        java.nio.file.Files.writeString(f, "file a.1.base.rdb seq 1 type b\n\nfile a.1.incr.aof seq 1 type i\n");
+        assertThatThrownBy(() -> AofManifest.parse(f)).hasMessageContaining("Invalid AOF manifest file format");
+        java.nio.file.Files.writeString(f, "file a.1.base.rdb seq 1 type x\n");
+        assertThatThrownBy(() -> AofManifest.parse(f)).hasMessageContaining("Unknown AOF file type");
+        java.nio.file.Files.writeString(f, "");
+        assertThatThrownBy(() -> AofManifest.parse(f)).hasMessageContaining("Found an empty AOF manifest");
+        java.nio.file.Files.writeString(f, "file a.1.base.rdb seq 1 type b");
+        assertThatThrownBy(() -> AofManifest.parse(f)).hasMessageContaining("too long line");
+    }
+}

@@ -1,0 +1,177 @@
+package io.spinel.server.persist;
+
+import io.spinel.server.SpinelServer;
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import io.spinel.core.protocol.SplitArgs;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.spinel.server.persist.PersistTesting.spinel;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What reaches the AOF is what Redis 7.0 propagates: the same script of write commands runs on
+ * redis-server and on Spinel, both with appendonly yes, and the incremental files must hold the
+ * same commands (SELECTs, rewritten forms, MULTI/EXEC wrapping, DELs of expired keys), with
+ * absolute times compared to the second.
+ */
+class PropagationDiffTest {
+    private static final String SCRIPT = String.join("\n",
+            "DEBUG SET-ACTIVE-EXPIRE 0", // the expired keys below are found by commands, not by the cron
+            "SET a 1",
+            "SET b 2 EX 100",
+            "SET c 3 PX 100000 GET",
+            "SET d 4 EXAT 4102444800",
+            "SET e 5 NX",
+            "SET e 6 NX",
+            "SETEX f 100 v",
+            "PSETEX g 100000 v",
+            "SETNX h v",
+            "GETEX a EX 100",
+            "GETEX a PERSIST",
+            "GETEX missing EX 10",
+            "GETDEL b",
+            "EXPIRE c 100",
+            "PEXPIRE c 100000",
+            "EXPIREAT c 4102444800",
+            "EXPIRE c -1",
+            "EXPIRE nosuch 10",
+            "INCRBYFLOAT fl 1.5",
+            "INCR i",
+            "DECRBY i 10",
+            "APPEND s hello",
+            "SETRANGE s 1 E",
+            "MSET m1 1 m2 2",
+            "MSETNX m1 1 m3 3",
+            "RPUSH l 1 2 3 4 5 6",
+            "LPOP l",
+            "RPOP l 2",
+            "LMPOP 1 l LEFT COUNT 1",
+            "BLPOP l 0",
+            "BRPOPLPUSH l l2 0",
+            "BLMOVE l2 l LEFT RIGHT 0",
+            "LPOP missing",
+            "HSET h1 a 1 b 2",
+            "HINCRBYFLOAT h1 a 0.5",
+            "HDEL h1 b",
+            "HDEL h1 nosuch",
+            "SADD s1 a b c",
+            "SREM s1 a",
+            "SMOVE s1 s2 b",
+            "SPOP s1 10",
+            "ZADD z 1 a 2 b 3 c 4 d",
+            "ZINCRBY z 1.5 a",
+            "ZPOPMIN z",
+            "ZPOPMAX z 2",
+            "BZPOPMIN z 0",
+            "ZMPOP 1 z MIN",
+            "ZADD z2 1 x",
+            "ZUNIONSTORE z3 1 z2",
+            "PFADD hll a b",
+            "PFADD hll a",
+            "PFCOUNT hll",
+            "SETBIT bits 3 1",
+            "BITOP NOT bits2 bits",
+            "MULTI",
+            "SET t1 1",
+            "SET t2 2",
+            "EXEC",
+            "MULTI",
+            "SET t3 3",
+            "EXEC",
+            "MULTI",
+            "GET t3",
+            "EXEC",
+            "SELECT 3",
+            "SET x 1",
+            "MOVE x 4",
+            "SWAPDB 3 4",
+            "FLUSHDB",
+            "SELECT 0",
+            "RENAME t1 t9",
+            "RENAMENX t2 t9",
+            "COPY t9 t10",
+            "DEL t10 nosuch",
+            "UNLINK t9",
+            "SET short v PX 1",
+            "@sleep 20",
+            "GET short",
+            "SET short2 v PX 1",
+            "@sleep 20",
+            "SET short2 w",
+            "FLUSHALL");
+
+    @Test
+    void aofHoldsWhatRedisPropagates(@TempDir Path tmp) throws Exception {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed");
+        Path rdir = Files.createDirectories(tmp.resolve("redis"));
+        Path sdir = Files.createDirectories(tmp.resolve("spinel"));
+        RedisServerProcess r = RedisServerProcess.start(rdir, "--appendonly", "yes", "--appendfsync", "always");
+        List<String> fromRedis;
+        List<String> fromSpinel;
+        try (RawClient c = new RawClient(r.port())) {
+            run(c);
+        } finally {
+            r.close();
+        }
+        fromRedis = commands(rdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
+        try (SpinelServer s = spinel(sdir, "appendonly", "yes", "appendfsync", "always", "enable-debug-command", "yes");
+             RawClient c = new RawClient(s.port())) {
+            run(c);
+        }
+        fromSpinel = commands(sdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
+        assertThat(fromSpinel).isEqualTo(fromRedis);
+    }
+
+    private static void run(RawClient c) throws IOException, InterruptedException {
+        for (String line : SCRIPT.split("\n")) {
+            if (line.startsWith("@sleep ")) {
+                Thread.sleep(Long.parseLong(line.substring(7)));
+                continue;
+            }
+            List<byte[]> args = new ArrayList<>();
+            for (String a : SplitArgs.split(line)) args.add(a.getBytes(StandardCharsets.UTF_8));
+            c.call(args);
+        }
+    }
+
+    /** The commands of an AOF file, one per line, absolute millisecond times near now shown as T. */
+    static List<String> commands(Path file) throws IOException {
+        byte[] b = Files.readAllBytes(file);
+        List<String> out = new ArrayList<>();
+        int p = 0;
+        long now = System.currentTimeMillis();
+        while (p < b.length) {
+            int nl = indexOf(b, p);
+            String line = new String(b, p, nl - p, StandardCharsets.ISO_8859_1);
+            p = nl + 2;
+            if (line.startsWith("#")) continue;
+            int argc = Integer.parseInt(line.substring(1));
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < argc; i++) {
+                nl = indexOf(b, p);
+                int len = Integer.parseInt(new String(b, p + 1, nl - p - 1, StandardCharsets.ISO_8859_1));
+                String arg = new String(b, nl + 2, len, StandardCharsets.ISO_8859_1);
+                p = nl + 2 + len + 2;
+                if (arg.matches("\\d{13}") && Math.abs(Long.parseLong(arg) - now) < 3_600_000_0L) arg = "T";
+                sb.append(i == 0 ? "" : " ").append(arg);
+            }
+            out.add(sb.toString());
+        }
+        return out;
+    }
+
+    private static int indexOf(byte[] b, int from) {
+        for (int i = from; i + 1 < b.length; i++) if (b[i] == '\r' && b[i + 1] == '\n') return i;
+        return b.length;
+    }
+}

@@ -1,0 +1,218 @@
+package io.spinel.server.persist;
+
+import io.spinel.server.SpinelServer;
+import io.spinel.server.testing.RawClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static io.spinel.server.persist.PersistTesting.await;
+import static io.spinel.server.persist.PersistTesting.info;
+import static io.spinel.server.persist.PersistTesting.spinel;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Saving and loading RDB files, the cases of Redis's integration/rdb tests and the commands and
+ * options around them: start-up with a missing, empty, corrupt or unreadable file, FLUSHALL
+ * aborting BGSAVE, the change counter, load statistics, -MISCONF after a failed BGSAVE,
+ * conflicts between background jobs, shutdown saving.
+ */
+class RdbBehaviourTest {
+    @Test
+    void startupWithMissingEmptyCorruptOrUnreadableFiles(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DBSIZE")).isEqualTo(":0\r\n");
+            assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+        }
+        try (SpinelServer s = spinel(dir); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DBSIZE")).isEqualTo(":0\r\n");
+            c.call("SET", "k", "v");
+            c.call("SAVE");
+        }
+        Path rdb = dir.resolve("dump.rdb");
+        byte[] good = Files.readAllBytes(rdb);
+        byte[] bad = good.clone();
+        System.arraycopy("foobar00".getBytes(), 0, bad, bad.length - 8, 8);
+        Files.write(rdb, bad);
+        assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("RDB CRC error");
+        // with rdbchecksum no the stored checksum is not verified
+        try (SpinelServer s = spinel(dir, "rdbchecksum", "no"); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+        }
+        Files.write(rdb, java.util.Arrays.copyOf(good, good.length - 20));
+        assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Unexpected EOF reading RDB file");
+        Files.write(rdb, "NOTREDIS0010".getBytes());
+        assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Wrong signature trying to load DB from file");
+        Files.delete(rdb);
+        Files.createDirectory(rdb);
+        assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Fatal error loading the DB");
+    }
+
+    @Test
+    void flushallAbortsBgsaveAndBgsaveResetsTheCounter(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "rdb-key-save-delay", "2000"); RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < 1000; i++) c.call("SET", "key:" + i, "v");
+            assertThat(Long.parseLong(info(c, "rdb_changes_since_last_save"))).isGreaterThan(999);
+            assertThat(c.callString("BGSAVE")).isEqualTo("+Background saving started\r\n");
+            assertThat(info(c, "rdb_bgsave_in_progress")).isEqualTo("1");
+            c.call("FLUSHALL");
+            assertThat(info(c, "rdb_bgsave_in_progress")).isEqualTo("0");
+            assertThat(Long.parseLong(info(c, "rdb_changes_since_last_save"))).isGreaterThan(999);
+            assertThat(Files.exists(dir.resolve("dump.rdb"))).isFalse();
+            assertThat(c.callString("SET", "x", "xx")).isEqualTo("+OK\r\n");
+            c.call("CONFIG", "SET", "rdb-key-save-delay", "0");
+            long lastSave = Long.parseLong(info(c, "rdb_last_save_time"));
+            c.call("BGSAVE");
+            await(c, "rdb_bgsave_in_progress", "0");
+            assertThat(info(c, "rdb_changes_since_last_save")).isEqualTo("0");
+            assertThat(Long.parseLong(info(c, "rdb_last_save_time"))).isGreaterThanOrEqualTo(lastSave);
+            assertThat(c.callString("LASTSAVE")).isEqualTo(":" + info(c, "rdb_last_save_time") + "\r\n");
+            assertThat(info(c, "rdb_saves")).isEqualTo("2");
+        }
+    }
+
+    @Test
+    void flushallWithSavePointsSavesTheEmptyDataSet(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "save", "3600 1"); RawClient c = new RawClient(s.port())) {
+            c.call("SET", "a", "1");
+            c.call("SAVE");
+            c.call("FLUSHALL");
+            assertThat(info(c, "rdb_changes_since_last_save")).isEqualTo("0");
+        }
+        try (SpinelServer s = spinel(dir, "save", ""); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DBSIZE")).isEqualTo(":0\r\n");
+        }
+    }
+
+    @Test
+    void loadStatisticsCountLoadedAndExpiredKeys(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "enable-debug-command", "yes"); RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < 1000; i++) c.call("SET", "key:" + i, "v");
+            c.call("SAVE");
+        }
+        try (SpinelServer s = spinel(dir, "enable-debug-command", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(info(c, "rdb_last_load_keys_expired")).isEqualTo("0");
+            assertThat(info(c, "rdb_last_load_keys_loaded")).isEqualTo("1000");
+            c.call("DEBUG", "SET-ACTIVE-EXPIRE", "0");
+            for (int j = 0; j < 1024; j++) {
+                c.call("SELECT", Integer.toString(j % 16));
+                c.call("SET", Integer.toString(j), "somevalue", "PX", "10");
+            }
+            Thread.sleep(20);
+            c.call("SAVE");
+        }
+        try (SpinelServer s = spinel(dir); RawClient c = new RawClient(s.port())) {
+            assertThat(info(c, "rdb_last_load_keys_expired")).isEqualTo("1024");
+            assertThat(info(c, "rdb_last_load_keys_loaded")).isEqualTo("1000");
+        }
+    }
+
+    @Test
+    void failedBgsavePreventsWritesUntilOneSucceeds(@TempDir Path dir) throws Exception {
+        // a directory where the file should go makes the final rename fail
+        Files.createDirectories(dir.resolve("blocked.rdb/inside"));
+        try (SpinelServer s = spinel(dir, "save", "3600 1", "enable-protected-configs", "yes");
+             RawClient c = new RawClient(s.port())) {
+            c.call("CONFIG", "SET", "dbfilename", "blocked.rdb");
+            c.call("SET", "x", "x");
+            assertThat(c.callString("BGSAVE")).isEqualTo("+Background saving started\r\n");
+            await(c, "rdb_bgsave_in_progress", "0");
+            assertThat(info(c, "rdb_last_bgsave_status")).isEqualTo("err");
+            assertThat(c.callString("GET", "x")).isEqualTo("$1\r\nx\r\n");
+            assertThat(c.callString("SET", "x", "y")).startsWith("-MISCONF Redis is configured to save RDB snapshots");
+            assertThat(c.callString("PING")).startsWith("-MISCONF");
+            assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("SET", "x", "y")).startsWith("-MISCONF");
+            assertThat(c.callString("EXEC")).startsWith("-EXECABORT");
+            c.call("CONFIG", "SET", "stop-writes-on-bgsave-error", "no");
+            assertThat(c.callString("SET", "x", "z")).isEqualTo("+OK\r\n");
+            c.call("CONFIG", "SET", "stop-writes-on-bgsave-error", "yes");
+            assertThat(c.callString("SAVE")).isEqualTo("-ERR\r\n");
+            c.call("CONFIG", "SET", "dbfilename", "dump.rdb");
+            c.call("BGSAVE");
+            await(c, "rdb_bgsave_in_progress", "0");
+            assertThat(info(c, "rdb_last_bgsave_status")).isEqualTo("ok");
+            assertThat(c.callString("SET", "x", "y")).isEqualTo("+OK\r\n");
+        }
+    }
+
+    @Test
+    void backgroundJobsExcludeEachOther(@TempDir Path dir) throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        try (SpinelServer s = PersistTesting.spinelLogging(log, dir, "rdb-key-save-delay", "100000"); RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < 20; i++) c.call("SET", "k" + i, "v");
+            assertThat(c.callString("BGREWRITEAOF")).isEqualTo("+Background append only file rewriting started\r\n");
+            assertThat(c.callString("BGREWRITEAOF")).isEqualTo("-ERR Background append only file rewriting already in progress\r\n");
+            assertThat(c.callString("BGSAVE")).isEqualTo("-ERR Another child process is active (AOF?): can't BGSAVE right now. "
+                    + "Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n");
+            assertThat(c.callString("BGSAVE", "SCHEDULE")).isEqualTo("+Background saving scheduled\r\n");
+            assertThat(c.callString("BGSAVE", "NOW")).isEqualTo("-ERR syntax error\r\n");
+            assertThat(info(c, "aof_rewrite_in_progress")).as(log.toString()).isEqualTo("1");
+            c.call("CONFIG", "SET", "rdb-key-save-delay", "0");
+            await(c, "aof_rewrite_in_progress", "0");
+            await(c, "rdb_saves", "1"); // the scheduled BGSAVE starts once the rewrite is done
+            await(c, "rdb_bgsave_in_progress", "0");
+            assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
+            c.call("BGSAVE");
+            assertThat(c.callString("EXEC")).isEqualTo("*1\r\n+Background saving scheduled\r\n");
+        }
+        assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
+        assertThat(Files.exists(dir.resolve("appendonlydir/appendonly.aof.manifest"))).isTrue();
+    }
+
+    @Test
+    void shutdownSavesWithSavePointsOrWhenAsked(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("dir-instead.rdb/x"));
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        SpinelServer s = PersistTesting.spinelLogging(log, dir, "save", "3600 1", "enable-protected-configs", "yes");
+        try (RawClient c = new RawClient(s.port())) {
+            c.call("SET", "k", "v");
+            c.call("CONFIG", "SET", "dbfilename", "dir-instead.rdb");
+            assertThat(c.callString("SHUTDOWN")).as(log.toString()).isEqualTo("-ERR Errors trying to SHUTDOWN. Check logs.\r\n");
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+            c.call("CONFIG", "SET", "dbfilename", "dump.rdb");
+            c.send(java.util.List.of("SHUTDOWN".getBytes()));
+            assertThat(c.isClosedByPeer()).isTrue();
+        } finally {
+            s.close();
+        }
+        try (SpinelServer t = spinel(dir); RawClient c = new RawClient(t.port())) {
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+            c.call("SET", "k", "w");
+            c.send(java.util.List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
+            assertThat(c.isClosedByPeer()).isTrue();
+        }
+        try (SpinelServer t = spinel(dir, "save", "3600 1"); RawClient c = new RawClient(t.port())) {
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+            c.call("SET", "k", "w");
+            c.send(java.util.List.of("SHUTDOWN".getBytes(), "NOSAVE".getBytes()));
+            assertThat(c.isClosedByPeer()).isTrue();
+        }
+        try (SpinelServer t = spinel(dir); RawClient c = new RawClient(t.port())) {
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+            c.call("SET", "k", "saved");
+            c.send(java.util.List.of("SHUTDOWN".getBytes(), "SAVE".getBytes()));
+            assertThat(c.isClosedByPeer()).isTrue();
+        }
+        try (SpinelServer t = spinel(dir); RawClient c = new RawClient(t.port())) {
+            assertThat(c.callString("GET", "k")).isEqualTo("$5\r\nsaved\r\n");
+        }
+    }
+
+    @Test
+    void savePointsTriggerABackgroundSave(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "save", "1 3"); RawClient c = new RawClient(s.port())) {
+            c.call("SET", "a", "1");
+            c.call("SET", "b", "1");
+            c.call("SET", "c", "1");
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (!Files.exists(dir.resolve("dump.rdb")) && System.currentTimeMillis() < deadline) Thread.sleep(50);
+            assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
+            await(c, "rdb_changes_since_last_save", "0");
+            assertThat(c.callString("CONFIG", "GET", "save")).isEqualTo("*2\r\n$4\r\nsave\r\n$3\r\n1 3\r\n");
+        }
+    }
+}

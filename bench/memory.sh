@@ -57,9 +57,10 @@ for set in $sets; do
   for who in spinel redis; do
     port=$(free_port)
     if [[ $who == spinel ]]; then
-      SPINEL_JAVA_OPTS="$spinel_opts" "$here/spinel-server" --port "$port" --save "" --appendonly no > "$work/$who.log" 2>&1 &
+      SPINEL_JAVA_OPTS="$spinel_opts" "$here/spinel-server" --port "$port" --save "" --appendonly no --dir "$work" \
+        > "$work/$who.log" 2>&1 &
     else
-      redis-server --port "$port" --save "" --appendonly no > "$work/$who.log" 2>&1 &
+      redis-server --port "$port" --save "" --appendonly no --dir "$work" > "$work/$who.log" 2>&1 &
     fi
     pid=$!
     for _ in $(seq 1 600); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done

@@ -79,7 +79,8 @@ public final class Main {
                 + " compatible), bits=64, pid=" + ProcessHandle.current().pid() + ", just started");
         log.warning("JDK " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
                 + System.getProperty("java.vendor") + "), max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024)
-                + " MB, GC " + gcNames());
+                + " MB, GC " + gcNames() + ", JVM options "
+                + String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
         if (configFile == null) {
             log.warning("Warning: no config file specified, using the default config. In order to specify a config "
                     + "file use spinel-server /path/to/redis.conf");

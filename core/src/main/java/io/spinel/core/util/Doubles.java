@@ -84,10 +84,70 @@ public final class Doubles {
         }
         if (j != end) return Double.NaN;
         if (!doubleRange) return 1.0;
+        double fast = fastDecimal(b, i, end, neg);
+        if (!Double.isNaN(fast)) return fast;
         double v = Double.parseDouble(new String(b, off, len, StandardCharsets.ISO_8859_1));
         if (Double.isInfinite(v)) return Double.NaN; // overflow: ERANGE with HUGE_VAL
         if (v == 0 && nonZeroDigit) return Double.NaN; // underflow to zero: ERANGE
         return v;
+    }
+
+    private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+        1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+    /**
+     * Clinger's fast path, allocation-free: a decimal of at most 15 significant digits with a
+     * power of ten up to 22 is exactly a double times or divided by an exact power of ten, so one
+     * correctly rounded operation gives the correctly rounded result. NaN when the input needs
+     * the general algorithm. (Scores and floats in commands are almost always this simple.)
+     */
+    private static double fastDecimal(byte[] b, int i, int end, boolean neg) {
+        long mantissa = 0;
+        int digits = 0;
+        int scale = 0;
+        boolean dot = false;
+        for (; i < end; i++) {
+            byte c = b[i];
+            if (c == '.') {
+                dot = true;
+                continue;
+            }
+            if (c == 'e' || c == 'E') break;
+            if (mantissa == 0 && c == '0') {
+                if (dot) scale--;
+                continue;
+            }
+            if (++digits > 15) return Double.NaN;
+            mantissa = mantissa * 10 + (c - '0');
+            if (dot) scale--;
+        }
+        if (i < end) {
+            i++;
+            boolean eneg = false;
+            if (b[i] == '+' || b[i] == '-') {
+                eneg = b[i] == '-';
+                i++;
+            }
+            int e = 0;
+            for (; i < end; i++) {
+                e = e * 10 + (b[i] - '0');
+                if (e > 400) return Double.NaN;
+            }
+            scale += eneg ? -e : e;
+        }
+        double v;
+        if (mantissa == 0) {
+            v = 0.0;
+        } else if (scale == 0) {
+            v = mantissa;
+        } else if (scale > 0 && scale <= 22) {
+            v = mantissa * POW10[scale];
+        } else if (scale < 0 && scale >= -22) {
+            v = mantissa / POW10[-scale];
+        } else {
+            return Double.NaN;
+        }
+        return neg ? -v : v;
     }
 
     private static double parseHex(byte[] b, int i, int end, boolean neg) {

@@ -65,6 +65,26 @@ class NumbersTest {
     }
 
     @Test
+    void fastDecimalPathAgreesWithTheGeneralParser() {
+        java.util.Random r = new java.util.Random(7);
+        String[] fixed = {"0", "-0", "0.0", "1", "-1.5", "123.456", "0.000001", "1e22", "1e-22", "123456789012345",
+            "0.1", "3.14159", "1.7976931348623157e308", "4.9e-324", "1e23", "9007199254740993", "00012.500",
+            "-.5", "5.", "1E5", "2.5e-3"};
+        for (String s : fixed) {
+            assertThat(Doubles.parse(b(s), 0, s.length())).as(s).isEqualTo(Double.parseDouble(s));
+        }
+        for (int k = 0; k < 100_000; k++) {
+            String s;
+            switch (k % 3) {
+                case 0: s = Long.toString(r.nextLong() % 1_000_000_000_000L); break;
+                case 1: s = String.format(java.util.Locale.ROOT, "%." + r.nextInt(10) + "f", r.nextDouble() * 1e6); break;
+                default: s = (r.nextInt(2000) - 1000) + "." + r.nextInt(100000) + "e" + (r.nextInt(40) - 20); break;
+            }
+            assertThat(Doubles.parse(b(s), 0, s.length())).as(s).isEqualTo(Double.parseDouble(s));
+        }
+    }
+
+    @Test
     void longDoubleArithmeticMatchesRedis() {
         // INCRBYFLOAT results printed by redis-server 7.0 on x86-64
         assertThat(sum("10.5", "0.1")).isEqualTo("10.6");

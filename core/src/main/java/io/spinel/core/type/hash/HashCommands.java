@@ -100,6 +100,11 @@ public final class HashCommands {
         }
         HashValue h = writeOrCreate(c, 1);
         EncodingConfig enc = c.engine().encodings();
+        if (h.isListpack() && (a.count() - 2) / 2 + h.length() <= enc.hashMaxListpackEntries) {
+            long bytes = 0;
+            for (int i = 2; i < a.count(); i++) bytes += Packed.storedSize(a.len(i));
+            h.reserve(bytes); // one allocation for all the new pairs instead of one per pair
+        }
         long created = 0;
         for (int i = 2; i < a.count(); i += 2) {
             if (set(h, a, i, i + 1, enc)) created++;

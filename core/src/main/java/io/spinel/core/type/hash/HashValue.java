@@ -208,6 +208,13 @@ public final class HashValue implements Value {
         if (diff < 0 && lp.length > 64 && lpUsed < lp.length / 2) lp = Arrays.copyOf(lp, lpUsed + lpUsed / 4);
     }
 
+    /** Makes room for {@code bytes} more in the listpack at once (multi-field HSET). */
+    public void reserve(long bytes) {
+        if (table != null || lpUsed + bytes > LISTPACK_SAFETY_LIMIT) return;
+        int need = (int) (lpUsed + bytes);
+        if (need > lp.length) lp = Arrays.copyOf(lp, need);
+    }
+
     private void ensureCapacity(int need) {
         if (need <= lp.length) return;
         // a quarter of slack: amortised appends without holding much unused memory

@@ -135,6 +135,48 @@ public final class Client {
         return closed;
     }
 
+    /** Selects the database this client works on (scripts run in their caller's database). */
+    public void setDb(Db db) {
+        this.db = db;
+    }
+
+    /** Blocking commands act as if timed out for this client (scripts). */
+    public void setDenyBlocking(boolean deny) {
+        this.denyBlocking = deny;
+    }
+
+    /** Whether the client is inside MULTI (its commands are being queued). */
+    public boolean inMulti() {
+        return multi != null;
+    }
+
+    /** The command being executed (EVAL while its script runs). */
+    public Command currentCommand() {
+        return currentCommand;
+    }
+
+    /**
+     * Stops reading further commands from this client until {@link #resumeInput()}: its command
+     * (a script that yields to the event loop) has not produced its reply yet.
+     */
+    public void pauseInput() {
+        paused = true;
+    }
+
+    /** The paused command has replied: send it and run whatever the client pipelined behind it. */
+    public void resumeInput() {
+        paused = false;
+        markPendingWrite();
+        if (reader.hasUnparsed()) {
+            engine.loop().execute(() -> {
+                engine.processInput(this);
+                engine.flushPending();
+            });
+        } else {
+            engine.loop().execute(engine::flushPending);
+        }
+    }
+
     // ---- argument helpers for command code ------------------------------------------------------
 
     public int argc() {
@@ -227,6 +269,17 @@ public final class Client {
      */
     public void propagateAs(byte[]... argv) {
         propagateAs = argv;
+    }
+
+    /** Marker for "replicate nothing for this command" (its effects are propagated instead). */
+    public static final byte[][] NO_PROPAGATION = new byte[0][];
+
+    /**
+     * The command itself must not be propagated: EVAL and FCALL replicate as the write commands
+     * their script ran (Redis 7's effects replication), which go through the script's client.
+     */
+    public void preventPropagation() {
+        propagateAs = NO_PROPAGATION;
     }
 
     // ---- replies ------------------------------------------------------------------------------

@@ -24,5 +24,6 @@ final class CommandFamilies {
         BlockingListCommands.register(t);
         HllCommands.register(t);
         BitmapCommands.register(t);
+        io.spinel.core.script.Scripting.register(t);
     }
 }

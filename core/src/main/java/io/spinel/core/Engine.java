@@ -53,7 +53,8 @@ public final class Engine {
     private final ScheduledExecutorService loop;
     private final BooleanSupplier inLoop;
     private ScheduledFuture<?> cron;
-    private long nextClientId = 1;
+    /** Ids 1 and 2 belong to the internal clients of the two scripting engines (EVAL, functions), as in Redis. */
+    private long nextClientId = 3;
     private ShutdownHandler shutdownHandler = (save, nosave, now, force) -> "ERR shutdown is not available";
     private final long startedAt = System.currentTimeMillis();
     private final long startedNanos = System.nanoTime();
@@ -161,6 +162,68 @@ public final class Engine {
         return loop;
     }
 
+    private final Map<Class<?>, Object> extensions = new java.util.HashMap<>();
+
+    /**
+     * Per-engine state of a subsystem that lives outside this package (scripting), created on
+     * first use by the factory.
+     */
+    public <T> T extension(Class<T> type, java.util.function.Function<Engine, T> factory) {
+        Object o = extensions.get(type);
+        if (o == null) {
+            o = factory.apply(this);
+            extensions.put(type, o);
+        }
+        return type.cast(o);
+    }
+
+    /**
+     * A client that is not connected and not listed (CLIENT LIST): scripts run their redis.call
+     * commands through one. Replies go to the connection given.
+     */
+    public Client newInternalClient(long id, Client.Connection conn) {
+        return new Client(id, this, conn, keyspace.db(0), System.currentTimeMillis());
+    }
+
+    /** Whether the running command was called by another one (inside EXEC, or from a script). */
+    public boolean isNestedCall() {
+        return callDepth > 1;
+    }
+
+    /** Runs a command that was already checked by the caller (scripts), with Redis's call() accounting. */
+    public void runCommand(Client c, Command cmd) {
+        call(c, cmd);
+    }
+
+    /** Whether maxmemory is set and exceeded (write commands that may grow memory are refused). */
+    public boolean isOutOfMemory() {
+        return maxmemory > 0 && outOfMemory();
+    }
+
+    /** Counts an error reply that was written without {@link Client#error} (INFO errorstats). */
+    public void countErrorReply(String message) {
+        countError(message);
+    }
+
+    // ---- busy scripts -------------------------------------------------------------------------
+
+    /** While a script runs past busy-reply-threshold: the error other clients get, else null. */
+    private String busyError;
+
+    /**
+     * Enters (non-null error) or leaves (null) the state where a slow script yields to the event
+     * loop: commands without the allow-busy flag are refused with that error, and periodic work
+     * that touches data waits.
+     */
+    public void setBusy(String error) {
+        busyError = error;
+        if (error == null && callDepth == 0 && blocking.hasReady()) blocking.serveReady();
+    }
+
+    public String busyError() {
+        return busyError;
+    }
+
     public boolean inLoop() {
         return inLoop.getAsBoolean();
     }
@@ -213,6 +276,8 @@ public final class Engine {
 
     /** Redis's serverCron, run hz times per second on the loop thread. */
     void serverCron() {
+        // A slow script yielding to the loop still owns the data: nothing may expire or move.
+        if (busyError != null) return;
         try {
             keyspace.updateTime();
             cronLoops++;
@@ -370,7 +435,7 @@ public final class Engine {
             return;
         }
         if (maxmemory > 0 && outOfMemory()) {
-            boolean denyoom = cmd.has(CommandFlags.DENYOOM)
+            boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0
                     || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
                         .anyMatch(q -> q.has(CommandFlags.DENYOOM)));
             if (c.multi != null && !cmd.name.equals("exec") && !cmd.name.equals("discard")
@@ -381,6 +446,10 @@ public final class Engine {
                 reject(c, cmd, "OOM command not allowed when used memory > 'maxmemory'.");
                 return;
             }
+        }
+        if (busyError != null && !cmd.has(CommandFlags.ALLOW_BUSY)) {
+            reject(c, cmd, busyError);
+            return;
         }
         if (c.multi != null) {
             if (cmd.has(CommandFlags.NO_MULTI)) {
@@ -431,7 +500,7 @@ public final class Engine {
             c.skipThisReply = false;
             c.replyMode = 2;
         }
-        if (callDepth == 0 && blocking.hasReady()) blocking.serveReady();
+        if (callDepth == 0 && busyError == null && blocking.hasReady()) blocking.serveReady();
     }
 
     private void reject(Client c, Command cmd, String message) {

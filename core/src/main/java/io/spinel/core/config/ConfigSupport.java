@@ -18,7 +18,7 @@ public final class ConfigSupport {
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
         "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
-        "hll-sparse-max-bytes",
+        "hll-sparse-max-bytes", "busy-reply-threshold",
     };
 
     /**
@@ -36,7 +36,7 @@ public final class ConfigSupport {
         "oom-score-adj-values", "supervised", "syslog-enabled", "syslog-ident", "syslog-facility",
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
         "latency-tracking", "latency-tracking-info-percentiles", "slowlog-log-slower-than", "slowlog-max-len",
-        "latency-monitor-threshold", "acllog-max-len", "busy-reply-threshold", "hash-max-listpack-entries",
+        "latency-monitor-threshold", "acllog-max-len", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "stream-node-max-entries",
         "stream-node-max-bytes", "tracking-table-max-keys", "rdbcompression",

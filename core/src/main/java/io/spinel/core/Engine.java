@@ -73,6 +73,9 @@ public final class Engine {
     String enableDebugCommand = "no";
     String enableModuleCommand = "no";
     long maxmemory;
+    /** min-replicas-to-write / min-replicas-max-lag (Spinel has no replicas: any value above 0 stops writes). */
+    int minReplicasToWrite;
+    int minReplicasMaxLag = 10;
 
     public Engine(Config config, ScheduledExecutorService loop, BooleanSupplier inLoop, Log log) {
         this.config = config;
@@ -104,6 +107,8 @@ public final class Engine {
             keyspace.setLfu(o.value().contains("lfu"));
             updateSharedIntegers();
         });
+        config.listen("min-replicas-to-write", o -> minReplicasToWrite = Integer.parseInt(o.value()));
+        config.listen("min-replicas-max-lag", o -> minReplicasMaxLag = Integer.parseInt(o.value()));
         config.listen("maxmemory", o -> {
             maxmemory = Long.parseLong(o.value());
             updateSharedIntegers();
@@ -198,6 +203,29 @@ public final class Engine {
     /** Whether maxmemory is set and exceeded (write commands that may grow memory are refused). */
     public boolean isOutOfMemory() {
         return maxmemory > 0 && outOfMemory();
+    }
+
+    /**
+     * Redis's checkGoodReplicasStatus: false when min-replicas-to-write asks for more replicas
+     * than are connected (Spinel has none) and min-replicas-max-lag is not 0.
+     */
+    public boolean hasGoodReplicas() {
+        return minReplicasToWrite == 0 || minReplicasMaxLag == 0;
+    }
+
+    /**
+     * INFO memory's scripting figures: {number_of_cached_scripts, number_of_functions,
+     * number_of_libraries, used_memory_scripts_eval, used_memory_functions, used_memory_vm_eval,
+     * used_memory_vm_functions}; the scripting extension installs the supplier.
+     */
+    private java.util.function.Supplier<long[]> scriptStats = () -> new long[] {0, 0, 0, 0, 0, 31744, 32768};
+
+    public void setScriptStats(java.util.function.Supplier<long[]> stats) {
+        scriptStats = stats;
+    }
+
+    public long[] scriptStats() {
+        return scriptStats.get();
     }
 
     /** Counts an error reply that was written without {@link Client#error} (INFO errorstats). */
@@ -446,6 +474,12 @@ public final class Engine {
                 reject(c, cmd, "OOM command not allowed when used memory > 'maxmemory'.");
                 return;
             }
+        }
+        if (!hasGoodReplicas() && ((cmd.flags(c) & CommandFlags.WRITE) != 0
+                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
+                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+            reject(c, cmd, "NOREPLICAS Not enough good replicas to write.");
+            return;
         }
         if (busyError != null && !cmd.has(CommandFlags.ALLOW_BUSY)) {
             reject(c, cmd, busyError);

@@ -18,7 +18,7 @@ public final class ConfigSupport {
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
         "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
-        "hll-sparse-max-bytes", "busy-reply-threshold",
+        "hll-sparse-max-bytes", "busy-reply-threshold", "min-replicas-to-write",
     };
 
     /**

@@ -252,9 +252,85 @@ final class LuaResp {
      * tables fail where Redis's do.
      */
     static void toReply(Reply r, Object v, int scriptResp, int stack, ErrorSink errors) {
+        // Iterative walk (an explicit frame stack instead of Java recursion): nesting may go
+        // thousands of levels deep before the emulated Lua stack limit is met.
+        java.util.ArrayList<Frame> frames = null;
+        Object cur = v;
+        int curStack = stack;
+        boolean have = true;
+        while (true) {
+            if (have) {
+                Frame f = emit(r, cur, scriptResp, curStack, errors);
+                if (f != null) {
+                    if (frames == null) frames = new java.util.ArrayList<>();
+                    frames.add(f);
+                }
+            }
+            if (frames == null || frames.isEmpty()) return;
+            Frame top = frames.get(frames.size() - 1);
+            have = true;
+            if (top.kind == '*') {
+                Object e = top.table.getInt(top.pos + 1);
+                if (e == null) {
+                    r.setDeferredLength(top.handle, '*', top.n);
+                    frames.remove(frames.size() - 1);
+                    have = false;
+                    continue;
+                }
+                top.pos++;
+                top.n++;
+                cur = e;
+                curStack = top.stack + 1;
+            } else if (top.kind == '%' && top.valueNext) {
+                cur = top.table.slotValue(top.pos);
+                curStack = top.stack + 3;
+                top.valueNext = false;
+                top.pos++;
+            } else {
+                int s = top.table.nextSlot(top.pos);
+                if (s < 0) {
+                    r.setDeferredLength(top.handle, top.kind, top.n);
+                    frames.remove(frames.size() - 1);
+                    have = false;
+                    continue;
+                }
+                top.n++;
+                cur = top.table.slotKey(s);
+                if (top.kind == '%') {
+                    curStack = top.stack + 4;
+                    top.pos = s;
+                    top.valueNext = true;
+                } else {
+                    curStack = top.stack + 3;
+                    top.pos = s + 1;
+                }
+            }
+        }
+    }
+
+    /** A table being written: kind is '*' (array), '%' (map) or '~' (set). */
+    private static final class Frame {
+        final LuaTable table;
+        final char kind;
+        final int handle;
+        final int stack;
+        int pos;
+        int n;
+        boolean valueNext;
+
+        Frame(LuaTable table, char kind, int handle, int stack) {
+            this.table = table;
+            this.kind = kind;
+            this.handle = handle;
+            this.stack = stack;
+        }
+    }
+
+    /** Writes a scalar (or special table) reply; for a container, writes nothing and returns its frame. */
+    private static Frame emit(Reply r, Object v, int scriptResp, int stack, ErrorSink errors) {
         if (stack + 4 > MAXCSTACK) {
             errors.error(r, Bytes.ascii("ERR reached lua stack limit"), true);
-            return;
+            return null;
         }
         if (v instanceof LuaString) {
             LuaString s = (LuaString) v;
@@ -270,19 +346,20 @@ final class LuaResp {
         } else if (v instanceof Double) {
             r.integer(Num.cLong((Double) v));
         } else if (v instanceof LuaTable) {
-            tableToReply(r, (LuaTable) v, scriptResp, stack, errors);
+            return tableToReply(r, (LuaTable) v, stack, errors);
         } else {
             r.nullBulk();
         }
+        return null;
     }
 
-    private static void tableToReply(Reply r, LuaTable t, int scriptResp, int stack, ErrorSink errors) {
+    private static Frame tableToReply(Reply r, LuaTable t, int stack, ErrorSink errors) {
         Object err = t.getStr(ERR);
         if (err instanceof LuaString) {
             Object ign = t.getStr(IGNORE_STATS);
             boolean ignore = ign instanceof Boolean && (Boolean) ign;
             errors.error(r, ((LuaString) err).bytes(), !ignore);
-            return;
+            return null;
         }
         Object ok = t.getStr(OK);
         if (ok instanceof LuaString) {
@@ -293,12 +370,12 @@ final class LuaResp {
             line[line.length - 2] = '\r';
             line[line.length - 1] = '\n';
             r.raw(line);
-            return;
+            return null;
         }
         Object dbl = t.getStr(DOUBLE);
         if (dbl instanceof Double) {
             r.dbl((Double) dbl);
-            return;
+            return null;
         }
         Object big = t.getStr(BIG_NUMBER);
         if (big instanceof LuaString) {
@@ -310,7 +387,7 @@ final class LuaResp {
             } else {
                 r.bulk(num);
             }
-            return;
+            return null;
         }
         Object verb = t.getStr(VERBATIM);
         if (verb instanceof LuaTable) {
@@ -331,44 +408,19 @@ final class LuaResp {
                     } else {
                         r.bulk(s);
                     }
-                    return;
+                    return null;
                 }
             }
         }
         Object map = t.getStr(MAP);
         if (map instanceof LuaTable) {
-            LuaTable m = (LuaTable) map;
-            int handle = r.deferLength();
-            int n = 0;
-            for (int s = m.nextSlot(0); s >= 0; s = m.nextSlot(s + 1)) {
-                toReply(r, m.slotKey(s), scriptResp, stack + 4, errors);
-                toReply(r, m.slotValue(s), scriptResp, stack + 3, errors);
-                n++;
-            }
-            r.setDeferredLength(handle, '%', n);
-            return;
+            return new Frame((LuaTable) map, '%', r.deferLength(), stack);
         }
         Object set = t.getStr(SET);
         if (set instanceof LuaTable) {
-            LuaTable m = (LuaTable) set;
-            int handle = r.deferLength();
-            int n = 0;
-            for (int s = m.nextSlot(0); s >= 0; s = m.nextSlot(s + 1)) {
-                toReply(r, m.slotKey(s), scriptResp, stack + 3, errors);
-                n++;
-            }
-            r.setDeferredLength(handle, '~', n);
-            return;
+            return new Frame((LuaTable) set, '~', r.deferLength(), stack);
         }
-        int handle = r.deferLength();
-        int n = 0;
-        for (int j = 1; ; j++) {
-            Object v = t.getInt(j);
-            if (v == null) break;
-            toReply(r, v, scriptResp, stack + 1, errors);
-            n++;
-        }
-        r.setDeferredLength(handle, '*', n);
+        return new Frame(t, '*', r.deferLength(), stack);
     }
 
     /** Reply null as the caller's protocol writes it (Redis's addReplyNull). */

@@ -179,14 +179,23 @@ final class RedisApi {
         return 1;
     }
 
+    /** Commands Redis flags may-replicate (scripts count them as writes): PFCOUNT, PUBLISH, SPUBLISH. */
+    private static boolean mayReplicate(Command cmd) {
+        String n = cmd.name;
+        return n.equals("pfcount") || n.equals("publish") || n.equals("spublish");
+    }
+
     /** Redis's scriptCall checks, in order: returns an error (without '-') or null if the command may run. */
     static String check(Scripting s, RunContext ctx, Command cmd, int argc) {
         if (cmd == null) return "Unknown Redis command called from script";
         if (!cmd.arityOk(argc)) return "Wrong number of args calling Redis command from script";
         if (cmd.has(CommandFlags.NOSCRIPT)) return "This Redis command is not allowed from script";
         int flags = cmd.flags(ctx.client);
-        if (ctx.readOnly && (flags & CommandFlags.WRITE) != 0) {
+        if (ctx.readOnly && ((flags & CommandFlags.WRITE) != 0 || mayReplicate(cmd))) {
             return "Write commands are not allowed from read-only scripts.";
+        }
+        if ((flags & CommandFlags.WRITE) != 0 && !ctx.writeDirty && !s.engine().hasGoodReplicas()) {
+            return "-NOREPLICAS Not enough good replicas to write.";
         }
         if (!ctx.allowOom && !ctx.writeDirty && ctx.oomAtStart && (flags & CommandFlags.DENYOOM) != 0) {
             return "-OOM command not allowed when used memory > 'maxmemory'.";

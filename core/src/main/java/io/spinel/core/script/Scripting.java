@@ -63,6 +63,9 @@ public final class Scripting {
         this.engine = engine;
         this.eval = new EvalScripts(this);
         this.functions = new Functions(this);
+        engine.setScriptStats(() -> new long[] {eval.size(), functions.current.functions.size(),
+            functions.current.libraries.size(), eval.memory(), functions.memory(), eval.luaMemory(),
+            functions.luaMemory()});
     }
 
     /** The scripting state of an engine, created on first use. */
@@ -279,6 +282,9 @@ public final class Scripting {
         if ((flags & ScriptFlags.EVAL_COMPAT_MODE) != 0) return null;
         if ((flags & ScriptFlags.NO_WRITES) == 0 && ro) {
             return "ERR Can not execute a script with write flag using *_ro command.";
+        }
+        if ((flags & ScriptFlags.NO_WRITES) == 0 && !engine.hasGoodReplicas()) {
+            return "NOREPLICAS Not enough good replicas to write.";
         }
         if ((flags & (ScriptFlags.ALLOW_OOM | ScriptFlags.NO_WRITES)) == 0 && engine.isOutOfMemory()) {
             return "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'";

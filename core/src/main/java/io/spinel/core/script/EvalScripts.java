@@ -41,6 +41,8 @@ final class EvalScripts {
     /** sha (lower case hex) to script; SCRIPT EXISTS and EVALSHA compare shas ignoring case. */
     final Map<String, Script> cache = new HashMap<>();
     private long cacheBytes;
+    /** Scripts compiled so far (EVALSHA and EVAL of a cached body compile nothing). */
+    long compilations;
 
     EvalScripts(Scripting s) {
         this.s = s;
@@ -135,6 +137,7 @@ final class EvalScripts {
         }
         byte[] code = sb.length == 0 ? body : Arrays.copyOfRange(body, sb.length, body.length);
         LuaClosure fn;
+        compilations++;
         try {
             fn = lua.load(code, "@user_script");
         } catch (LuaError e) {

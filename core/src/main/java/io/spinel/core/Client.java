@@ -235,6 +235,14 @@ public final class Client {
         return ms.longValue() + now;
     }
 
+    /** Set on the client that runs commands for a Lua script. */
+    boolean script;
+
+    /** Whether this client runs commands on behalf of a script (Redis's CLIENT_SCRIPT). */
+    public boolean fromScript() {
+        return script;
+    }
+
     /** Whether a blocking command may block this client now (not inside MULTI/EXEC or a script). */
     public boolean mayBlock() {
         return !denyBlocking;

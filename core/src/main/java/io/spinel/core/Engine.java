@@ -187,7 +187,9 @@ public final class Engine {
      * commands through one. Replies go to the connection given.
      */
     public Client newInternalClient(long id, Client.Connection conn) {
-        return new Client(id, this, conn, keyspace.db(0), System.currentTimeMillis());
+        Client c = new Client(id, this, conn, keyspace.db(0), System.currentTimeMillis());
+        c.script = true;
+        return c;
     }
 
     /** Whether the running command was called by another one (inside EXEC, or from a script). */

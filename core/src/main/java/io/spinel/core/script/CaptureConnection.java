@@ -65,4 +65,9 @@ final class CaptureConnection implements Client.Connection {
     public int fd() {
         return -1;
     }
+
+    /** Output waiting to be sent (Connection.pendingBytes on branches that have it): none here. */
+    public long pendingBytes() {
+        return 0;
+    }
 }

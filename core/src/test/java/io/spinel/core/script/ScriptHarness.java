@@ -99,5 +99,10 @@ final class ScriptHarness implements AutoCloseable {
         public int fd() {
             return 9;
         }
+
+        /** Output waiting to be sent (Connection.pendingBytes on branches that have it): none here. */
+        public long pendingBytes() {
+            return 0;
+        }
     }
 }

@@ -1141,7 +1141,15 @@ public final class Interp {
                                     eq = equalsObj(th, rb, rc);
                                     stack = th.stack;
                                 }
-                                if ((eq ? 1 : 0) == ((i >>> 6) & 0xFF)) pc += (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                if ((eq ? 1 : 0) == ((i >>> 6) & 0xFF)) {
+                                    int sbx = (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                    pc += sbx + 1;
+                                    if (sbx < 0 && --hookCountdown <= 0 && hookFired(th)) {
+                                        ci.savedpc = pc;
+                                        return EXEC_SUSPEND;
+                                    }
+                                    continue;
+                                }
                                 pc++;
                                 continue;
                             }
@@ -1158,14 +1166,30 @@ public final class Interp {
                                     r = (i & 0x3F) == Op.LT ? lessThan(th, rb, rc) : lessEqual(th, rb, rc);
                                     stack = th.stack;
                                 }
-                                if ((r ? 1 : 0) == ((i >>> 6) & 0xFF)) pc += (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                if ((r ? 1 : 0) == ((i >>> 6) & 0xFF)) {
+                                    int sbx = (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                    pc += sbx + 1;
+                                    if (sbx < 0 && --hookCountdown <= 0 && hookFired(th)) {
+                                        ci.savedpc = pc;
+                                        return EXEC_SUSPEND;
+                                    }
+                                    continue;
+                                }
                                 pc++;
                                 continue;
                             }
                             case Op.TEST: {
                                 Object v = stack[a];
                                 boolean f = v == null || v == Boolean.FALSE;
-                                if ((f ? 1 : 0) != ((i >>> 14) & 0x1FF)) pc += (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                if ((f ? 1 : 0) != ((i >>> 14) & 0x1FF)) {
+                                    int sbx = (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                    pc += sbx + 1;
+                                    if (sbx < 0 && --hookCountdown <= 0 && hookFired(th)) {
+                                        ci.savedpc = pc;
+                                        return EXEC_SUSPEND;
+                                    }
+                                    continue;
+                                }
                                 pc++;
                                 continue;
                             }
@@ -1174,7 +1198,13 @@ public final class Interp {
                                 boolean f = v == null || v == Boolean.FALSE;
                                 if ((f ? 1 : 0) != ((i >>> 14) & 0x1FF)) {
                                     stack[a] = v;
-                                    pc += (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                    int sbx = (code[pc] >>> 14) - Op.MAXARG_sBx;
+                                    pc += sbx + 1;
+                                    if (sbx < 0 && --hookCountdown <= 0 && hookFired(th)) {
+                                        ci.savedpc = pc;
+                                        return EXEC_SUSPEND;
+                                    }
+                                    continue;
                                 }
                                 pc++;
                                 continue;

@@ -101,4 +101,25 @@ class InterpTest {
         assertThat(suspensions).isGreaterThan(10);
         assertThat(L.result()).isEqualTo(expected);
     }
+
+    @Test
+    void conditionalBackJumpsReachTheHook() {
+        // repeat/until and while loops jump back through comparisons, not through OP_JMP alone
+        for (String code : new String[] {"local i = 0 repeat i = i + 1 until i == 100000 return i",
+                "local i = 0 while i < 100000 do i = i + 1 end return i",
+                "local i, t = 0, true repeat i = i + 1 t = i < 100000 until not t return i"}) {
+            Interp L = state();
+            int[] hooks = {0};
+            L.setHook(I -> ++hooks[0] > 0, 1000);
+            L.setSuspendable(true);
+            int r = L.start(L.load(code.getBytes(StandardCharsets.ISO_8859_1), "@test"));
+            int suspensions = 0;
+            while (r == Interp.EXEC_SUSPEND) {
+                suspensions++;
+                r = L.resume();
+            }
+            assertThat(L.result()).as(code).isEqualTo(100000.0);
+            assertThat(suspensions).as(code).isGreaterThanOrEqualTo(50);
+        }
+    }
 }

@@ -229,6 +229,7 @@ final class LuaResp {
 
     /** "-message\r\n" with CR/LF inside the message turned into spaces, as Redis writes errors. */
     static void writeError(Reply r, byte[] message) {
+        message = cString(message);
         byte[] b = new byte[message.length + 3];
         b[0] = '-';
         for (int i = 0; i < message.length; i++) {
@@ -238,6 +239,12 @@ final class LuaResp {
         b[b.length - 2] = '\r';
         b[b.length - 1] = '\n';
         r.raw(b);
+    }
+
+    /** The bytes before the first NUL: what Redis keeps where it copies a Lua string as a C string. */
+    static byte[] cString(byte[] s) {
+        for (int i = 0; i < s.length; i++) if (s[i] == 0) return java.util.Arrays.copyOf(s, i);
+        return s;
     }
 
     private static byte[] mapCrLf(byte[] s) {
@@ -363,7 +370,7 @@ final class LuaResp {
         }
         Object ok = t.getStr(OK);
         if (ok instanceof LuaString) {
-            byte[] st = mapCrLf(((LuaString) ok).bytes());
+            byte[] st = mapCrLf(cString(((LuaString) ok).bytes()));
             byte[] line = new byte[st.length + 3];
             line[0] = '+';
             System.arraycopy(st, 0, line, 1, st.length);
@@ -374,7 +381,15 @@ final class LuaResp {
         }
         Object dbl = t.getStr(DOUBLE);
         if (dbl instanceof Double) {
-            r.dbl((Double) dbl);
+            double d = (Double) dbl;
+            if (d != d) {
+                // %.17g of a NaN: its sign shows ("-nan" for x86's default NaN)
+                String text = Double.doubleToRawLongBits(d) < 0 ? "-nan" : "nan";
+                if (r.resp3()) r.raw(Bytes.ascii("," + text + "\r\n"));
+                else r.bulk(text);
+                return null;
+            }
+            r.dbl(d);
             return null;
         }
         Object big = t.getStr(BIG_NUMBER);

@@ -245,6 +245,7 @@ public final class Scripting {
         Object errField = t.getStr(LuaResp.ERR);
         String msg = errField instanceof LuaString ? ((LuaString) errField).toString()
                 : errField instanceof Double ? io.spinel.core.script.lua.LuaValues.toLuaString(errField).toString() : null;
+        if (msg != null && msg.indexOf('\0') >= 0) msg = msg.substring(0, msg.indexOf('\0')); // copied as a C string
         StringBuilder sb = new StringBuilder();
         sb.append(msg == null ? "(null)" : msg);
         if (src != null) {
@@ -266,6 +267,7 @@ public final class Scripting {
 
     /** Counts an error reply in INFO errorstats as Redis's afterErrorReply does. */
     void countError(byte[] msg) {
+        msg = LuaResp.cString(msg);
         int n = Math.min(msg.length, 31);
         int sp = -1;
         for (int i = 0; i < n; i++) {

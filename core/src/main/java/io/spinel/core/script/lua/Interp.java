@@ -757,8 +757,55 @@ public final class Interp {
         throw LuaError.runtime("loop in settable");
     }
 
-    static double pow(double a, double b) {
-        return Math.pow(a, b);
+    private static final long SIGN = Long.MIN_VALUE;
+    private static final long QUIET = 0x0008000000000000L;
+
+    /**
+     * pow as glibc computes it on x86-64, down to which NaN comes out (its sign shows in
+     * tostring: "nan" or "-nan"): the special cases of glibc's pow, then Math.pow.
+     */
+    static double pow(double x, double y) {
+        long ix = Double.doubleToRawLongBits(x);
+        long iy = Double.doubleToRawLongBits(y);
+        if (zeroInfNan(iy)) {
+            if (2 * iy == 0) return isSignaling(ix) ? addNan(x, y) : 1.0;
+            if (ix == Double.doubleToRawLongBits(1.0)) return isSignaling(iy) ? addNan(x, y) : 1.0;
+            if (Double.isNaN(x) || Double.isNaN(y)) return addNan(x, y);
+            if (Math.abs(x) == 1.0) return 1.0;
+            if ((Math.abs(x) < 1.0) == (iy >= 0)) return 0.0;
+            return y * y;
+        }
+        if (zeroInfNan(ix)) {
+            double x2 = Double.isNaN(x) ? quiet(x) : x * x;
+            if (ix < 0 && isOddInteger(y)) x2 = Double.longBitsToDouble(Double.doubleToRawLongBits(x2) ^ SIGN);
+            return iy < 0 ? (Double.isNaN(x2) ? x2 : 1 / x2) : x2;
+        }
+        if (ix < 0 && y != Math.rint(y)) return Num.DEFAULT_NAN; // negative base, fractional power
+        return Math.pow(x, y);
+    }
+
+    /** ±0, ±inf or NaN. */
+    private static boolean zeroInfNan(long i) {
+        return Long.compareUnsigned(2 * i - 1, 2 * Double.doubleToRawLongBits(Double.POSITIVE_INFINITY) - 1) >= 0;
+    }
+
+    private static boolean isSignaling(long i) {
+        return (i & 0x7ff0000000000000L) == 0x7ff0000000000000L && (i & 0x000fffffffffffffL) != 0 && (i & QUIET) == 0;
+    }
+
+    private static double quiet(double v) {
+        return Double.longBitsToDouble(Double.doubleToRawLongBits(v) | QUIET);
+    }
+
+    /** x + y where one is NaN, as SSE does it: the first NaN operand, quieted. */
+    private static double addNan(double x, double y) {
+        return quiet(Double.isNaN(x) ? x : y);
+    }
+
+    private static boolean isOddInteger(double y) {
+        if (Double.isInfinite(y) || y != Math.rint(y)) return false;
+        if (Math.abs(y) >= 9007199254740992.0) return false;
+        return ((long) y & 1) != 0;
     }
 
     static double arithRaw(int op, double x, double y) {
@@ -772,7 +819,7 @@ public final class Interp {
             case Op.POW: r = pow(x, y); break;
             default: r = -x; break;
         }
-        if (r != r) r = nanResult(op, x, y);
+        if (r != r && op != Op.POW) r = nanResult(op, x, y); // pow picks its own NaN
         return r;
     }
 

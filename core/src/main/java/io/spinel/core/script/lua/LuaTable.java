@@ -146,7 +146,8 @@ public final class LuaTable {
         if (key instanceof Double) {
             double d = (Double) key;
             int k = (int) d;
-            if (k == d) {
+            // a new -0 key is stored as given (Lua copies the key), so it takes the generic path
+            if (k == d && (k != 0 || Double.doubleToRawLongBits(d) == 0)) {
                 setInt(k, value);
                 return;
             }

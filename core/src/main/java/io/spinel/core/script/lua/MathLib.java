@@ -35,8 +35,9 @@ public final class MathLib {
         fn(m, "acos", StrictMath::acos);
         fn(m, "asin", StrictMath::asin);
         m.rawset("atan2", Builtin.of("atan2", (I, th, base, n) -> {
-            double y = I.checkNumber(th, base, n, 1);
+            // gcc evaluates these C call arguments right to left: argument 2 is checked first
             double x = I.checkNumber(th, base, n, 2);
+            double y = I.checkNumber(th, base, n, 1);
             th.stack[base] = LuaValues.num(StrictMath.atan2(y, x));
             return 1;
         }));
@@ -48,8 +49,8 @@ public final class MathLib {
         fn(m, "exp", StrictMath::exp);
         fn(m, "floor", Math::floor);
         Builtin fmod = Builtin.of("fmod", (I, th, base, n) -> {
-            double a = I.checkNumber(th, base, n, 1);
             double b = I.checkNumber(th, base, n, 2);
+            double a = I.checkNumber(th, base, n, 1);
             double r = a % b;
             if (r != r && a == a && b == b) r = Num.DEFAULT_NAN;
             th.stack[base] = LuaValues.num(r);
@@ -80,8 +81,8 @@ public final class MathLib {
             return 2;
         }));
         m.rawset("ldexp", Builtin.of("ldexp", (I, th, base, n) -> {
-            double d = I.checkNumber(th, base, n, 1);
             int e = I.checkInt(th, base, n, 2);
+            double d = I.checkNumber(th, base, n, 1);
             th.stack[base] = LuaValues.num(Math.scalb(d, e));
             return 1;
         }));
@@ -115,8 +116,8 @@ public final class MathLib {
             return 2;
         }));
         m.rawset("pow", Builtin.of("pow", (I, th, base, n) -> {
-            double a = I.checkNumber(th, base, n, 1);
             double b = I.checkNumber(th, base, n, 2);
+            double a = I.checkNumber(th, base, n, 1);
             th.stack[base] = LuaValues.num(Interp.arithRaw(Op.POW, a, b));
             return 1;
         }));

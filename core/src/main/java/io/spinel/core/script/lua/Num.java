@@ -33,7 +33,8 @@ public final class Num {
 
     /** (unsigned long) d as gcc compiles it on x86-64. */
     public static long cULong(double d) {
-        if (d < 9.223372036854775807E18) return cLong(d);
+        // the compiled comparison sends NaN (unordered) down the signed conversion too
+        if (d != d || d < 9.223372036854775807E18) return cLong(d);
         return cLong(d - 9.223372036854775807E18) ^ Long.MIN_VALUE;
     }
 

@@ -244,7 +244,7 @@ class ScriptRandomDiffTest {
                 }
             }
             int d = depth - 1;
-            switch (rnd.nextInt(16)) {
+            switch (rnd.nextInt(24)) {
                 case 0:
                 case 1:
                     return "(" + expr(d) + " " + pick("+", "-", "*", "/", "%", "^", "..", "..") + " " + expr(d) + ")";
@@ -280,6 +280,27 @@ class ScriptRandomDiffTest {
                 case 14:
                     return pick("cjson.encode", "cjson.decode", "cmsgpack.pack", "bit.tobit", "bit.bnot", "bit.tohex")
                             + "(" + expr(d) + ")";
+                case 16:
+                    return "(function() local t = " + table(d) + " table." + pick("sort", "insert", "remove", "sort")
+                            + "(t" + (rnd.nextBoolean() ? ", " + expr(0) : "") + ") return t end)()";
+                case 17:
+                    return "cjson.decode(" + pick("'[1,2,{\"a\":null}]'", "'{\"a\":[1e2,-0,\"x\"]}'", "'\"\\u00e9\"'",
+                            "'[1,'", "'true'", "'1e400'", "'[0.1, 100000000000000000000]'", "'{\"b\":1,\"a\":2,\"c\":{}}'",
+                            "' [ ] '", "'\"x\\ty\"'") + ")";
+                case 18:
+                    return pick("cmsgpack.unpack(cmsgpack.pack(", "cjson.decode(cjson.encode(", "struct.unpack('>d', struct.pack('>d', ",
+                            "struct.unpack('<i4', struct.pack('<i4', ") + expr(d) + "))";
+                case 19:
+                    return "setmetatable({}, {__index = function(t, k) return " + expr(0) + " end, __call = function(self, x) "
+                            + "return x end, __concat = function(a, b) return 'cc' end})" + pick("[" + expr(d) + "]",
+                            "(" + expr(d) + ")", " .. " + expr(d), ".x");
+                case 20:
+                    return "coroutine.wrap(function(a) local b = coroutine.yield(a) return " + expr(d) + " end)(" + expr(d) + ")";
+                case 21:
+                    return "(" + string() + "):" + pick("upper()", "len()", "rep(2)", "byte(1, -1)", "sub(2)", "format(1, 2)");
+                case 22:
+                    return "string.format('" + pick("%5.3g|%-+8d", "%08.3f %s", "% d %#x", "%3c%-3c", "%.0e %G") + "', "
+                            + expr(d) + ", " + expr(d) + ")";
                 default:
                     return "unpack(" + table(d) + ")";
             }

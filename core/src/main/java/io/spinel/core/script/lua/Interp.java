@@ -197,6 +197,18 @@ public final class Interp {
 
     /** Lua's getobjname: how the value in register reg of a Lua frame was obtained. */
     String[] objName(CallInfo ci, int reg) {
+        String[] r = objNameRaw(ci, reg);
+        if (r != null) r[1] = cString(r[1]); // names reach messages through %s: C strings
+        return r;
+    }
+
+    /** The characters before the first NUL (a Lua string formatted with %s by C code). */
+    public static String cString(String s) {
+        int z = s.indexOf('\0');
+        return z < 0 ? s : s.substring(0, z);
+    }
+
+    private String[] objNameRaw(CallInfo ci, int reg) {
         if (!ci.isLua()) return null;
         Proto p = ci.cl.p;
         int pc = ci.savedpc - 1;
@@ -209,7 +221,7 @@ public final class Interp {
             case Op.MOVE: {
                 int a = Op.a(i);
                 int b = Op.b(i);
-                if (b < a) return objName(ci, b);
+                if (b < a) return objNameRaw(ci, b);
                 return null;
             }
             case Op.GETTABLE:

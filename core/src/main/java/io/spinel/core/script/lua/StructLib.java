@@ -137,6 +137,10 @@ public final class StructLib {
 
     private static int pack(Interp I, Coroutine th, int base, int n) {
         Fmt fmt = new Fmt(I.checkString(th, base, n, 1));
+        // struct.pack pushes a nil right after its arguments: a missing argument reads as nil
+        th.ensure(base + n + 1);
+        th.stack()[base + n] = null;
+        n++;
         int arg = 2;
         long total = 0;
         ByteArrayOutputStream b = new ByteArrayOutputStream();

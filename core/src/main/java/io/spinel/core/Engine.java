@@ -464,7 +464,8 @@ public final class Engine {
             reject(c, cmd, "NOAUTH Authentication required.");
             return;
         }
-        if (maxmemory > 0 && outOfMemory()) {
+        // (not while a slow script yields: Redis skips the memory check, the command gets BUSY below)
+        if (maxmemory > 0 && busyError == null && outOfMemory()) {
             boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0
                     || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
                         .anyMatch(q -> q.has(CommandFlags.DENYOOM)));

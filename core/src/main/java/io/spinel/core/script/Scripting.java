@@ -87,6 +87,29 @@ public final class Scripting {
         return engine;
     }
 
+    /**
+     * The source code of every function library, for persistence to save (RDB FUNCTION2
+     * records, FUNCTION LOAD commands in a rewritten AOF).
+     */
+    public static java.util.List<byte[]> libraries(Engine engine) {
+        java.util.List<byte[]> codes = new java.util.ArrayList<>();
+        for (Functions.Library li : of(engine).functions.current.libraries.values()) codes.add(li.code);
+        return codes;
+    }
+
+    /**
+     * Loads a saved library (RDB or AOF loading, Redis's rdbFunctionLoad: no REPLACE, no time
+     * limit). Throws IllegalStateException with Redis's reason when it cannot be loaded.
+     */
+    public static void loadLibrary(Engine engine, byte[] code) {
+        Functions f = of(engine).functions;
+        try {
+            f.create(code, false, f.current, 0);
+        } catch (Functions.LoadError e) {
+            throw new IllegalStateException(e.getMessage());
+        }
+    }
+
     static String sha1hex(byte[] body) {
         try {
             byte[] d = MessageDigest.getInstance("SHA-1").digest(body);

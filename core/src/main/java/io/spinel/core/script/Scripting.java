@@ -130,6 +130,9 @@ public final class Scripting {
      * and yields to the event loop, when it ends.
      */
     void run(Interp L, RunContext ctx, LuaFunction fn, Object[] args) {
+        // the script's effects are propagated, never the EVAL/FCALL itself; said up front because a
+        // script that yields returns from its command before it has finished
+        ctx.caller.preventPropagation();
         Client client = ctx.client;
         client.setDb(ctx.caller.db());
         client.reply().setProtocol(2);

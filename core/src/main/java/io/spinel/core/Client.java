@@ -146,7 +146,17 @@ public final class Client {
         return closed;
     }
 
-    /** Whether a MULTI is open (commands are being queued). */
+    /** Selects the database this client works on (scripts run in their caller's database). */
+    public void setDb(Db db) {
+        this.db = db;
+    }
+
+    /** Blocking commands act as if timed out for this client (scripts). */
+    public void setDenyBlocking(boolean deny) {
+        this.denyBlocking = deny;
+    }
+
+    /** Whether the client is inside MULTI (its commands are being queued). */
     public boolean inMulti() {
         return multi != null;
     }
@@ -154,6 +164,33 @@ public final class Client {
     /** Whether the client is running the commands of an EXEC. */
     public boolean inExec() {
         return inExec;
+    }
+
+    /** The command being executed (EVAL while its script runs). */
+    public Command currentCommand() {
+        return currentCommand;
+    }
+
+    /**
+     * Stops reading further commands from this client until {@link #resumeInput()}: its command
+     * (a script that yields to the event loop) has not produced its reply yet.
+     */
+    public void pauseInput() {
+        paused = true;
+    }
+
+    /** The paused command has replied: send it and run whatever the client pipelined behind it. */
+    public void resumeInput() {
+        paused = false;
+        markPendingWrite();
+        if (reader.hasUnparsed()) {
+            engine.loop().execute(() -> {
+                engine.processInput(this);
+                engine.flushPending();
+            });
+        } else {
+            engine.loop().execute(engine::flushPending);
+        }
     }
 
     // ---- argument helpers for command code ------------------------------------------------------

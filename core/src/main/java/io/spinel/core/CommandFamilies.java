@@ -41,5 +41,6 @@ final class CommandFamilies {
         SetCommands.register(t);
         GeoCommands.register(t);
         PersistCommands.register(t);
+        io.spinel.core.script.Scripting.register(t);
     }
 }

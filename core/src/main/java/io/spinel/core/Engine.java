@@ -59,7 +59,8 @@ public final class Engine {
     private final ScheduledExecutorService loop;
     private final BooleanSupplier inLoop;
     private ScheduledFuture<?> cron;
-    private long nextClientId = 1;
+    /** Ids 1 and 2 belong to the internal clients of the two scripting engines (EVAL, functions), as in Redis. */
+    private long nextClientId = 3;
     private ShutdownHandler shutdownHandler = (save, nosave, now, force) -> "ERR shutdown is not available";
     private final long startedAt = System.currentTimeMillis();
     private final long startedNanos = System.nanoTime();
@@ -78,6 +79,11 @@ public final class Engine {
     String enableDebugCommand = "no";
     String enableModuleCommand = "no";
     long maxmemory;
+    /** Whether the last command that went through processCommand found memory over maxmemory (Redis's pre_command_oom_state). */
+    boolean preCommandOom;
+    /** min-replicas-to-write / min-replicas-max-lag (Spinel has no replicas: any value above 0 stops writes). */
+    int minReplicasToWrite;
+    int minReplicasMaxLag = 10;
 
     public Engine(Config config, ScheduledExecutorService loop, BooleanSupplier inLoop, Log log) {
         this.config = config;
@@ -92,6 +98,17 @@ public final class Engine {
         CommandFamilies.registerAll(commands);
         bindConfig();
         this.persistence = new io.spinel.core.persist.Persistence(this);
+        persistence.setFunctionStore(new io.spinel.core.persist.FunctionStore() {
+            @Override
+            public java.util.List<byte[]> libraries() {
+                return io.spinel.core.script.Scripting.libraries(Engine.this);
+            }
+
+            @Override
+            public void load(byte[] code) {
+                io.spinel.core.script.Scripting.loadLibrary(Engine.this, code);
+            }
+        });
     }
 
     private void bindConfig() {
@@ -113,6 +130,8 @@ public final class Engine {
             keyspace.setLfu(o.value().contains("lfu"));
             updateSharedIntegers();
         });
+        config.listen("min-replicas-to-write", o -> minReplicasToWrite = Integer.parseInt(o.value()));
+        config.listen("min-replicas-max-lag", o -> minReplicasMaxLag = Integer.parseInt(o.value()));
         config.listen("maxmemory", o -> {
             maxmemory = Long.parseLong(o.value());
             updateSharedIntegers();
@@ -203,6 +222,96 @@ public final class Engine {
         return loop;
     }
 
+    private final Map<Class<?>, Object> extensions = new java.util.HashMap<>();
+
+    /**
+     * Per-engine state of a subsystem that lives outside this package (scripting), created on
+     * first use by the factory.
+     */
+    public <T> T extension(Class<T> type, java.util.function.Function<Engine, T> factory) {
+        Object o = extensions.get(type);
+        if (o == null) {
+            o = factory.apply(this);
+            extensions.put(type, o);
+        }
+        return type.cast(o);
+    }
+
+    /**
+     * A client that is not connected and not listed (CLIENT LIST): scripts run their redis.call
+     * commands through one. Replies go to the connection given.
+     */
+    public Client newInternalClient(long id, Client.Connection conn) {
+        Client c = new Client(id, this, conn, keyspace.db(0), System.currentTimeMillis());
+        c.script = true;
+        return c;
+    }
+
+    /** Whether the running command was called by another one (inside EXEC, or from a script). */
+    public boolean isNestedCall() {
+        return callDepth > 1;
+    }
+
+    /** Runs a command that was already checked by the caller (scripts), with Redis's call() accounting. */
+    public void runCommand(Client c, Command cmd) {
+        call(c, cmd);
+    }
+
+    /** Whether maxmemory is set and exceeded (write commands that may grow memory are refused). */
+    public boolean isOutOfMemory() {
+        return maxmemory > 0 && preCommandOom;
+    }
+
+    /**
+     * Redis's checkGoodReplicasStatus: false when min-replicas-to-write asks for more replicas
+     * than are connected (Spinel has none) and min-replicas-max-lag is not 0.
+     */
+    public boolean hasGoodReplicas() {
+        return minReplicasToWrite == 0 || minReplicasMaxLag == 0;
+    }
+
+    /**
+     * INFO memory's scripting figures: {number_of_cached_scripts, number_of_functions,
+     * number_of_libraries, used_memory_scripts_eval, used_memory_functions, used_memory_vm_eval,
+     * used_memory_vm_functions}; the scripting extension installs the supplier.
+     */
+    private java.util.function.Supplier<long[]> scriptStats = () -> new long[] {0, 0, 0, 0, 0, 31744, 32768};
+
+    public void setScriptStats(java.util.function.Supplier<long[]> stats) {
+        scriptStats = stats;
+    }
+
+    public long[] scriptStats() {
+        return scriptStats.get();
+    }
+
+    /** Counts an error reply that was written without {@link Client#error} (INFO errorstats). */
+    public void countErrorReply(String message) {
+        countError(message);
+    }
+
+    // ---- busy scripts -------------------------------------------------------------------------
+
+    /** While a script runs past busy-reply-threshold: the error other clients get, else null. */
+    private String busyError;
+
+    /**
+     * Enters (non-null error) or leaves (null) the state where a slow script yields to the event
+     * loop: commands without the allow-busy flag are refused with that error, and periodic work
+     * that touches data waits.
+     */
+    public void setBusy(String error) {
+        busyError = error;
+        if (error == null && callDepth == 0) {
+            flushPropagation(null);
+            if (blocking.hasReady()) blocking.serveReady();
+        }
+    }
+
+    public String busyError() {
+        return busyError;
+    }
+
     public boolean inLoop() {
         return inLoop.getAsBoolean();
     }
@@ -256,6 +365,8 @@ public final class Engine {
 
     /** Redis's serverCron, run hz times per second on the loop thread. */
     void serverCron() {
+        // A slow script yielding to the loop still owns the data: nothing may expire or move.
+        if (busyError != null) return;
         try {
             keyspace.updateTime();
             cronLoops++;
@@ -419,8 +530,11 @@ public final class Engine {
             return;
         }
         tracking.limitTable();
-        if (maxmemory > 0 && evictor.perform(maxmemory) == Evictor.FAIL) {
-            boolean denyoom = cmd.has(CommandFlags.DENYOOM)
+        // no memory check while a slow script yields (Redis skips it; the command gets BUSY below)
+        boolean oom = maxmemory > 0 && busyError == null && evictor.perform(maxmemory) == Evictor.FAIL;
+        if (busyError == null) preCommandOom = oom;
+        if (oom) {
+            boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0
                     || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
                         .anyMatch(q -> q.has(CommandFlags.DENYOOM)));
             if (c.multi != null && !cmd.name.equals("exec") && !cmd.name.equals("discard")
@@ -433,15 +547,25 @@ public final class Engine {
             }
         }
         String diskError = persistence.writeDeniedReason();
-        if (diskError != null && (cmd.has(CommandFlags.WRITE) || cmd.name.equals("ping")
+        if (diskError != null && ((cmd.flags(c) & CommandFlags.WRITE) != 0 || cmd.name.equals("ping")
                 || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
                     .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
             reject(c, cmd, diskError);
             return;
         }
+        if (!hasGoodReplicas() && ((cmd.flags(c) & CommandFlags.WRITE) != 0
+                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
+                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+            reject(c, cmd, "NOREPLICAS Not enough good replicas to write.");
+            return;
+        }
         if (c.resp() == 2 && PubSub.isSubscribed(c) && !allowedWhileSubscribed(cmd)) {
             reject(c, cmd, "ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                     + "QUIT / RESET are allowed in this context");
+            return;
+        }
+        if (busyError != null && !cmd.has(CommandFlags.ALLOW_BUSY)) {
+            reject(c, cmd, busyError);
             return;
         }
         if (c.multi != null) {
@@ -536,7 +660,7 @@ public final class Engine {
             keyspace.settle();
             flushPropagation(cmd);
             tracking.flushPendingForCurrent(c);
-            if (blocking.hasReady()) blocking.serveReady();
+            if (busyError == null && blocking.hasReady()) blocking.serveReady();
         }
     }
 
@@ -583,8 +707,11 @@ public final class Engine {
     private void flushPropagation(Command cmd) {
         int n = pendingPropagation.size();
         if (n == 0) return;
+        // a slow script yielding to the event loop runs in slices: its effects go out (wrapped in
+        // one MULTI/EXEC) when it ends, see setBusy
+        if (busyError != null) return;
         // RANDOMKEY and SCAN may expire several keys: like active expiry, no transaction for that
-        boolean transaction = n > 1 && !cmd.name.equals("randomkey") && !cmd.name.equals("scan");
+        boolean transaction = n > 1 && (cmd == null || (!cmd.name.equals("randomkey") && !cmd.name.equals("scan")));
         try {
             for (PropagationListener l : propagationListeners) {
                 if (transaction) l.propagate(pendingPropagation.get(0).db, MULTI);

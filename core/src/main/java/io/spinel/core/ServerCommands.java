@@ -22,7 +22,7 @@ import java.util.Map;
 
 /**
  * Server commands (Redis's server.c, config.c, debug.c parts): COMMAND, CONFIG, TIME, LASTSAVE,
- * DEBUG, SHUTDOWN, and FUNCTION FLUSH. INFO lives in {@link InfoCommand}.
+ * DEBUG and SHUTDOWN. INFO lives in {@link InfoCommand}.
  */
 final class ServerCommands {
     private ServerCommands() {
@@ -46,8 +46,6 @@ final class ServerCommands {
         t.register("config|help", ServerCommands::configHelp);
         t.register("debug", ServerCommands::debug);
         t.register("shutdown", ServerCommands::shutdown);
-        // With no function libraries in Spinel yet, flushing them is always a truthful no-op.
-        t.register("function|flush", ServerCommands::functionFlush);
     }
 
     static void time(Client c) {
@@ -336,16 +334,10 @@ final class ServerCommands {
         }
         if ((abort && a.count() != 2) || (save && nosave)) throw CommandError.SYNTAX;
         if (abort) throw CommandError.err("No shutdown in progress.");
+        // while a slow script yields to the loop, only SHUTDOWN NOSAVE may stop the server
+        if (!nosave && c.engine.busyError() != null) throw new CommandError(c.engine.busyError());
         String err = c.engine.shutdownHandler().shutdown(save, nosave, now, force);
         if (err != null) throw new CommandError(err);
         // the connection closes with the server; nothing to reply on success
-    }
-
-    static void functionFlush(Client c) {
-        Args a = c.args();
-        if (a.count() > 3 || (a.count() == 3 && !a.is(2, "async") && !a.is(2, "sync"))) {
-            throw CommandError.err("FUNCTION FLUSH only supports SYNC|ASYNC option");
-        }
-        c.reply().ok();
     }
 }

@@ -70,6 +70,22 @@ public final class Command {
         return (flags & flag) != 0;
     }
 
+    /** Flags that depend on the arguments (Redis's getCommandFlags: EVAL/FCALL take the script's). */
+    public interface DynamicFlags {
+        int flags(io.spinel.core.Client c, int staticFlags);
+    }
+
+    private DynamicFlags dynamicFlags;
+
+    public void setDynamicFlags(DynamicFlags f) {
+        this.dynamicFlags = f;
+    }
+
+    /** The flags for this invocation (the static flags unless the command declares dynamic ones). */
+    public int flags(io.spinel.core.Client c) {
+        return dynamicFlags == null ? flags : dynamicFlags.flags(c, flags);
+    }
+
     public boolean isContainer() {
         return !subcommands.isEmpty();
     }

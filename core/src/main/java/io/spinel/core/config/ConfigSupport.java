@@ -25,6 +25,8 @@ public final class ConfigSupport {
         "appendonly", "appendfilename", "appenddirname", "appendfsync", "auto-aof-rewrite-percentage",
         "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble", "aof-timestamp-enabled",
         "aof-disable-auto-gc", "lazyfree-lazy-expire",
+        // scripting
+        "busy-reply-threshold", "min-replicas-to-write",
     };
 
     /**
@@ -42,7 +44,7 @@ public final class ConfigSupport {
         "oom-score-adj-values", "supervised", "syslog-enabled", "syslog-ident", "syslog-facility",
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
         "latency-tracking", "latency-tracking-info-percentiles", "slowlog-log-slower-than", "slowlog-max-len",
-        "latency-monitor-threshold", "acllog-max-len", "busy-reply-threshold", "hash-max-listpack-entries",
+        "latency-monitor-threshold", "acllog-max-len", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "stream-node-max-entries",
         "stream-node-max-bytes", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",

@@ -103,6 +103,10 @@ public final class Keyspace {
         if (!timeFrozen) now = clock.millis();
     }
 
+    public boolean isTimeFrozen() {
+        return timeFrozen;
+    }
+
     /** Freezes the clock for a transaction or script, so keys cannot expire halfway through. */
     public void freezeTime(boolean frozen) {
         if (frozen && !timeFrozen) now = clock.millis();

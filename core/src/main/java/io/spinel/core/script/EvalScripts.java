@@ -1,0 +1,276 @@
+package io.spinel.core.script;
+
+import io.spinel.core.Client;
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.protocol.SplitArgs;
+import io.spinel.core.script.lua.Interp;
+import io.spinel.core.script.lua.LuaClosure;
+import io.spinel.core.script.lua.LuaError;
+import io.spinel.core.script.lua.LuaTable;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (Redis's eval.c). */
+final class EvalScripts {
+    static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
+
+    /** A cached script: its body, shebang flags and compiled function. */
+    static final class Script {
+        final byte[] body;
+        final int flags;
+        final LuaClosure fn;
+
+        Script(byte[] body, int flags, LuaClosure fn) {
+            this.body = body;
+            this.flags = flags;
+            this.fn = fn;
+        }
+    }
+
+    private final Scripting s;
+    final CaptureConnection conn = new CaptureConnection();
+    final Client client;
+    Interp lua;
+    /** sha (lower case hex) to script; SCRIPT EXISTS and EVALSHA compare shas ignoring case. */
+    final Map<String, Script> cache = new HashMap<>();
+    private long cacheBytes;
+    /** Scripts compiled so far (EVALSHA and EVAL of a cached body compile nothing). */
+    long compilations;
+
+    EvalScripts(Scripting s) {
+        this.s = s;
+        this.client = s.engine.newInternalClient(1, conn);
+        this.lua = LuaEnv.evalState(s);
+    }
+
+    static void register(CommandTable t) {
+        t.register("eval", c -> Scripting.of(c).eval.eval(c, false, false));
+        t.register("evalsha", c -> Scripting.of(c).eval.eval(c, true, false));
+        t.register("eval_ro", c -> Scripting.of(c).eval.eval(c, false, true));
+        t.register("evalsha_ro", c -> Scripting.of(c).eval.eval(c, true, true));
+        for (String name : new String[] {"eval", "evalsha", "eval_ro", "evalsha_ro"}) {
+            boolean sha = name.startsWith("evalsha");
+            t.spec(name).setDynamicFlags((c, flags) -> Scripting.of(c).eval.commandFlags(c, flags, sha));
+        }
+        t.register("script|load", c -> Scripting.of(c).eval.load(c));
+        t.register("script|exists", c -> Scripting.of(c).eval.exists(c));
+        t.register("script|flush", c -> Scripting.of(c).eval.flush(c));
+        t.register("script|kill", c -> Scripting.of(c).kill(c, true));
+        t.register("script|debug", EvalScripts::debug);
+        t.register("script|help", EvalScripts::help);
+    }
+
+    // ---- shebang ------------------------------------------------------------------------------
+
+    /** Flags of a body (EVAL_COMPAT_MODE without shebang) and the shebang's length; error text when invalid. */
+    static final class Shebang {
+        int flags = ScriptFlags.EVAL_COMPAT_MODE;
+        int length;
+        String error;
+    }
+
+    static Shebang shebang(byte[] body) {
+        Shebang sb = new Shebang();
+        if (body.length < 2 || body[0] != '#' || body[1] != '!') return sb;
+        int nl = -1;
+        for (int i = 0; i < body.length; i++) {
+            if (body[i] == 0) break;
+            if (body[i] == '\n') {
+                nl = i;
+                break;
+            }
+        }
+        if (nl < 0) {
+            sb.error = "Invalid script shebang";
+            return sb;
+        }
+        sb.length = nl;
+        Args parts = new Args();
+        if (!SplitArgs.split(body, 0, nl, new byte[nl + 1], parts) || parts.count() == 0) {
+            sb.error = "Invalid engine in script shebang";
+            return sb;
+        }
+        String engine = parts.string(0);
+        if (!engine.equals("#!lua")) {
+            sb.error = "Unexpected engine in script shebang: " + engine;
+            return sb;
+        }
+        sb.flags &= ~ScriptFlags.EVAL_COMPAT_MODE;
+        for (int j = 1; j < parts.count(); j++) {
+            String part = new String(parts.copy(j), StandardCharsets.ISO_8859_1);
+            if (part.startsWith("flags=")) {
+                String list = part.substring(6);
+                if (list.isEmpty()) continue;
+                for (String f : list.split(",", -1)) {
+                    int bit = ScriptFlags.parse(f, false);
+                    if (bit == 0) {
+                        sb.error = "Unexpected flag in script shebang: " + f;
+                        return sb;
+                    }
+                    sb.flags |= bit;
+                }
+            } else {
+                sb.error = "Unknown lua shebang option: " + part;
+                return sb;
+            }
+        }
+        return sb;
+    }
+
+    // ---- the cache ----------------------------------------------------------------------------
+
+    /** Compiles and caches a body (Redis's luaCreateFunction); null after replying the error. */
+    Script create(Client c, byte[] body, String sha) {
+        Script sc = cache.get(sha);
+        if (sc != null) return sc;
+        Shebang sb = shebang(body);
+        if (sb.error != null) {
+            c.error("ERR " + sb.error);
+            return null;
+        }
+        byte[] code = sb.length == 0 ? body : Arrays.copyOfRange(body, sb.length, body.length);
+        LuaClosure fn;
+        compilations++;
+        try {
+            fn = lua.load(code, "@user_script");
+        } catch (LuaError e) {
+            c.error("ERR Error compiling script (new function): " + e.getMessage());
+            return null;
+        }
+        sc = new Script(body, sb.flags, fn);
+        cache.put(sha, sc);
+        cacheBytes += sha.length() + body.length + 64;
+        return sc;
+    }
+
+    int commandFlags(Client c, int flags, boolean evalsha) {
+        Args a = c.args();
+        if (a.count() < 2) return flags;
+        if (evalsha && a.len(1) != 40) return flags;
+        byte[] arg = a.copy(1);
+        String sha = evalsha ? new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT) : Scripting.sha1hex(arg);
+        Script sc = cache.get(sha);
+        int scriptFlags;
+        if (sc == null) {
+            if (evalsha) return flags;
+            Shebang sb = shebang(arg);
+            if (sb.error != null) return flags;
+            scriptFlags = sb.flags;
+        } else {
+            scriptFlags = sc.flags;
+        }
+        if ((scriptFlags & ScriptFlags.EVAL_COMPAT_MODE) != 0) return flags;
+        return ScriptFlags.toCommandFlags(flags, scriptFlags);
+    }
+
+    // ---- EVAL ---------------------------------------------------------------------------------
+
+    void eval(Client c, boolean evalsha, boolean ro) {
+        Args a = c.args();
+        if (evalsha && a.len(1) != 40) throw new CommandError(NOSCRIPT);
+        long numkeys = c.argLong(2);
+        if (numkeys > a.count() - 3) throw CommandError.err("Number of keys can't be greater than number of args");
+        if (numkeys < 0) throw CommandError.err("Number of keys can't be negative");
+        byte[] arg = a.copy(1);
+        String sha = evalsha ? new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT) : Scripting.sha1hex(arg);
+        Script sc = cache.get(sha);
+        if (sc == null) {
+            if (evalsha) throw new CommandError(NOSCRIPT);
+            sc = create(c, arg, sha);
+            if (sc == null) return;
+        }
+        String err = s.prepareError(c, sc.flags, ro);
+        if (err != null) {
+            c.error(err);
+            return;
+        }
+        byte[][] argv = a.toArrays();
+        RunContext ctx = new RunContext(c, client, sha, true, argv);
+        boolean compat = (sc.flags & ScriptFlags.EVAL_COMPAT_MODE) != 0;
+        ctx.readOnly = ro || (!compat && (sc.flags & ScriptFlags.NO_WRITES) != 0);
+        ctx.allowOom = !compat && (sc.flags & ScriptFlags.ALLOW_OOM) != 0;
+        LuaTable g = lua.globals();
+        int nk = (int) numkeys;
+        LuaEnv.setProtectedGlobal(g, "KEYS", LuaEnv.array(argv, 3, nk));
+        LuaEnv.setProtectedGlobal(g, "ARGV", LuaEnv.array(argv, 3 + nk, argv.length - 3 - nk));
+        s.run(lua, ctx, sc.fn, new Object[0]);
+    }
+
+    // ---- SCRIPT -------------------------------------------------------------------------------
+
+    private void load(Client c) {
+        byte[] body = c.args().copy(2);
+        String sha = Scripting.sha1hex(body);
+        if (create(c, body, sha) == null) return;
+        c.reply().bulk(sha);
+    }
+
+    private void exists(Client c) {
+        Args a = c.args();
+        Reply r = c.reply();
+        r.arrayHeader(a.count() - 2);
+        for (int j = 2; j < a.count(); j++) {
+            r.integer(cache.containsKey(a.string(j).toLowerCase(Locale.ROOT)) ? 1 : 0);
+        }
+    }
+
+    private void flush(Client c) {
+        Args a = c.args();
+        if (!(a.count() == 2 || (a.count() == 3 && (a.is(2, "sync") || a.is(2, "async"))))) {
+            throw CommandError.err("SCRIPT FLUSH only support SYNC|ASYNC option");
+        }
+        cache.clear();
+        cacheBytes = 0;
+        lua = LuaEnv.evalState(s);
+        c.reply().ok();
+    }
+
+    private static void debug(Client c) {
+        Args a = c.args();
+        if (a.is(2, "no")) {
+            c.reply().ok();
+        } else if (a.is(2, "yes") || a.is(2, "sync")) {
+            throw CommandError.err("SCRIPT DEBUG (the Lua debugger) is not supported");
+        } else {
+            throw CommandError.err("Use SCRIPT DEBUG YES/SYNC/NO");
+        }
+    }
+
+    private static void help(Client c) {
+        Scripting.help(c, new String[] {
+            "DEBUG (YES|SYNC|NO)",
+            "    Set the debug mode for subsequent scripts executed.",
+            "EXISTS <sha1> [<sha1> ...]",
+            "    Return information about the existence of the scripts in the script cache.",
+            "FLUSH [ASYNC|SYNC]",
+            "    Flush the Lua scripts cache. Very dangerous on replicas.",
+            "    When called without the optional mode argument, the behavior is determined by the",
+            "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+            "    * ASYNC: Asynchronously flush the scripts cache.",
+            "    * SYNC: Synchronously flush the scripts cache.",
+            "KILL",
+            "    Kill the currently executing Lua script.",
+            "LOAD <script>",
+            "    Load a script into the scripts cache without executing it.",
+        });
+    }
+
+    int size() {
+        return cache.size();
+    }
+
+    long memory() {
+        return cacheBytes;
+    }
+
+    long luaMemory() {
+        return 31744 + cacheBytes * 4;
+    }
+}

@@ -1,0 +1,363 @@
+package io.spinel.core.script;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * FUNCTION DUMP / RESTORE payloads in Redis's format: for each library the RDB opcode
+ * FUNCTION2 (245) and its code as an RDB string (integer encoding, LZF compression or verbatim,
+ * as rdbSaveRawString chooses), then the 2-byte RDB version (10, little endian) and the CRC64
+ * (Jones polynomial, reflected, little endian) of everything before it.
+ */
+final class FunctionsPayload {
+    private FunctionsPayload() {
+    }
+
+    static final int OPCODE_FUNCTION2 = 245;
+    static final int OPCODE_FUNCTION = 246;
+    static final int RDB_VERSION = 10;
+
+    private static final long[] CRC_TABLE = new long[256];
+
+    static {
+        long poly = Long.reverse(0xad93d23594c935a9L);
+        for (int i = 0; i < 256; i++) {
+            long c = i;
+            for (int k = 0; k < 8; k++) c = (c & 1) != 0 ? (c >>> 1) ^ poly : c >>> 1;
+            CRC_TABLE[i] = c;
+        }
+    }
+
+    /** Redis's crc64 (starting value 0). */
+    static long crc64(byte[] b, int off, int len) {
+        long crc = 0;
+        for (int i = off; i < off + len; i++) crc = CRC_TABLE[(int) ((crc ^ b[i]) & 0xff)] ^ (crc >>> 8);
+        return crc;
+    }
+
+    static byte[] dump(List<byte[]> codes, boolean compress) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] code : codes) {
+            out.write(OPCODE_FUNCTION2);
+            writeString(out, code, compress);
+        }
+        out.write(RDB_VERSION & 0xff);
+        out.write((RDB_VERSION >> 8) & 0xff);
+        byte[] body = out.toByteArray();
+        long crc = crc64(body, 0, body.length);
+        for (int i = 0; i < 8; i++) out.write((int) (crc >>> (8 * i)));
+        return out.toByteArray();
+    }
+
+    /** Redis's verifyDumpPayload: version not newer than ours and the checksum right. */
+    static boolean verify(byte[] p) {
+        if (p.length < 10) return false;
+        int f = p.length - 10;
+        int ver = (p[f] & 0xff) | ((p[f + 1] & 0xff) << 8);
+        if (ver > RDB_VERSION) return false;
+        long crc = crc64(p, 0, p.length - 8);
+        for (int i = 0; i < 8; i++) if ((byte) (crc >>> (8 * i)) != p[f + 2 + i]) return false;
+        return true;
+    }
+
+    /** Why a payload could not be read (the error text FUNCTION RESTORE replies). */
+    static final class BadPayload extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadPayload(String msg) {
+            super(msg, null, false, false);
+        }
+    }
+
+    /** The library codes in a verified payload, in order. */
+    static List<byte[]> read(byte[] p) throws BadPayload {
+        List<byte[]> codes = new ArrayList<>();
+        int[] pos = {0};
+        int limit = p.length - 10;
+        while (limit - pos[0] > 0) {
+            int type = p[pos[0]++] & 0xff;
+            if (type != OPCODE_FUNCTION && type != OPCODE_FUNCTION2) throw new BadPayload("given type is not a function");
+            if (type == OPCODE_FUNCTION) {
+                byte[] name = readString(p, pos, limit, "Failed loading library name");
+                byte[] engine = readString(p, pos, limit, "Failed loading engine name");
+                long hasDesc = readLen(p, pos, limit);
+                if (hasDesc < 0) throw new BadPayload("Failed loading library description indicator");
+                if (hasDesc != 0) readString(p, pos, limit, "Failed loading library description");
+                byte[] blob = readString(p, pos, limit, "Failed loading library blob");
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                b.write('#');
+                b.write('!');
+                b.write(engine, 0, engine.length);
+                byte[] mid = " name=".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+                b.write(mid, 0, mid.length);
+                b.write(name, 0, name.length);
+                b.write('\n');
+                b.write(blob, 0, blob.length);
+                codes.add(b.toByteArray());
+            } else {
+                codes.add(readString(p, pos, limit, "Failed loading library payload"));
+            }
+        }
+        return codes;
+    }
+
+    // ---- RDB length and string encodings ---------------------------------------------------------
+
+    static void writeLen(ByteArrayOutputStream out, long len) {
+        if (len < (1 << 6)) {
+            out.write((int) len);
+        } else if (len < (1 << 14)) {
+            out.write((int) ((len >> 8) | 0x40));
+            out.write((int) (len & 0xff));
+        } else if (len <= 0xffffffffL) {
+            out.write(0x80);
+            for (int i = 3; i >= 0; i--) out.write((int) (len >>> (8 * i)));
+        } else {
+            out.write(0x81);
+            for (int i = 7; i >= 0; i--) out.write((int) (len >>> (8 * i)));
+        }
+    }
+
+    /** Length, or -1 when the bytes run out or an encoded-object marker stands there. */
+    private static long readLen(byte[] p, int[] pos, int limit) {
+        if (pos[0] >= limit) return -1;
+        int b = p[pos[0]++] & 0xff;
+        int type = (b & 0xc0) >> 6;
+        if (type == 0) return b & 0x3f;
+        if (type == 1) {
+            if (pos[0] >= limit) return -1;
+            return ((long) (b & 0x3f) << 8) | (p[pos[0]++] & 0xff);
+        }
+        if (b == 0x80 || b == 0x81) {
+            int n = b == 0x80 ? 4 : 8;
+            if (pos[0] + n > limit) return -1;
+            long v = 0;
+            for (int i = 0; i < n; i++) v = (v << 8) | (p[pos[0]++] & 0xff);
+            return v;
+        }
+        return -1;
+    }
+
+    static void writeString(ByteArrayOutputStream out, byte[] s, boolean compress) {
+        int len = s.length;
+        if (len <= 11) {
+            byte[] enc = intEncoding(s);
+            if (enc != null) {
+                out.write(enc, 0, enc.length);
+                return;
+            }
+        }
+        if (compress && len > 20 && len > 4) {
+            byte[] c = Lzf.compress(s, len - 4);
+            if (c != null) {
+                out.write(0xc3);
+                writeLen(out, c.length);
+                writeLen(out, len);
+                out.write(c, 0, c.length);
+                return;
+            }
+        }
+        writeLen(out, len);
+        out.write(s, 0, len);
+    }
+
+    /** rdbTryIntegerEncoding: decimal text that round-trips through a long fitting 32 bits. */
+    private static byte[] intEncoding(byte[] s) {
+        long v;
+        try {
+            v = io.spinel.core.util.Bytes.parseLong(s, 0, s.length);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        if (!java.util.Arrays.equals(Long.toString(v).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), s)) {
+            return null;
+        }
+        if (v >= -(1 << 7) && v <= (1 << 7) - 1) return new byte[] {(byte) 0xc0, (byte) v};
+        if (v >= -(1 << 15) && v <= (1 << 15) - 1) return new byte[] {(byte) 0xc1, (byte) v, (byte) (v >> 8)};
+        if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
+            return new byte[] {(byte) 0xc2, (byte) v, (byte) (v >> 8), (byte) (v >> 16), (byte) (v >> 24)};
+        }
+        return null;
+    }
+
+    private static byte[] readString(byte[] p, int[] pos, int limit, String err) throws BadPayload {
+        if (pos[0] >= limit) throw new BadPayload(err);
+        int b = p[pos[0]] & 0xff;
+        if ((b & 0xc0) == 0xc0) {
+            pos[0]++;
+            int enc = b & 0x3f;
+            switch (enc) {
+                case 0:
+                case 1:
+                case 2: {
+                    int n = 1 << enc;
+                    if (pos[0] + n > limit) throw new BadPayload(err);
+                    long v = 0;
+                    for (int i = n - 1; i >= 0; i--) v = (v << 8) | (p[pos[0] + i] & 0xff);
+                    pos[0] += n;
+                    if (n == 1) v = (byte) v;
+                    else if (n == 2) v = (short) v;
+                    else v = (int) v;
+                    return Long.toString(v).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+                }
+                case 3: {
+                    long clen = readLen(p, pos, limit);
+                    long len = readLen(p, pos, limit);
+                    if (clen < 0 || len < 0 || pos[0] + clen > limit || len > Integer.MAX_VALUE) throw new BadPayload(err);
+                    byte[] outb = Lzf.decompress(p, pos[0], (int) clen, (int) len);
+                    pos[0] += (int) clen;
+                    if (outb == null) throw new BadPayload(err);
+                    return outb;
+                }
+                default:
+                    throw new BadPayload(err);
+            }
+        }
+        long len = readLen(p, pos, limit);
+        if (len < 0 || pos[0] + len > limit) throw new BadPayload(err);
+        byte[] s = java.util.Arrays.copyOfRange(p, pos[0], pos[0] + (int) len);
+        pos[0] += (int) len;
+        return s;
+    }
+
+    /** LZF (liblzf 3.6 as configured in Redis: HLOG 16, VERY_FAST), compression and decompression. */
+    static final class Lzf {
+        private Lzf() {
+        }
+
+        private static final int HLOG = 16;
+        private static final int HSIZE = 1 << HLOG;
+        private static final int MAX_LIT = 1 << 5;
+        private static final int MAX_OFF = 1 << 13;
+        private static final int MAX_REF = (1 << 8) + (1 << 3);
+
+        private static int idx(int h) {
+            return ((h >>> (3 * 8 - HLOG)) - h * 5) & (HSIZE - 1);
+        }
+
+        /** Compresses into at most outLen bytes; null when the output would not fit. */
+        static byte[] compress(byte[] in, int outLen) {
+            int inLen = in.length;
+            if (inLen == 0 || outLen <= 0) return null;
+            byte[] out = new byte[outLen + 1];
+            int[] htab = new int[HSIZE];
+            int ip = 0;
+            int op = 0;
+            int inEnd = inLen;
+            int outEnd = outLen;
+            int lit = 0;
+            op++;
+            int hval = ((in[0] & 0xff) << 8) | (inLen > 1 ? in[1] & 0xff : 0);
+            while (ip < inEnd - 2) {
+                hval = (hval << 8) | (in[ip + 2] & 0xff);
+                int slot = idx(hval);
+                int refOff = htab[slot];
+                int ref = refOff != 0 ? refOff : -1;
+                htab[slot] = ip;
+                int off;
+                if (ref > 0 && (off = ip - ref - 1) >= 0 && off < MAX_OFF && in[ref + 2] == in[ip + 2]
+                        && in[ref] == in[ip] && in[ref + 1] == in[ip + 1]) {
+                    int len = 2;
+                    int maxlen = inEnd - ip - len;
+                    if (maxlen > MAX_REF) maxlen = MAX_REF;
+                    if (op + 3 + 1 >= outEnd) {
+                        if (op - (lit == 0 ? 1 : 0) + 3 + 1 >= outEnd) return null;
+                    }
+                    out[op - lit - 1] = (byte) (lit - 1);
+                    op -= lit == 0 ? 1 : 0;
+                    // liblzf checks 16 bytes unrolled (without the length cap) before its loop;
+                    // keep that, it decides the match length near the end of the input
+                    boolean mismatch = false;
+                    if (maxlen > 16) {
+                        for (int k = 0; k < 16; k++) {
+                            len++;
+                            if (in[ref + len] != in[ip + len]) {
+                                mismatch = true;
+                                break;
+                            }
+                        }
+                    }
+                    if (!mismatch) {
+                        do {
+                            len++;
+                        } while (len < maxlen && in[ref + len] == in[ip + len]);
+                    }
+                    len -= 2;
+                    ip++;
+                    if (len < 7) {
+                        out[op++] = (byte) ((off >> 8) + (len << 5));
+                    } else {
+                        out[op++] = (byte) ((off >> 8) + (7 << 5));
+                        out[op++] = (byte) (len - 7);
+                    }
+                    out[op++] = (byte) off;
+                    lit = 0;
+                    op++;
+                    ip += len + 1;
+                    if (ip >= inEnd - 2) break;
+                    ip -= 2;
+                    hval = ((in[ip] & 0xff) << 8) | (in[ip + 1] & 0xff);
+                    hval = (hval << 8) | (in[ip + 2] & 0xff);
+                    htab[idx(hval)] = ip;
+                    ip++;
+                    hval = (hval << 8) | (in[ip + 2] & 0xff);
+                    htab[idx(hval)] = ip;
+                    ip++;
+                } else {
+                    if (op >= outEnd) return null;
+                    lit++;
+                    out[op++] = in[ip++];
+                    if (lit == MAX_LIT) {
+                        out[op - lit - 1] = (byte) (lit - 1);
+                        lit = 0;
+                        op++;
+                    }
+                }
+            }
+            if (op + 3 > outEnd) return null;
+            while (ip < inEnd) {
+                lit++;
+                out[op++] = in[ip++];
+                if (lit == MAX_LIT) {
+                    out[op - lit - 1] = (byte) (lit - 1);
+                    lit = 0;
+                    op++;
+                }
+            }
+            out[op - lit - 1] = (byte) (lit - 1);
+            op -= lit == 0 ? 1 : 0;
+            return java.util.Arrays.copyOf(out, op);
+        }
+
+        /** Decompresses to exactly outLen bytes; null on corrupt input. */
+        static byte[] decompress(byte[] in, int off, int inLen, int outLen) {
+            byte[] out = new byte[outLen];
+            int ip = off;
+            int inEnd = off + inLen;
+            int op = 0;
+            while (ip < inEnd) {
+                int ctrl = in[ip++] & 0xff;
+                if (ctrl < (1 << 5)) {
+                    ctrl++;
+                    if (op + ctrl > outLen || ip + ctrl > inEnd) return null;
+                    System.arraycopy(in, ip, out, op, ctrl);
+                    op += ctrl;
+                    ip += ctrl;
+                } else {
+                    int len = ctrl >> 5;
+                    if (len == 7) {
+                        if (ip >= inEnd) return null;
+                        len += in[ip++] & 0xff;
+                    }
+                    if (ip >= inEnd) return null;
+                    int ref = op - ((ctrl & 0x1f) << 8) - 1 - (in[ip++] & 0xff);
+                    len += 2;
+                    if (op + len > outLen || ref < 0) return null;
+                    for (int i = 0; i < len; i++) out[op++] = out[ref++];
+                }
+            }
+            return op == outLen ? out : null;
+        }
+    }
+}

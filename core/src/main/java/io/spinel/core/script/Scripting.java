@@ -1,0 +1,425 @@
+package io.spinel.core.script;
+
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandFlags;
+import io.spinel.core.command.CommandTable;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.script.lua.Interp;
+import io.spinel.core.script.lua.LuaError;
+import io.spinel.core.script.lua.LuaFunction;
+import io.spinel.core.script.lua.LuaString;
+import io.spinel.core.script.lua.LuaTable;
+import io.spinel.core.util.Bytes;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Lua scripting for one engine: the EVAL state and script cache, the functions engine, and the
+ * run machinery both share (Redis's eval.c, script.c and script_lua.c).
+ *
+ * <p><b>Slow scripts.</b> Scripts run on the engine's executor thread, atomically. A hook runs every
+ * {@value #HOOK_PERIOD} loop iterations/calls; once a script has run longer than
+ * busy-reply-threshold, the interpreter suspends it at that point (its frames stay on its own
+ * heap-allocated stack) and the executor returns to the event loop, where other clients get
+ * -BUSY (or may run SCRIPT KILL, FUNCTION KILL, FUNCTION STATS, SHUTDOWN NOSAVE...) and no data
+ * changes. A task resumes the script for another time slice, again and again, until it ends or
+ * is killed; then its caller gets the reply and the commands it had pipelined run. This is Redis's
+ * processEventsWhileBlocked turned inside out: instead of the script calling back into the event
+ * loop, the script becomes a resumable task of it, so no second thread ever touches data. A script
+ * started inside MULTI/EXEC, or caught inside a callback made from Java (a table.sort comparator,
+ * a metamethod), cannot be suspended at that moment and keeps running.
+ *
+ * <p><b>Replication.</b> Redis 7 replicates scripts by their effects: every write command a script
+ * runs goes through the script's own client and {@link Engine#runCommand}, with its own propagation
+ * rewrites (Client.propagateAs), while the EVAL/FCALL itself is marked not to be propagated
+ * ({@link Client#preventPropagation}). A propagation hook in the engine's call path therefore sees
+ * exactly the effects Redis would propagate; redis.set_repl's choice is kept in the run context.
+ */
+public final class Scripting {
+    static final String SLOW_EVAL = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+    static final String SLOW_SCRIPT = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+    static final int HOOK_PERIOD = 10_000;
+    /** While a slow script yields, how long it runs between visits to the event loop. */
+    static final long SLICE_NANOS = 2_000_000;
+
+    final Engine engine;
+    final EvalScripts eval;
+    final Functions functions;
+    /** The script running now (also while it is suspended), or null. */
+    RunContext running;
+    private Interp runningLua;
+    private Command runningCommand;
+    private int runningErrors;
+    /** Whether the last redis.call produced an error (redis.call raises it). */
+    boolean lastReplyWasError;
+
+    private Scripting(Engine engine) {
+        this.engine = engine;
+        this.eval = new EvalScripts(this);
+        this.functions = new Functions(this);
+        engine.setScriptStats(() -> new long[] {eval.size(), functions.current.functions.size(),
+            functions.current.libraries.size(), eval.memory(), functions.memory(), eval.luaMemory(),
+            functions.luaMemory()});
+    }
+
+    /** The scripting state of an engine, created on first use. */
+    public static Scripting of(Engine engine) {
+        return engine.extension(Scripting.class, Scripting::new);
+    }
+
+    static Scripting of(Client c) {
+        return of(c.engine());
+    }
+
+    /** Registers EVAL*, SCRIPT, FCALL* and FUNCTION. */
+    public static void register(CommandTable t) {
+        EvalScripts.register(t);
+        Functions.register(t);
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    /**
+     * The source code of every function library, for persistence to save (RDB FUNCTION2
+     * records, FUNCTION LOAD commands in a rewritten AOF).
+     */
+    public static java.util.List<byte[]> libraries(Engine engine) {
+        java.util.List<byte[]> codes = new java.util.ArrayList<>();
+        for (Functions.Library li : of(engine).functions.current.libraries.values()) codes.add(li.code);
+        return codes;
+    }
+
+    /**
+     * Loads a saved library (RDB or AOF loading, Redis's rdbFunctionLoad: no REPLACE, no time
+     * limit). Throws IllegalStateException with Redis's reason when it cannot be loaded.
+     */
+    public static void loadLibrary(Engine engine, byte[] code) {
+        Functions f = of(engine).functions;
+        try {
+            f.create(code, false, f.current, 0);
+        } catch (Functions.LoadError e) {
+            throw new IllegalStateException(e.getMessage());
+        }
+    }
+
+    static String sha1hex(byte[] body) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-1").digest(body);
+            StringBuilder sb = new StringBuilder(40);
+            for (byte b : d) {
+                sb.append(Character.forDigit((b >> 4) & 15, 16)).append(Character.forDigit(b & 15, 16));
+            }
+            return sb.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---- running --------------------------------------------------------------------------------
+
+    /**
+     * Runs fn(args) for ctx.caller. The reply goes to the caller now, or, if the script becomes slow
+     * and yields to the event loop, when it ends.
+     */
+    void run(Interp L, RunContext ctx, LuaFunction fn, Object[] args) {
+        // the script's effects are propagated, never the EVAL/FCALL itself; said up front because a
+        // script that yields returns from its command before it has finished
+        ctx.caller.preventPropagation();
+        Client client = ctx.client;
+        client.setDb(ctx.caller.db());
+        client.reply().setProtocol(2);
+        client.setDenyBlocking(true);
+        ctx.oomAtStart = engine.isOutOfMemory();
+        running = ctx;
+        runningLua = L;
+        runningCommand = ctx.caller.currentCommand();
+        runningErrors = 0;
+        L.context = ctx;
+        boolean wasFrozen = engine.keyspace().isTimeFrozen();
+        engine.keyspace().freezeTime(true);
+        long threshold = engine.config().getLong("busy-reply-threshold");
+        L.setHook(interp -> hook(ctx, threshold), HOOK_PERIOD);
+        L.setSuspendable(!engine.isNestedCall());
+        int status;
+        try {
+            status = L.start(fn, args);
+        } catch (LuaError e) {
+            finish(L, ctx, null, e, wasFrozen, false);
+            return;
+        } catch (RuntimeException e) {
+            finish(L, ctx, null, internalError(e), wasFrozen, false);
+            return;
+        }
+        if (status == Interp.EXEC_SUSPEND) {
+            ctx.caller.pauseInput();
+            schedule(L, ctx, wasFrozen);
+            return;
+        }
+        finish(L, ctx, L.result(), null, wasFrozen, false);
+    }
+
+    private LuaError internalError(RuntimeException e) {
+        engine.log().warning("Internal error running a script: " + e);
+        return LuaError.value(LuaResp.errorTable("internal error: " + e));
+    }
+
+    private void schedule(Interp L, RunContext ctx, boolean wasFrozen) {
+        engine.loop().schedule(() -> continueRun(L, ctx, wasFrozen), 1, TimeUnit.MICROSECONDS);
+    }
+
+    private void continueRun(Interp L, RunContext ctx, boolean wasFrozen) {
+        ctx.sliceStart = System.nanoTime();
+        int status;
+        try {
+            status = L.resume();
+        } catch (LuaError e) {
+            finish(L, ctx, null, e, wasFrozen, true);
+            return;
+        } catch (RuntimeException e) {
+            finish(L, ctx, null, internalError(e), wasFrozen, true);
+            return;
+        }
+        if (status == Interp.EXEC_SUSPEND) {
+            engine.flushPending();
+            schedule(L, ctx, wasFrozen);
+            return;
+        }
+        finish(L, ctx, L.result(), null, wasFrozen, true);
+    }
+
+    /** The interpreter hook: kill requests, the busy threshold and time slices. */
+    private boolean hook(RunContext ctx, long thresholdMs) {
+        if (ctx.killed) {
+            engine.log().warning("Lua script killed by user with SCRIPT KILL.");
+            LuaError e = LuaError.value(LuaResp.errorTable("Script killed by user with SCRIPT KILL..."));
+            e.setUncatchable();
+            throw e;
+        }
+        long now = System.nanoTime();
+        if (!ctx.timedOut) {
+            if (thresholdMs > 0 && now - ctx.startNanos >= thresholdMs * 1_000_000L) {
+                engine.log().warning("Slow script detected: still in execution after " + ctx.durationMs()
+                        + " milliseconds. You can try killing the script using the "
+                        + (ctx.evalMode ? "SCRIPT KILL" : "FUNCTION KILL") + " command. Script name is: "
+                        + ctx.funcname + ".");
+                ctx.timedOut = true;
+                engine.setBusy(ctx.evalMode ? SLOW_EVAL : SLOW_SCRIPT);
+                ctx.sliceStart = now;
+                return true;
+            }
+            return false;
+        }
+        return now - ctx.sliceStart >= SLICE_NANOS;
+    }
+
+    /** Writes the script's reply (or error) to its caller and tears the run down. */
+    private void finish(Interp L, RunContext ctx, Object result, LuaError error, boolean wasFrozen, boolean resumed) {
+        Client caller = ctx.caller;
+        Reply r = caller.reply();
+        try {
+            if (error != null) {
+                writeScriptError(L, ctx, r, error);
+            } else {
+                LuaResp.toReply(r, result, ctx.client.reply().protocol(), 2, (rr, msg, count) -> {
+                    LuaResp.writeError(rr, msg);
+                    if (count) countError(msg);
+                    else runningErrors++;
+                    if (count) runningErrors = Math.max(runningErrors, 1);
+                });
+            }
+        } finally {
+            if (runningCommand != null && runningErrors > 0) runningCommand.failedCalls += runningErrors;
+            L.reset();
+            L.setHook(null, 0);
+            L.context = null;
+            running = null;
+            runningLua = null;
+            runningCommand = null;
+            if (!wasFrozen) engine.keyspace().freezeTime(false);
+            caller.preventPropagation();
+            if (ctx.timedOut) engine.setBusy(null);
+            if (resumed) {
+                caller.resumeInput();
+                engine.flushPending();
+            }
+        }
+    }
+
+    /** Redis's error paths of luaCallFunction: {err=...} tables get "script: name, on source:line." */
+    private void writeScriptError(Interp L, RunContext ctx, Reply r, LuaError error) {
+        Object v = error.value();
+        Object[] src = L.errorSource();
+        LuaTable t;
+        if (v instanceof LuaTable) {
+            t = (LuaTable) v;
+        } else {
+            t = new LuaTable();
+            LuaString msg = v instanceof LuaString || v instanceof Double
+                    ? io.spinel.core.script.lua.LuaValues.toLuaString(v)
+                    : LuaString.valueOf(io.spinel.core.script.lua.LuaValues.typeName(v).equals("nil") ? "nil"
+                    : L.tostringSafe(v));
+            t.rawset(LuaResp.ERR, LuaString.concat(LuaString.valueOf("ERR "), msg));
+        }
+        Object errField = t.getStr(LuaResp.ERR);
+        String msg = errField instanceof LuaString ? ((LuaString) errField).toString()
+                : errField instanceof Double ? io.spinel.core.script.lua.LuaValues.toLuaString(errField).toString() : null;
+        if (msg != null && msg.indexOf('\0') >= 0) msg = msg.substring(0, msg.indexOf('\0')); // copied as a C string
+        StringBuilder sb = new StringBuilder();
+        sb.append(msg == null ? "(null)" : msg);
+        if (src != null) {
+            sb.append(" script: ").append(ctx.funcname).append(", on ")
+                    .append(src[0].toString()).append(':')
+                    .append(io.spinel.core.script.lua.LuaValues.toLuaString(src[1]).toString()).append('.');
+        }
+        Object ign = t.getStr(LuaResp.IGNORE_STATS);
+        boolean ignore = ign instanceof Boolean && (Boolean) ign;
+        byte[] bytes = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        LuaResp.writeError(r, bytes);
+        if (!ignore) {
+            countError(bytes);
+            runningErrors = Math.max(runningErrors, 1);
+        } else {
+            runningErrors++;
+        }
+    }
+
+    /** Counts an error reply in INFO errorstats as Redis's afterErrorReply does. */
+    void countError(byte[] msg) {
+        msg = LuaResp.cString(msg);
+        int n = Math.min(msg.length, 31);
+        int sp = -1;
+        for (int i = 0; i < n; i++) {
+            if (msg[i] == ' ') {
+                sp = i;
+                break;
+            }
+        }
+        engine.countErrorReply(sp < 0 ? "ERR" : new String(msg, 0, sp, StandardCharsets.ISO_8859_1));
+    }
+
+    /** Redis's scriptPrepareForRun checks on the script's flags; the error to reply, or null. */
+    String prepareError(Client caller, int flags, boolean ro) {
+        if ((flags & ScriptFlags.EVAL_COMPAT_MODE) != 0) return null;
+        if ((flags & ScriptFlags.NO_WRITES) == 0 && ro) {
+            return "ERR Can not execute a script with write flag using *_ro command.";
+        }
+        if ((flags & ScriptFlags.NO_WRITES) == 0 && !engine.hasGoodReplicas()) {
+            return "NOREPLICAS Not enough good replicas to write.";
+        }
+        if ((flags & (ScriptFlags.ALLOW_OOM | ScriptFlags.NO_WRITES)) == 0 && engine.isOutOfMemory()) {
+            return "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'";
+        }
+        return null;
+    }
+
+    /** Redis's addReplyHelp: "<CMD> <subcommand> ..." header, the lines, then HELP. */
+    static void help(Client c, String[] lines) {
+        Reply r = c.reply();
+        r.arrayHeader(lines.length + 3);
+        r.status(c.argString(0).toUpperCase(java.util.Locale.ROOT) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+        for (String l : lines) r.status(l);
+        r.status("HELP");
+        r.status("    Prints this help.");
+    }
+
+    // ---- redis.call ------------------------------------------------------------------------------
+
+    /** Runs a command as the script's client; returns its reply as a Lua value (Redis's scriptCall). */
+    Object runFromScript(RunContext ctx, byte[][] argv) {
+        Client c = ctx.client;
+        Args a = c.args();
+        a.set(argv);
+        Command cmd = engine.commands().resolve(a);
+        String err = cmd != null ? RedisApi.check(this, ctx, cmd, argv.length) : unimplementedError(a);
+        if (err != null) {
+            countError(Bytes.ascii(err.startsWith("-") ? err.substring(1) : "ERR " + err));
+            if (cmd != null) cmd.rejectedCalls++;
+            LuaTable t = LuaResp.errorTable(err);
+            t.rawset(LuaResp.IGNORE_STATS, Boolean.TRUE);
+            lastReplyWasError = true;
+            return t;
+        }
+        if ((cmd.flags(c) & CommandFlags.WRITE) != 0) ctx.writeDirty = true;
+        CaptureConnection conn = (CaptureConnection) c.connection();
+        Reply r = c.reply();
+        engine.runCommand(c, cmd);
+        byte[] buf;
+        int start;
+        if (conn.length() == 0) {
+            buf = r.buffer();
+            start = 0;
+        } else {
+            conn.write(r.buffer(), 0, r.length());
+            buf = conn.buffer();
+            start = 0;
+        }
+        int len = conn.length() == 0 ? r.length() : conn.length();
+        Object v;
+        if (len == 0) {
+            v = null;
+            lastReplyWasError = false;
+        } else {
+            lastReplyWasError = buf[start] == '-';
+            v = new LuaResp.Parser(buf, start).next(false);
+        }
+        r.clear();
+        conn.clear();
+        return v;
+    }
+
+    /**
+     * A command Spinel does not run: Redis would still know it, so arity and "not allowed from
+     * script" errors come first; anything else is reported as unknown.
+     */
+    private String unimplementedError(Args a) {
+        String name = a.string(0).toLowerCase(java.util.Locale.ROOT);
+        CommandTable t = engine.commands();
+        Command spec = t.spec(name);
+        if (spec != null && a.count() > 1 && spec.isContainer()) {
+            spec = t.spec(name + "|" + a.string(1).toLowerCase(java.util.Locale.ROOT));
+        }
+        if (spec == null) return "Unknown Redis command called from script";
+        if (!spec.arityOk(a.count())) return "Wrong number of args calling Redis command from script";
+        if (spec.has(CommandFlags.NOSCRIPT)) return "This Redis command is not allowed from script";
+        return "Unknown Redis command called from script";
+    }
+
+    // ---- SCRIPT KILL / FUNCTION KILL / FUNCTION STATS --------------------------------------------
+
+    /** Redis's scriptKill: isEval is true for SCRIPT KILL, false for FUNCTION KILL. */
+    void kill(Client c, boolean isEval) {
+        RunContext ctx = running;
+        if (ctx == null) {
+            c.error("NOTBUSY No scripts in execution right now.");
+            return;
+        }
+        if (ctx.writeDirty) {
+            c.error("UNKILLABLE Sorry the script already executed write commands against the dataset. You can either"
+                    + " wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+            return;
+        }
+        if (isEval && !ctx.evalMode) {
+            c.error(SLOW_SCRIPT);
+            return;
+        }
+        if (!isEval && ctx.evalMode) {
+            c.error(SLOW_EVAL);
+            return;
+        }
+        ctx.killed = true;
+        c.reply().ok();
+    }
+
+    /** Lua memory in bytes for INFO (both states): an estimate, the JVM keeps no per-state heap. */
+    long luaMemory() {
+        return eval.luaMemory() + functions.luaMemory();
+    }
+}

@@ -61,7 +61,7 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
-jdk=$(java -version 2>&1 | head -1)
+jdk="JDK $(redis-cli -p "$sp_port" info server | awk -F: '/^java_version:/ {print $2}' | tr -d '\r') ($(grep -o 'JVM options .*' "$work/spinel.log" | head -1))"
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 cores=$(nproc)
 redis_version=$(redis-server --version | awk '{print $3}')

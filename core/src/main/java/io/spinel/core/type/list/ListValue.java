@@ -34,6 +34,11 @@ public final class ListValue implements Value {
     private Node tail;
     private long size;
     private int nodes;
+    /**
+     * Heap bytes of the linked nodes, kept current as nodes are linked, unlinked or resized, so
+     * that {@link #memoryUsage()} (asked after every write) is O(1) however long the list is.
+     */
+    private long nodeHeap;
     private final int fill;
 
     /** An empty list whose nodes follow list-max-listpack-size {@code fill}. */
@@ -84,13 +89,30 @@ public final class ListValue implements Value {
 
     // ---- linking --------------------------------------------------------------------------------
 
+    /** Takes n into this list's memory figure. */
+    private void adopt(Node n) {
+        n.owner = this;
+        nodeHeap += n.memoryUsage();
+        nodes++;
+    }
+
+    void arrayResized(int oldLength, int newLength) {
+        nodeHeap += Node.arrayHeap(newLength) - Node.arrayHeap(oldLength);
+    }
+
+    /** Makes n the only node of an empty list. */
+    private void linkOnly(Node n) {
+        head = tail = n;
+        adopt(n);
+    }
+
     private void linkAfter(Node at, Node n) {
         n.prev = at;
         n.next = at.next;
         if (at.next != null) at.next.prev = n;
         else tail = n;
         at.next = n;
-        nodes++;
+        adopt(n);
     }
 
     private void linkBefore(Node at, Node n) {
@@ -99,7 +121,7 @@ public final class ListValue implements Value {
         if (at.prev != null) at.prev.next = n;
         else head = n;
         at.prev = n;
-        nodes++;
+        adopt(n);
     }
 
     private void unlink(Node n) {
@@ -109,6 +131,8 @@ public final class ListValue implements Value {
         else tail = n.prev;
         n.prev = n.next = null;
         nodes--;
+        nodeHeap -= n.memoryUsage();
+        n.owner = null;
     }
 
     /** Folds b (a's successor) into a when the result stays within the node limit. */
@@ -121,7 +145,7 @@ public final class ListValue implements Value {
             byte[] nb = new byte[a.bytes() + b.bytes()];
             System.arraycopy(a.buf, a.start, nb, 0, a.bytes());
             System.arraycopy(b.buf, b.start, nb, a.bytes(), b.bytes());
-            a.buf = nb;
+            a.setBuf(nb);
             a.start = 0;
             a.end = nb.length;
         }
@@ -134,8 +158,7 @@ public final class ListValue implements Value {
     public void pushHead(byte[] b, int off, int len) {
         Node h = head;
         if (h == null) {
-            head = tail = Node.of(b, off, len);
-            nodes = 1;
+            linkOnly(Node.of(b, off, len));
         } else if (allowInsert(h, len)) {
             h.pushHead(b, off, len);
         } else {
@@ -148,8 +171,7 @@ public final class ListValue implements Value {
     public void pushTail(byte[] b, int off, int len) {
         Node t = tail;
         if (t == null) {
-            head = tail = Node.of(b, off, len);
-            nodes = 1;
+            linkOnly(Node.of(b, off, len));
         } else if (allowInsert(t, len)) {
             t.pushTail(b, off, len);
         } else {
@@ -525,6 +547,8 @@ public final class ListValue implements Value {
         ListValue l = new ListValue(fill);
         for (Node n = head; n != null; n = n.next) {
             Node c = n.copy();
+            c.owner = l;
+            l.nodeHeap += c.memoryUsage();
             if (l.tail == null) {
                 l.head = l.tail = c;
             } else {
@@ -540,14 +564,13 @@ public final class ListValue implements Value {
 
     @Override
     public long memoryUsage() {
-        long m = 40;
-        for (Node n = head; n != null; n = n.next) m += n.memoryUsage();
-        return m;
+        return 40 + nodeHeap;
     }
 
     /** Checks the structure's invariants (tests). */
     void verify() {
         long total = 0;
+        long heap = 0;
         int k = 0;
         Node prev = null;
         for (Node n = head; n != null; n = n.next) {
@@ -561,10 +584,13 @@ public final class ListValue implements Value {
                 p = q;
             }
             if (p != n.end) throw new IllegalStateException("node " + k + " entries end at " + p + " not " + n.end);
+            if (n.owner != this) throw new IllegalStateException("node " + k + " not owned by this list");
+            heap += n.memoryUsage();
             total += n.count;
             prev = n;
             k++;
         }
+        if (heap != nodeHeap) throw new IllegalStateException("node heap " + nodeHeap + " != " + heap);
         if (prev != tail) throw new IllegalStateException("tail mismatch");
         if (k != nodes) throw new IllegalStateException("node count " + k + " != " + nodes);
         if (total != size) throw new IllegalStateException("size " + total + " != " + size);

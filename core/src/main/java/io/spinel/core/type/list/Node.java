@@ -22,6 +22,8 @@ final class Node {
     Node prev;
     Node next;
     byte[] buf;
+    /** The list this node is linked into (null while unlinked): told when the array changes size. */
+    ListValue owner;
     int start;
     int end;
     int count;
@@ -155,7 +157,7 @@ final class Node {
         byte[] nb = new byte[newCap];
         int ns = front ? newCap - used : 0;
         System.arraycopy(buf, start, nb, ns, used);
-        buf = nb;
+        setBuf(nb);
         start = ns;
         end = ns + used;
     }
@@ -164,7 +166,7 @@ final class Node {
     void trim() {
         int used = end - start;
         if (buf.length == used) return;
-        buf = Arrays.copyOfRange(buf, start, end);
+        setBuf(Arrays.copyOfRange(buf, start, end));
         start = 0;
         end = used;
     }
@@ -206,7 +208,7 @@ final class Node {
             System.arraycopy(buf, start, nb, 0, left);
             int q = write(nb, left, b, off, len);
             System.arraycopy(buf, p, nb, q, right);
-            buf = nb;
+            setBuf(nb);
             start = 0;
             end = q + right;
         }
@@ -268,8 +270,18 @@ final class Node {
         return new Node(nb, 0, nb.length, count);
     }
 
+    /** Replaces the array, keeping the owning list's memory figure current. */
+    void setBuf(byte[] nb) {
+        if (owner != null) owner.arrayResized(buf.length, nb.length);
+        buf = nb;
+    }
+
+    static long arrayHeap(int length) {
+        return (16L + length + 7) & ~7L;
+    }
+
     /** Heap bytes: object header and fields, plus the array. */
     long memoryUsage() {
-        return 40 + ((16L + buf.length + 7) & ~7L);
+        return 40 + arrayHeap(buf.length);
     }
 }

@@ -3,7 +3,11 @@
 # alternately with redis-benchmark over several rounds; reports medians and ratios.
 #
 #   bench/compare.sh [-c clients] [-P pipeline] [-n requests] [-d datasize] [-t tests] [-r keyspace]
-#                    [--rounds N] [--label text] [--no-docs]
+#                    [--rounds N] [--label text] [--no-docs] [--setup commands] [-- command args...]
+#
+# After --, a command to benchmark instead of the default tests (redis-benchmark's own syntax, with
+# __rand_int__ placeholders). --setup gives redis-cli commands (one per line) run on both servers
+# after the FLUSHALL that precedes every measured run, to prepare data the command reads.
 #
 # Writes a Markdown table (requests/s, p50 and p99 latency for each server, ratio Spinel/Redis) to
 # stdout and, unless --no-docs, into docs/BENCHMARKS.md (a section per parameter set, replaced on
@@ -11,7 +15,8 @@
 # redis-benchmark (Debian: apt-get install redis-server redis-tools).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1
+clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1 setup=""
+custom=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -c) clients=$2; shift 2 ;;
@@ -23,6 +28,8 @@ while [[ $# -gt 0 ]]; do
     --rounds) rounds=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --no-docs) docs=0; shift ;;
+    --setup) setup=$2; shift 2 ;;
+    --) shift; custom=("$@"); break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -48,15 +55,17 @@ done
 
 bench_args=(-c "$clients" -P "$pipeline" -n "$requests" -d "$datasize" -r "$keyspace" --csv)
 [[ -n "$tests" ]] && bench_args+=(-t "$tests")
+(( ${#custom[@]} )) && bench_args+=("${custom[@]}")
 # Warm-up (JIT) for Spinel, not measured: a tenth of the work.
 redis-benchmark -p "$sp_port" -c "$clients" -P "$pipeline" -n $((requests / 10 + 1)) -d "$datasize" \
-  -r "$keyspace" ${tests:+-t "$tests"} -q > /dev/null 2>&1 || true
+  -r "$keyspace" ${tests:+-t "$tests"} -q "${custom[@]}" > /dev/null 2>&1 || true
 
 for round in $(seq 1 "$rounds"); do
   if (( round % 2 )); then order=(spinel redis); else order=(redis spinel); fi
   for who in "${order[@]}"; do
     port=$sp_port; [[ $who == redis ]] && port=$rd_port
     redis-cli -p "$port" flushall >/dev/null
+    [[ -n "$setup" ]] && printf '%s\n' "$setup" | redis-cli -p "$port" >/dev/null
     redis-benchmark -p "$port" "${bench_args[@]}" > "$work/$who.$round.csv"
   done
 done

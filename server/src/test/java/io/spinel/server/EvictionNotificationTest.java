@@ -1,0 +1,60 @@
+package io.spinel.server;
+
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Keys removed by eviction are announced as "evicted" keyspace events, one per key, naming it. */
+class EvictionNotificationTest {
+    @Test
+    void everyEvictedKeyIsAnnounced() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             Jedis c = new Jedis("127.0.0.1", s.port());
+             Jedis sub = new Jedis("127.0.0.1", s.port())) {
+            c.configSet("notify-keyspace-events", "Ee");
+            c.configSet("maxmemory-policy", "allkeys-lru");
+            List<String> evicted = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch subscribed = new CountDownLatch(1);
+            JedisPubSub listener = new JedisPubSub() {
+                @Override
+                public void onSubscribe(String channel, int count) {
+                    subscribed.countDown();
+                }
+
+                @Override
+                public void onMessage(String channel, String key) {
+                    evicted.add(key);
+                }
+            };
+            Thread t = new Thread(() -> sub.subscribe(listener, "__keyevent@0__:evicted"));
+            t.start();
+            assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+
+            String value = "x".repeat(100);
+            for (int i = 0; i < 100; i++) c.set("k" + i, value);
+            c.configSet("maxmemory", Long.toString(usedMemory(c)));
+            for (int i = 0; i < 30; i++) c.set("more" + i, value);
+            long count = Long.parseLong(c.info("stats").split("evicted_keys:")[1].split("\r\n")[0]);
+            assertThat(count).isPositive();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (evicted.size() < count && System.nanoTime() < deadline) Thread.sleep(10);
+            listener.unsubscribe();
+            t.join(10_000);
+
+            assertThat(evicted).hasSize((int) count).doesNotHaveDuplicates();
+            for (String key : evicted) assertThat(c.exists(key)).as(key).isFalse();
+        }
+    }
+
+    private static long usedMemory(Jedis c) {
+        return Long.parseLong(c.info("memory").split("used_memory:")[1].split("\r\n")[0]);
+    }
+}

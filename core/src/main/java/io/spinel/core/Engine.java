@@ -1103,6 +1103,7 @@ public final class Engine {
         stats.reset();
         keyspace.resetStats();
         commands.resetStats();
+        evictor.evictedKeys = 0;
     }
 
     /** Where CONFIG REWRITE writes; set by the host when it loaded a config file. */

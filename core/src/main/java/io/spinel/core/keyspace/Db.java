@@ -187,11 +187,15 @@ public final class Db {
 
     /**
      * Stores entry e under key k, replacing any entry with that key, and keeps the expire index
-     * in step with e's expire. Returns the replaced entry or null.
+     * in step with e's expire. Returns the replaced entry or null. Callers that must not inherit
+     * the replaced entry's LFU counter (RESTORE, COPY, RENAME) remove the old entry first.
      */
     public Object put(byte[] k, int off, int len, Object e) {
         long h = KeyHash.of(k, off, len);
         Object old = table.put(h, e, k, off, len);
+        // Redis's dbOverwrite: under an LFU policy a new value inherits the access frequency of the
+        // one it replaces, or hot keys that are rewritten would look new and be evicted first
+        if (old != null && old != e && keyspace.lfu()) Entries.setLru(e, Entries.lru(old));
         account(e, old);
         if (old == null) keyspace.keyAdded(this, k, off, len);
         else if (frozen != null && old != e) frozen.beforeChange(h, old);

@@ -172,4 +172,43 @@ class EvictionTest {
             assertThat(watcher.execute("EXEC")).isNull();
         }
     }
+
+    @Test
+    void overwritingKeepsTheLfuCounterAsRedisDoes() {
+        try (EmbeddedSpinel s = server(new ManualClock())) {
+            SpinelClient c = s.client();
+            c.execute("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu");
+            c.execute("SET", "hot", "v1");
+            c.execute("HSET", "hoth", "f", "v");
+            for (int i = 0; i < 300; i++) {
+                c.execute("GET", "hot");
+                c.execute("HGET", "hoth", "f");
+            }
+            long before = (Long) c.execute("OBJECT", "FREQ", "hot");
+            assertThat(before).isGreaterThan(8);
+            c.execute("SET", "hot", "v2");
+            c.execute("SET", "hoth", "now a string");
+            assertThat((Long) c.execute("OBJECT", "FREQ", "hot")).isGreaterThanOrEqualTo(before);
+            assertThat((Long) c.execute("OBJECT", "FREQ", "hoth")).isGreaterThan(8);
+            // a key made anew (after DEL) starts again at LFU_INIT_VAL
+            c.execute("DEL", "hot");
+            c.execute("SET", "hot", "v3");
+            assertThat(c.execute("OBJECT", "FREQ", "hot")).isEqualTo(5L);
+        }
+    }
+
+    @Test
+    void configResetstatClearsEvictedKeys() {
+        try (EmbeddedSpinel s = server(new ManualClock())) {
+            SpinelClient c = s.client();
+            c.execute("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+            for (int i = 0; i < 50; i++) c.execute("SET", "r" + i, VALUE);
+            limitAboveCurrent(c, 0);
+            for (int i = 0; i < 20; i++) c.execute("SET", "more" + i, VALUE);
+            assertThat((String) c.execute("INFO", "stats")).doesNotContain("evicted_keys:0\r\n");
+            c.execute("CONFIG", "SET", "maxmemory", "0");
+            c.execute("CONFIG", "RESETSTAT");
+            assertThat((String) c.execute("INFO", "stats")).contains("evicted_keys:0\r\n");
+        }
+    }
 }

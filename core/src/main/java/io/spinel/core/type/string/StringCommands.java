@@ -210,7 +210,8 @@ public final class StringCommands {
         if (old instanceof byte[] && StringEntry.canOverwrite((byte[]) old, vb, vo, vl, newExpire)) {
             byte[] e = (byte[]) old;
             StringEntry.overwrite(e, vb, vo, vl, newExpire);
-            StringEntry.setLru(e, ks.newLru());
+            // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
+            if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
             if (newExpire < 0 && StringEntry.hasExpire(e)) put(c, keyArg, StringEntry.withExpire(e, -1));
         } else {
             put(c, keyArg, StringEntry.create(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,

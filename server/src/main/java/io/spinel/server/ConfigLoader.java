@@ -51,6 +51,8 @@ public final class ConfigLoader {
     private final Set<String> multiArgSeen = new HashSet<>();
     /** The "user default ..." line, checked against requirepass once everything is loaded. */
     private DefaultUserLine defaultUser;
+    /** The payload flag of the default user, as ACL rules name it ("" when no user line set one). */
+    private String defaultUserPayloadFlag = "";
 
     private static final class DefaultUserLine {
         final int lineNumber;
@@ -169,17 +171,24 @@ public final class ConfigLoader {
     public void checkUsers() throws ConfigError {
         if (defaultUser == null) return;
         DefaultUserLine u = defaultUser;
+        // a user line starts from a reset user: off, no password, no access, sanitize-payload
+        boolean channelsByDefault = config.get("acl-pubsub-default").equals("allchannels");
         boolean on = false;
         boolean nopass = false;
         boolean allKeys = false;
-        boolean allChannels = false;
+        boolean allChannels = channelsByDefault;
         boolean allCommands = false;
+        String payloadFlag = "sanitize-payload";
         Set<String> hashes = new LinkedHashSet<>();
         for (String rule : u.rules) {
             String r = rule.toLowerCase(Locale.ROOT);
             if (r.equals("reset")) {
-                on = nopass = allKeys = allChannels = allCommands = false;
+                on = nopass = allKeys = allCommands = false;
+                allChannels = channelsByDefault;
+                payloadFlag = "sanitize-payload";
                 hashes.clear();
+            } else if (r.equals("sanitize-payload") || r.equals("skip-sanitize-payload")) {
+                payloadFlag = r;
             } else if (r.equals("on") || r.equals("off")) {
                 on = r.equals("on");
             } else if (r.equals("nopass")) {
@@ -214,7 +223,7 @@ public final class ConfigLoader {
                 allChannels = !r.equals("resetchannels");
             } else if (r.equals("+@all") || r.equals("allcommands") || r.equals("-@all") || r.equals("nocommands")) {
                 allCommands = r.equals("+@all") || r.equals("allcommands");
-            } else if (!r.equals("sanitize-payload") && !r.equals("skip-sanitize-payload")) {
+            } else {
                 throw new ConfigError(u.lineNumber, u.line, "ACL rule '" + rule + "' is not supported by Spinel: "
                         + "its only user is 'default', with full access ('on ~* &* +@all')");
             }
@@ -232,6 +241,15 @@ public final class ConfigLoader {
                     : "the default user's only password must be the requirepass one")
                     + ": Spinel keeps the default user's password in requirepass");
         }
+        defaultUserPayloadFlag = payloadFlag;
+    }
+
+    /**
+     * "sanitize-payload" or "skip-sanitize-payload" when a user line gave the default user that
+     * flag, else "": Redis's description of the user (and so CONFIG REWRITE's user line) shows it.
+     */
+    public String defaultUserPayloadFlag() {
+        return defaultUserPayloadFlag;
     }
 
     /** The lower-case hex SHA-256 of a password, as ACL rules name it ("#..."). */

@@ -49,16 +49,25 @@ public final class ConfigRewriter {
     private final Config config;
     private final Path file;
     private final Log log;
+    private final String userPayloadFlag;
 
-    public ConfigRewriter(Config config, Path file, Log log) {
+    /**
+     * @param userPayloadFlag the default user's payload flag, part of the user line written
+     *                        ({@link ConfigLoader#defaultUserPayloadFlag()})
+     */
+    public ConfigRewriter(Config config, Path file, Log log, String userPayloadFlag) {
         this.config = config;
         this.file = file.toAbsolutePath();
         this.log = log;
+        this.userPayloadFlag = userPayloadFlag;
     }
 
-    /** Makes CONFIG REWRITE on this engine rewrite the given file (the one the server started with). */
-    public static void install(Engine engine, Path file) {
-        ConfigRewriter r = new ConfigRewriter(engine.config(), file, engine.log());
+    /**
+     * Makes CONFIG REWRITE on this engine rewrite the file the server started with, which
+     * {@code loader} read.
+     */
+    public static void install(Engine engine, Path file, ConfigLoader loader) {
+        ConfigRewriter r = new ConfigRewriter(engine.config(), file, engine.log(), loader.defaultUserPayloadFlag());
         engine.setConfigRewriter(r::rewriteForCommand);
     }
 
@@ -83,7 +92,7 @@ public final class ConfigRewriter {
         } catch (NoSuchFileException e) {
             old = "";
         }
-        overwrite(file, render(old, config).getBytes(StandardCharsets.ISO_8859_1));
+        overwrite(file, render(old, config, userPayloadFlag).getBytes(StandardCharsets.ISO_8859_1));
     }
 
     // ---- the new text -----------------------------------------------------------------------
@@ -92,13 +101,16 @@ public final class ConfigRewriter {
      * The rewritten text of a configuration file whose current text is {@code old} (bytes as
      * ISO-8859-1 characters, so lines Spinel does not understand come back byte for byte).
      */
-    static String render(String old, Config config) {
+    static String render(String old, Config config, String userPayloadFlag) {
         State state = new State(old, config);
         for (Config.Option o : config.options()) rewriteOption(state, o, config);
+        // Spinel's one user, described as Redis's ACL describes it: flags, password hashes, access
         String requirepass = config.get("requirepass");
         state.rewriteLine("user", "user default on "
-                + (requirepass.isEmpty() ? "nopass" : "#" + ConfigLoader.sha256Hex(requirepass))
-                + " ~* &* +@all", true);
+                + (requirepass.isEmpty() ? "nopass " : "")
+                + (userPayloadFlag.isEmpty() ? "" : userPayloadFlag + " ")
+                + (requirepass.isEmpty() ? "" : "#" + ConfigLoader.sha256Hex(requirepass) + " ")
+                + "~* &* +@all", true);
         // Spinel loads no modules: loadmodule lines (it would not have started with any) go
         state.markProcessed("loadmodule");
         return state.content();

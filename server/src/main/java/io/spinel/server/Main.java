@@ -111,7 +111,7 @@ public final class Main {
         server.engine().setHostInfo(server.isEpoll() ? "epoll" : "nio",
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
-        if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable);
+        if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
         String pidfile = config.get("pidfile");
         if (!pidfile.isEmpty()) writePidFile(pidfile, log);
         server.onStopped(() -> {

@@ -36,7 +36,7 @@ class ConfigRewriterTest {
     }
 
     private String render(String old) {
-        return ConfigRewriter.render(old, config);
+        return ConfigRewriter.render(old, config, "");
     }
 
     @Test
@@ -188,7 +188,7 @@ class ConfigRewriterTest {
         Path file = dir.resolve("redis.conf");
         Files.writeString(file, "# mine\nport 6379\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        ConfigRewriter r = new ConfigRewriter(config, file, Log.silent());
+        ConfigRewriter r = new ConfigRewriter(config, file, Log.silent(), "");
         assertThat(r.rewriteForCommand()).isNull();
         assertThat(Files.readString(file)).startsWith("# mine\nport 6379\n\n" + ConfigRewriter.SIGNATURE + "\n");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");

@@ -150,14 +150,9 @@ public final class Engine {
         });
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
-        config.support("notify-keyspace-events", (v, cur) -> {
-            int flags = PubSub.parseEvents(v);
-            if (flags < 0) throw new Config.ConfigException("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
-            return PubSub.eventsToString(flags);
-        });
         config.listen("lazyfree-lazy-expire", o -> lazyfreeLazyExpire = o.value().equals("yes"));
         config.listen("notify-keyspace-events", o -> {
-            notifyFlags = PubSub.parseEvents(o.value());
+            notifyFlags = Notify.parse(o.value());
             keyspace.setEventFlags((notifyFlags & Notify.KEY_MISS) != 0, (notifyFlags & Notify.NEW) != 0);
         });
     }

@@ -314,56 +314,6 @@ final class PubSub {
 
     // ---- keyspace notifications ---------------------------------------------------------------
 
-    /** notify-keyspace-events letters to Notify bits; -1 for an invalid letter. */
-    static int parseEvents(String s) {
-        int flags = 0;
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case 'A': flags |= Notify.ALL; break;
-                case 'g': flags |= Notify.GENERIC; break;
-                case '$': flags |= Notify.STRING; break;
-                case 'l': flags |= Notify.LIST; break;
-                case 's': flags |= Notify.SET; break;
-                case 'h': flags |= Notify.HASH; break;
-                case 'z': flags |= Notify.ZSET; break;
-                case 'x': flags |= Notify.EXPIRED; break;
-                case 'e': flags |= Notify.EVICTED; break;
-                case 'K': flags |= Notify.KEYSPACE; break;
-                case 'E': flags |= Notify.KEYEVENT; break;
-                case 't': flags |= Notify.STREAM; break;
-                case 'm': flags |= Notify.KEY_MISS; break;
-                case 'd': flags |= Notify.MODULE; break;
-                case 'n': flags |= Notify.NEW; break;
-                default: return -1;
-            }
-        }
-        return flags;
-    }
-
-    /** Notify bits back to the canonical letters CONFIG GET shows. */
-    static String eventsToString(int flags) {
-        StringBuilder sb = new StringBuilder();
-        if ((flags & Notify.ALL) == Notify.ALL) {
-            sb.append('A');
-        } else {
-            if ((flags & Notify.GENERIC) != 0) sb.append('g');
-            if ((flags & Notify.STRING) != 0) sb.append('$');
-            if ((flags & Notify.LIST) != 0) sb.append('l');
-            if ((flags & Notify.SET) != 0) sb.append('s');
-            if ((flags & Notify.HASH) != 0) sb.append('h');
-            if ((flags & Notify.ZSET) != 0) sb.append('z');
-            if ((flags & Notify.EXPIRED) != 0) sb.append('x');
-            if ((flags & Notify.EVICTED) != 0) sb.append('e');
-            if ((flags & Notify.STREAM) != 0) sb.append('t');
-            if ((flags & Notify.MODULE) != 0) sb.append('d');
-            if ((flags & Notify.NEW) != 0) sb.append('n');
-        }
-        if ((flags & Notify.KEYSPACE) != 0) sb.append('K');
-        if ((flags & Notify.KEYEVENT) != 0) sb.append('E');
-        if ((flags & Notify.KEY_MISS) != 0) sb.append('m');
-        return sb.toString();
-    }
-
     private static final byte[] KEYSPACE_PREFIX = Bytes.ascii("__keyspace@");
     private static final byte[] KEYEVENT_PREFIX = Bytes.ascii("__keyevent@");
 

@@ -36,6 +36,7 @@ public final class Main {
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
         String configFile = null;
+        Path rewritable = null;
         try {
             if (!args.isEmpty() && !args.get(0).startsWith("--")) {
                 configFile = args.remove(0);
@@ -48,10 +49,12 @@ public final class Main {
                         System.exit(1);
                     }
                     loader.loadFile(p);
-                    configFile = p.toAbsolutePath().toString();
+                    rewritable = p.toAbsolutePath();
+                    configFile = rewritable.toString();
                 }
             }
             loader.load(ConfigLoader.optionsToConfig(args), null);
+            loader.checkUsers();
         } catch (ConfigLoader.ConfigError e) {
             System.err.println(e.report(Engine.SPINEL_VERSION));
             System.exit(1);
@@ -107,6 +110,8 @@ public final class Main {
         }
         server.engine().setHostInfo(server.isEpoll() ? "epoll" : "nio",
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
+        // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
+        if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
         String pidfile = config.get("pidfile");
         if (!pidfile.isEmpty()) writePidFile(pidfile, log);
         server.onStopped(() -> {

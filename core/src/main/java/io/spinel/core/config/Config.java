@@ -88,6 +88,26 @@ public final class Config {
         public boolean supported() {
             return supported;
         }
+
+        /** A numeric option that takes memory units (written back as 10mb, 1gb...). */
+        public boolean isMemory() {
+            return extra.contains("MEMORY_CONFIG");
+        }
+
+        /** A numeric option that also takes a percentage ("10%"). */
+        public boolean isPercent() {
+            return extra.contains("PERCENT_CONFIG");
+        }
+
+        /** A numeric option written in octal (unixsocketperm). */
+        public boolean isOctal() {
+            return extra.contains("OCTAL_CONFIG");
+        }
+
+        /** A string option for which "" means unset (such options vanish from a rewritten file). */
+        public boolean emptyIsUnset() {
+            return extra.equals("EMPTY_STRING_IS_NULL");
+        }
     }
 
     /** Extra validation and normalisation for special options; returns the canonical value. */
@@ -253,7 +273,12 @@ public final class Config {
             }
             case "enum": {
                 String[] choices = o.extra.split("\\|");
-                for (String c : choices) if (c.equalsIgnoreCase(v)) return c;
+                if (o.multiArg()) {
+                    String canonical = flagNames(choices, v);
+                    if (canonical != null) return canonical;
+                } else {
+                    for (String c : choices) if (c.equalsIgnoreCase(v)) return c;
+                }
                 throw new ConfigException("argument(s) must be one of the following: " + String.join(", ", choices));
             }
             case "string":
@@ -264,6 +289,30 @@ public final class Config {
                 return Long.toString(parseNumeric(o, v)).replaceFirst("^-(\\d+)$",
                         o.extra.contains("PERCENT_CONFIG") ? "$1%" : "-$1");
         }
+    }
+
+    /**
+     * A multi-argument enum (shutdown-on-sigterm) is a set of flags after a first "no flags"
+     * choice: Redis prints the flags given in the order of its list, or the first choice when
+     * none is set. Null when a word is not a choice.
+     */
+    private static String flagNames(String[] choices, String v) {
+        String t = v.trim();
+        if (t.isEmpty()) return null;
+        boolean[] set = new boolean[choices.length];
+        for (String word : t.split("\\s+")) {
+            int found = -1;
+            for (int i = 0; i < choices.length; i++) if (choices[i].equalsIgnoreCase(word)) found = i;
+            if (found < 0) return null;
+            set[found] = true;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 1; i < choices.length; i++) {
+            if (!set[i]) continue;
+            if (sb.length() > 0) sb.append(' ');
+            sb.append(choices[i]);
+        }
+        return sb.length() == 0 ? choices[0] : sb.toString();
     }
 
     private static long parseNumeric(Option o, String v) throws ConfigException {

@@ -1,6 +1,14 @@
 package io.spinel.core.config;
 
+import io.spinel.core.Notify;
+import io.spinel.core.util.Doubles;
+
 import java.io.File;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Which Redis options Spinel implements, which it may ignore without anyone noticing, and the
@@ -27,6 +35,8 @@ public final class ConfigSupport {
         "aof-disable-auto-gc", "lazyfree-lazy-expire",
         // scripting
         "busy-reply-threshold", "min-replicas-to-write",
+        // pub/sub: listed here, not only where the engine reads them, so a config file may set them
+        "notify-keyspace-events", "client-output-buffer-limit",
     };
 
     /**
@@ -95,6 +105,78 @@ public final class ConfigSupport {
         config.support("unixsocketperm", null);
         config.normalizer("client-output-buffer-limit", ConfigSupport::validateOutputBufferLimit);
         config.normalizer("save", ConfigSupport::validateSave);
+        config.support("notify-keyspace-events", (v, cur) -> {
+            int flags = Notify.parse(v);
+            if (flags < 0) throw new Config.ConfigException("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+            return Notify.toLetters(flags);
+        });
+        // "relative" is another name of "yes"; Redis shows the first name of a value
+        config.normalizer("oom-score-adj", (v, cur) -> v.equals("relative") ? "yes" : v);
+        config.normalizer("oom-score-adj-values", ConfigSupport::validateOomScoreAdjValues);
+        config.normalizer("latency-tracking-info-percentiles", ConfigSupport::validatePercentiles);
+        config.normalizer("shutdown-on-sigint", ConfigSupport::validateShutdownFlags);
+        config.normalizer("shutdown-on-sigterm", ConfigSupport::validateShutdownFlags);
+    }
+
+    private static String validateShutdownFlags(String v, String current) throws Config.ConfigException {
+        List<String> flags = Arrays.asList(v.split(" "));
+        if (flags.contains("save") && flags.contains("nosave")) {
+            throw new Config.ConfigException("shutdown options SAVE and NOSAVE can't be used simultaneously");
+        }
+        return v;
+    }
+
+    /** Three integers in [-2000, 2000], printed as integers. */
+    static String validateOomScoreAdjValues(String v, String current) throws Config.ConfigException {
+        String[] f = v.trim().split("\\s+");
+        if (f.length != 3) throw new Config.ConfigException("wrong number of arguments");
+        StringBuilder sb = new StringBuilder();
+        for (String s : f) {
+            // strtoll syntax: an optional sign and decimal digits (leading zeros allowed)
+            if (!s.matches("[+-]?0*[0-9]{1,5}") || Math.abs(Integer.parseInt(s)) > 2000) {
+                throw new Config.ConfigException("Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+            }
+            if (sb.length() > 0) sb.append(' ');
+            sb.append(Integer.parseInt(s));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Percentiles between 0 and 100 ("" for none), shown as C's "%f" without trailing zeros
+     * ("50.0" reads back as "50").
+     */
+    static String validatePercentiles(String v, String current) throws Config.ConfigException {
+        String t = v.trim();
+        if (t.isEmpty()) return "";
+        StringBuilder sb = new StringBuilder();
+        for (String s : t.split("\\s+")) {
+            byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
+            double d;
+            try {
+                d = Doubles.parse(b, 0, b.length);
+            } catch (NumberFormatException e) {
+                throw new Config.ConfigException("Invalid latency-tracking-info-percentiles parameters");
+            }
+            if (d > 100.0 || d < 0.0) {
+                throw new Config.ConfigException("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+            }
+            if (sb.length() > 0) sb.append(' ');
+            sb.append(fixedSixTrimmed(d));
+        }
+        return sb.toString();
+    }
+
+    /** C's printf("%f") (six decimals, exact binary value rounded half-even) without trailing zeros. */
+    static String fixedSixTrimmed(double d) {
+        String s = new BigDecimal(d).setScale(6, RoundingMode.HALF_EVEN).toPlainString();
+        if (s.indexOf('.') >= 0) {
+            int end = s.length();
+            while (s.charAt(end - 1) == '0') end--;
+            if (s.charAt(end - 1) == '.') end--;
+            s = s.substring(0, end);
+        }
+        return s.equals("-0") ? "0" : s;
     }
 
     /**

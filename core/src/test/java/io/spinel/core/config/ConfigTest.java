@@ -45,6 +45,50 @@ class ConfigTest {
     }
 
     @Test
+    void valuesReadBackInRedisCanonicalText() throws Exception {
+        // what CONFIG GET shows is also what CONFIG REWRITE writes, so both must be Redis's text
+        Config c = new Config();
+        c.set("shutdown-on-sigterm", "NOW nosave force now");
+        assertThat(c.get("shutdown-on-sigterm")).isEqualTo("nosave now force");
+        c.set("shutdown-on-sigterm", "default");
+        assertThat(c.get("shutdown-on-sigterm")).isEqualTo("default");
+        c.set("shutdown-on-sigint", "default save");
+        assertThat(c.get("shutdown-on-sigint")).isEqualTo("save");
+        assertThatThrownBy(() -> c.set("shutdown-on-sigint", "save nosave"))
+                .hasMessage("shutdown options SAVE and NOSAVE can't be used simultaneously");
+        assertThatThrownBy(() -> c.set("shutdown-on-sigint", "later"))
+                .hasMessage("argument(s) must be one of the following: default, save, nosave, now, force");
+        c.set("oom-score-adj", "relative");
+        assertThat(c.get("oom-score-adj")).isEqualTo("yes");
+        c.set("oom-score-adj-values", "0 +0200 -2000");
+        assertThat(c.get("oom-score-adj-values")).isEqualTo("0 200 -2000");
+        assertThatThrownBy(() -> c.set("oom-score-adj-values", "0 200 2001"))
+                .hasMessage("Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+        assertThatThrownBy(() -> c.set("oom-score-adj-values", "0 200")).hasMessage("wrong number of arguments");
+        c.set("latency-tracking-info-percentiles", "50.0 99.990 1e1 0.0000001 100");
+        assertThat(c.get("latency-tracking-info-percentiles")).isEqualTo("50 99.99 10 0 100");
+        c.set("latency-tracking-info-percentiles", "");
+        assertThat(c.get("latency-tracking-info-percentiles")).isEmpty();
+        assertThatThrownBy(() -> c.set("latency-tracking-info-percentiles", "50 101"))
+                .hasMessage("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+        assertThatThrownBy(() -> c.set("latency-tracking-info-percentiles", "fifty"))
+                .hasMessage("Invalid latency-tracking-info-percentiles parameters");
+        c.set("notify-keyspace-events", "KEA");
+        assertThat(c.get("notify-keyspace-events")).isEqualTo("AKE");
+        assertThatThrownBy(() -> c.set("notify-keyspace-events", "KEq"))
+                .hasMessage("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+    }
+
+    @Test
+    void fixedSixDecimalsLikePrintf() {
+        assertThat(ConfigSupport.fixedSixTrimmed(99.9)).isEqualTo("99.9");
+        assertThat(ConfigSupport.fixedSixTrimmed(0.0000005)).isEqualTo("0"); // as glibc prints it
+        assertThat(ConfigSupport.fixedSixTrimmed(0.0000015)).isEqualTo("0.000002");
+        assertThat(ConfigSupport.fixedSixTrimmed(12.5)).isEqualTo("12.5");
+        assertThat(ConfigSupport.fixedSixTrimmed(100)).isEqualTo("100");
+    }
+
+    @Test
     void globMatchesNamesAndAliases() {
         Config c = new Config();
         assertThat(c.matching("maxmemory*").keySet()).contains("maxmemory", "maxmemory-policy", "maxmemory-samples");

@@ -73,6 +73,34 @@ public final class RedisServerProcess implements AutoCloseable {
         throw new IOException("redis-server did not start on port " + port);
     }
 
+    /**
+     * Starts redis-server with exactly these arguments (a config file, then options), working in
+     * {@code workDir} (where its log goes too), and waits for it on {@code port}, which the
+     * arguments must name.
+     */
+    public static RedisServerProcess startExactly(Path workDir, int port, String... args)
+            throws IOException, InterruptedException {
+        String bin = binary();
+        if (bin == null) return null;
+        List<String> cmd = new ArrayList<>();
+        cmd.add(bin);
+        cmd.addAll(Arrays.asList(args));
+        Process p = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(workDir.resolve("redis.log").toFile()).start();
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (System.currentTimeMillis() < deadline && p.isAlive()) {
+            try (RawClient c = new RawClient(port)) {
+                String pong = new String(c.call("PING"));
+                if (pong.startsWith("+PONG") || pong.startsWith("-NOAUTH")) return new RedisServerProcess(p, port, workDir);
+            } catch (IOException e) {
+                Thread.sleep(50);
+            }
+        }
+        p.destroyForcibly();
+        throw new IOException("redis-server did not start on port " + port + ": "
+                + Files.readString(workDir.resolve("redis.log")));
+    }
+
     public int port() {
         return port;
     }

@@ -39,6 +39,12 @@ public class CommandBenchmark {
     private byte[][] get;
     private byte[][] set;
     private byte[][] hset;
+    private byte[][] setEx;
+    private byte[][] getMiss;
+    private byte[] hsetNew;
+    private byte[] hdelNew;
+    private byte[] lpushLarge;
+    private byte[] lpopLarge;
     private byte[] incr;
     private byte[] ping;
     private byte[] pingInline;
@@ -54,6 +60,8 @@ public class CommandBenchmark {
         get = new byte[KEYS][];
         set = new byte[KEYS][];
         hset = new byte[KEYS][];
+        setEx = new byte[KEYS][];
+        getMiss = new byte[KEYS][];
         for (int k = 0; k < KEYS; k++) {
             String key = key(k);
             server.call("SET", key, VALUE);
@@ -61,15 +69,23 @@ public class CommandBenchmark {
             get[k] = InProcessServer.encode("GET", key);
             set[k] = InProcessServer.encode("SET", key, VALUE);
             hset[k] = InProcessServer.encode("HSET", "hash", field(k), VALUE);
+            setEx[k] = InProcessServer.encode("SET", "ex" + key, VALUE, "EX", "3600");
+            getMiss[k] = InProcessServer.encode("GET", "missing" + key);
         }
         // past Redis's shared integers (0..9999) and far from a change in digit count
         server.call("SET", "counter", "1000000000");
         for (int k = 0; k < 100; k++) server.call("RPUSH", "list", "element:" + k);
+        for (int k = 0; k < 10_000; k++) server.call("RPUSH", "biglist", "element:" + k);
+        for (int k = 0; k < KEYS; k++) server.call("SET", "ex" + key(k), VALUE, "EX", "3600");
         incr = InProcessServer.encode("INCR", "counter");
         ping = InProcessServer.encode("PING");
         pingInline = "PING\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         lpush = InProcessServer.encode("LPUSH", "list", "element:x");
         lpop = InProcessServer.encode("LPOP", "list");
+        lpushLarge = InProcessServer.encode("LPUSH", "biglist", "element:x");
+        lpopLarge = InProcessServer.encode("LPOP", "biglist");
+        hsetNew = InProcessServer.encode("HSET", "hash", "newfield", VALUE);
+        hdelNew = InProcessServer.encode("HDEL", "hash", "newfield");
         byte[][] gets = new byte[16][];
         for (int k = 0; k < 16; k++) gets[k] = get[k];
         pipelineGet16 = InProcessServer.concat(gets);
@@ -84,6 +100,12 @@ public class CommandBenchmark {
         server.expect(lpush, ":101\r\n");
         server.expect(lpop, "$9\r\nelement:x\r\n");
         server.expect(pipelineGet16, bulk.repeat(16));
+        server.expect(setEx[0], "+OK\r\n");
+        server.expect(getMiss[0], "$-1\r\n");
+        server.expect(hsetNew, ":1\r\n");
+        server.expect(hdelNew, ":1\r\n");
+        server.expect(lpushLarge, ":10001\r\n");
+        server.expect(lpopLarge, "$9\r\nelement:x\r\n");
         String encoding = server.call("OBJECT", "ENCODING", "hash");
         if (!encoding.equals("$8\r\nlistpack\r\n")) throw new IllegalStateException("hash encoding " + encoding);
     }
@@ -148,6 +170,38 @@ public class CommandBenchmark {
     public long lpushLpop() {
         server.feed(lpush);
         server.feed(lpop);
+        return server.connection.bytes;
+    }
+
+    /** GET of a key that does not exist (a miss counted in keyspace_misses). */
+    @Benchmark
+    public long getMiss() {
+        server.feed(getMiss[next()]);
+        return server.connection.bytes;
+    }
+
+    /** SET with a relative expire overwriting a key that has one: the cache-style SET. */
+    @Benchmark
+    public long setEx() {
+        server.feed(setEx[next()]);
+        return server.connection.bytes;
+    }
+
+    /** HSET adding a field to the hash and HDEL removing it again. */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public long hsetNewFieldHdel() {
+        server.feed(hsetNew);
+        server.feed(hdelNew);
+        return server.connection.bytes;
+    }
+
+    /** LPUSH then LPOP on a 10,000-element list (many nodes). */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public long lpushLpopLarge() {
+        server.feed(lpushLarge);
+        server.feed(lpopLarge);
         return server.connection.bytes;
     }
 

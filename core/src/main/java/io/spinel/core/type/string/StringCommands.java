@@ -229,8 +229,8 @@ public final class StringCommands {
         modified(c, keyArg, "set");
         if (when >= 0) {
             c.engine().notify(Notify.GENERIC, "expire", c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
-            c.propagateAs(SET, a.copy(keyArg), a.copy(valArg), PXAT, Bytes.longToBytes(when));
-        } else if ((flags & GET) != 0) {
+            if (c.propagates()) c.propagateAs(SET, a.copy(keyArg), a.copy(valArg), PXAT, Bytes.longToBytes(when));
+        } else if ((flags & GET) != 0 && c.propagates()) {
             c.propagateAs(withoutGet(a));
         }
         if ((flags & GET) == 0) {
@@ -258,9 +258,11 @@ public final class StringCommands {
         put(c, 1, StringEntry.create(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), -1,
                 c.engine().keyspace().newLru()));
         modified(c, 1, "set");
-        byte[][] p = a.toArrays();
-        p[0] = SET;
-        c.propagateAs(p);
+        if (c.propagates()) {
+            byte[][] p = a.toArrays();
+            p[0] = SET;
+            c.propagateAs(p);
+        }
     }
 
     static void getdel(Client c) {
@@ -276,7 +278,7 @@ public final class StringCommands {
         engine.dirty++;
         engine.keyModified(c.db(), a.buf(1), a.off(1), a.len(1));
         engine.notify(Notify.GENERIC, "del", c.db(), a.buf(1), a.off(1), a.len(1));
-        c.propagateAs(DEL, a.copy(1));
+        if (c.propagates()) c.propagateAs(DEL, a.copy(1));
     }
 
     static void getex(Client c) {
@@ -297,19 +299,19 @@ public final class StringCommands {
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "del", db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(DEL, a.copy(1));
+            if (c.propagates()) c.propagateAs(DEL, a.copy(1));
         } else if (when >= 0) {
             db.setExpire(a.buf(1), a.off(1), a.len(1), e, when);
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "expire", db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(PEXPIREAT, a.copy(1), Bytes.longToBytes(when));
+            if (c.propagates()) c.propagateAs(PEXPIREAT, a.copy(1), Bytes.longToBytes(when));
         } else if ((flags & PERSIST_FLAG) != 0 && StringEntry.hasExpire(e)) {
             db.setExpire(a.buf(1), a.off(1), a.len(1), e, -1);
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "persist", db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(PERSIST, a.copy(1));
+            if (c.propagates()) c.propagateAs(PERSIST, a.copy(1));
         }
     }
 
@@ -458,7 +460,7 @@ public final class StringCommands {
         put(c, 1, StringEntry.createString(a.buf(1), a.off(1), a.len(1), text, 0, text.length, expire, lru));
         modified(c, 1, "incrbyfloat");
         c.reply().bulk(text);
-        c.propagateAs(SET, a.copy(1), text, KEEPTTL);
+        if (c.propagates()) c.propagateAs(SET, a.copy(1), text, KEEPTTL);
     }
 
     // ---- ranges -------------------------------------------------------------------------------

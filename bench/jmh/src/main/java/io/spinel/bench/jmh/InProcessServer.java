@@ -43,6 +43,17 @@ final class InProcessServer implements AutoCloseable {
 
     /** Feeds one read's worth of bytes and runs it, as one channelRead + channelReadComplete. */
     void feed(byte[] request) {
+        feed(client, request);
+    }
+
+    /** Another connection, e.g. one that blocks or WATCHes while the benchmark client works. */
+    Client connectOther() {
+        Client c = engine.connect(new ReplyCapture());
+        if (c == null) throw new IllegalStateException("engine refused the connection");
+        return c;
+    }
+
+    void feed(Client client, byte[] request) {
         RespReader reader = client.reader();
         byte[] dst = reader.writable(request.length);
         System.arraycopy(request, 0, dst, reader.writeOffset(), request.length);

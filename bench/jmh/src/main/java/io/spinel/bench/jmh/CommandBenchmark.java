@@ -39,6 +39,7 @@ public class CommandBenchmark {
     private byte[][] get;
     private byte[][] set;
     private byte[][] hset;
+    private byte[][] hsetBig;
     private byte[][] setEx;
     private byte[][] getMiss;
     private byte[] hsetNew;
@@ -60,6 +61,7 @@ public class CommandBenchmark {
         get = new byte[KEYS][];
         set = new byte[KEYS][];
         hset = new byte[KEYS][];
+        hsetBig = new byte[KEYS][];
         setEx = new byte[KEYS][];
         getMiss = new byte[KEYS][];
         for (int k = 0; k < KEYS; k++) {
@@ -69,6 +71,7 @@ public class CommandBenchmark {
             get[k] = InProcessServer.encode("GET", key);
             set[k] = InProcessServer.encode("SET", key, VALUE);
             hset[k] = InProcessServer.encode("HSET", "hash", field(k), VALUE);
+            hsetBig[k] = InProcessServer.encode("HSET", "bighash", field(k), VALUE);
             setEx[k] = InProcessServer.encode("SET", "ex" + key, VALUE, "EX", "3600");
             getMiss[k] = InProcessServer.encode("GET", "missing" + key);
         }
@@ -76,6 +79,7 @@ public class CommandBenchmark {
         server.call("SET", "counter", "1000000000");
         for (int k = 0; k < 100; k++) server.call("RPUSH", "list", "element:" + k);
         for (int k = 0; k < 10_000; k++) server.call("RPUSH", "biglist", "element:" + k);
+        for (int k = 0; k < 1000; k++) server.call("HSET", "bighash", field(k), VALUE);
         for (int k = 0; k < KEYS; k++) server.call("SET", "ex" + key(k), VALUE, "EX", "3600");
         incr = InProcessServer.encode("INCR", "counter");
         ping = InProcessServer.encode("PING");
@@ -106,8 +110,11 @@ public class CommandBenchmark {
         server.expect(hdelNew, ":1\r\n");
         server.expect(lpushLarge, ":10001\r\n");
         server.expect(lpopLarge, "$9\r\nelement:x\r\n");
+        server.expect(hsetBig[0], ":0\r\n");
         String encoding = server.call("OBJECT", "ENCODING", "hash");
         if (!encoding.equals("$8\r\nlistpack\r\n")) throw new IllegalStateException("hash encoding " + encoding);
+        encoding = server.call("OBJECT", "ENCODING", "bighash");
+        if (!encoding.equals("$9\r\nhashtable\r\n")) throw new IllegalStateException("bighash encoding " + encoding);
     }
 
     private static String key(int k) {
@@ -161,6 +168,13 @@ public class CommandBenchmark {
     @Benchmark
     public long hset() {
         server.feed(hset[next()]);
+        return server.connection.bytes;
+    }
+
+    /** HSET overwriting a field of a 1000-field hash (hashtable encoding). */
+    @Benchmark
+    public long hsetHashtable() {
+        server.feed(hsetBig[next()]);
         return server.connection.bytes;
     }
 

@@ -169,10 +169,10 @@ final class Transactions {
         c.watching.clear();
     }
 
-    /** A key changed: every client watching it has its transaction fail. */
     /** The lookup key of {@link #keyTouched}, reused. */
     private final Blocking.KeyRef probe = new Blocking.KeyRef(0, new byte[0]);
 
+    /** A key changed: every client watching it has its transaction fail. */
     void keyTouched(Db db, byte[] k, int off, int len) {
         if (watchers.isEmpty()) return;
         // with any key watched, every write comes here: look the key up in place, no copy

@@ -26,19 +26,49 @@ import java.util.function.Consumer;
 final class Blocking {
     /** A key of a database: the unit clients wait on. */
     static final class KeyRef {
-        final int db;
-        final byte[] key;
-        private final int hash;
+        // Final in spirit: only a probe (see point) ever changes, and a probe is never stored. For
+        // every stored ref, key is the whole key.
+        int db;
+        byte[] key;
+        private int off;
+        private int len;
+        private int hash;
 
         KeyRef(int db, byte[] key) {
+            point(db, key, 0, key.length);
+        }
+
+        /**
+         * Makes this ref a lookup key for a slice (of the query buffer, say), so that a write can
+         * ask "is anyone waiting on / watching this key?" without copying the key. Only for a
+         * probe owned by the executor thread that is {@link #release released} after the lookup.
+         */
+        KeyRef point(int db, byte[] k, int off, int len) {
             this.db = db;
-            this.key = key;
-            this.hash = 31 * db + Arrays.hashCode(key);
+            this.key = k;
+            this.off = off;
+            this.len = len;
+            int h = 1; // as Arrays.hashCode over the slice
+            for (int i = off, end = off + len; i < end; i++) h = 31 * h + k[i];
+            this.hash = 31 * db + h;
+            return this;
+        }
+
+        /** Drops a probe's reference to the buffer it pointed into. */
+        void release() {
+            key = null;
+        }
+
+        /** A ref with its own copy of the key, fit to be stored. */
+        KeyRef copy() {
+            return new KeyRef(db, Arrays.copyOfRange(key, off, off + len));
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof KeyRef && ((KeyRef) o).db == db && Arrays.equals(((KeyRef) o).key, key);
+            if (!(o instanceof KeyRef)) return false;
+            KeyRef r = (KeyRef) o;
+            return r.db == db && Arrays.equals(r.key, r.off, r.off + r.len, key, off, off + len);
         }
 
         @Override
@@ -118,9 +148,15 @@ final class Blocking {
     /** A key was written: if anyone waits on it, serve them after the current command. */
     void keyTouched(Db db, byte[] k, int off, int len) {
         if (byKey.isEmpty()) return;
-        KeyRef ref = new KeyRef(db.id(), Arrays.copyOfRange(k, off, off + len));
-        if (byKey.containsKey(ref)) ready.add(ref);
+        // with any client blocked, every write comes here: look the key up in place, copy it only
+        // when someone waits on it
+        KeyRef ref = probe.point(db.id(), k, off, len);
+        if (byKey.containsKey(ref) && !ready.contains(ref)) ready.add(ref.copy());
+        ref.release();
     }
+
+    /** The lookup key of {@link #keyTouched}, reused. */
+    private final KeyRef probe = new KeyRef(0, new byte[0]);
 
     /** Every waited-on key of these databases may have changed (SWAPDB, FLUSHALL). */
     void databasesChanged(int a, int b) {

@@ -315,6 +315,15 @@ public final class Client {
         propagateAs = argv;
     }
 
+    /**
+     * Whether anything receives propagated commands (the AOF is on). Commands test it before
+     * building the rewritten arguments for {@link #propagateAs}, which nothing reads otherwise:
+     * SET with EX or EXPIRE would copy their arguments on every call for nothing.
+     */
+    public boolean propagates() {
+        return engine.propagates();
+    }
+
     // ---- replies ------------------------------------------------------------------------------
 
     /** Replies with an error and counts it in INFO errorstats. */

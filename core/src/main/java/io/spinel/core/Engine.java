@@ -676,6 +676,11 @@ public final class Engine {
     private static final byte[][] MULTI = {Bytes.ascii("MULTI")};
     private static final byte[][] EXEC = {Bytes.ascii("EXEC")};
 
+    /** Whether any listener receives propagated commands (see {@link Client#propagates()}). */
+    public boolean propagates() {
+        return !propagationListeners.isEmpty();
+    }
+
     public void addPropagationListener(PropagationListener l) {
         propagationListeners.add(l);
     }
@@ -838,7 +843,7 @@ public final class Engine {
         blocking.keyTouched(db, key, 0, key.length);
         transactions.keyTouched(db, key, 0, key.length);
         tracking.keyModified(null, key, 0, key.length);
-        propagate(db.id(), new byte[][] {lazyfreeLazyExpire ? UNLINK : DEL, key});
+        if (propagates()) propagate(db.id(), new byte[][] {lazyfreeLazyExpire ? UNLINK : DEL, key});
     }
 
     // ---- facts for INFO, CLIENT LIST and other commands -----------------------------------------

@@ -7,7 +7,6 @@ import io.spinel.core.keyspace.Db;
 import io.spinel.core.protocol.Args;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -170,16 +169,20 @@ final class Transactions {
         c.watching.clear();
     }
 
+    /** The lookup key of {@link #keyTouched}, reused. */
+    private final Blocking.KeyRef probe = new Blocking.KeyRef(0, new byte[0]);
+
     /** A key changed: every client watching it has its transaction fail. */
     void keyTouched(Db db, byte[] k, int off, int len) {
         if (watchers.isEmpty()) return;
-        Blocking.KeyRef ref = new Blocking.KeyRef(db.id(), Arrays.copyOfRange(k, off, off + len));
-        List<Watched> list = watchers.get(ref);
+        // with any key watched, every write comes here: look the key up in place, no copy
+        List<Watched> list = watchers.get(probe.point(db.id(), k, off, len));
+        probe.release();
         if (list == null) return;
         for (Watched w : new ArrayList<>(list)) {
             if (w.expired) {
                 // the key was already expired when watched: its deletion is not a change
-                if (db.find(ref.key) == null) {
+                if (db.find(k, off, len) == null) {
                     w.expired = false;
                     continue;
                 }

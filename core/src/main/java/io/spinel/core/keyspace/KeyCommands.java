@@ -444,13 +444,15 @@ public final class KeyCommands {
         if (engine.keyspace().alreadyExpired(when)) {
             db.remove(a.buf(1), a.off(1), a.len(1));
             deleted(c, db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(DEL, a.copy(1));
+            if (c.propagates()) c.propagateAs(DEL, a.copy(1));
         } else {
             db.setExpire(a.buf(1), a.off(1), a.len(1), e, when);
-            byte[][] p = a.toArrays();
-            p[0] = PEXPIREAT;
-            p[2] = Bytes.longToBytes(when);
-            c.propagateAs(p);
+            if (c.propagates()) {
+                byte[][] p = a.toArrays();
+                p[0] = PEXPIREAT;
+                p[2] = Bytes.longToBytes(when);
+                c.propagateAs(p);
+            }
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "expire", db, a.buf(1), a.off(1), a.len(1));
             engine.dirty++;

@@ -369,16 +369,16 @@ public final class Reply {
         } else if (protocol == 2 && (t == '~' || t == '>')) {
             t = '*';
         }
-        byte[] hdr = new byte[24];
-        int h = 0;
-        hdr[h++] = (byte) t;
-        h = Bytes.writeLong(hdr, h, n);
-        hdr[h++] = '\r';
-        hdr[h++] = '\n';
+        // the payload moves down first to where the header ends, then the header is written in
+        // front of it: no scratch array for the header
+        int h = 1 + Bytes.decimalLength(n) + 2;
         int payloadStart = handle + 24;
         int payloadLen = len - payloadStart;
-        System.arraycopy(hdr, 0, buf, handle, h);
         System.arraycopy(buf, payloadStart, buf, handle + h, payloadLen);
+        buf[handle] = (byte) t;
+        int at = Bytes.writeLong(buf, handle + 1, n);
+        buf[at] = '\r';
+        buf[at + 1] = '\n';
         len = handle + h + payloadLen;
         deferredDepth--;
     }

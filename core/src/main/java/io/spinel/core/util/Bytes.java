@@ -165,17 +165,32 @@ public final class Bytes {
 
     /** Number of characters of the decimal form of v. */
     public static int decimalLength(long v) {
-        if (v == Long.MIN_VALUE) return 20;
+        if (v < 0) return v == Long.MIN_VALUE ? 20 : 1 + positiveLength(-v);
+        return positiveLength(v);
+    }
+
+    /** 10, 100, ... 10^18: digit counts by comparison, no division (every reply header needs one). */
+    private static final long[] POWERS_OF_TEN = new long[18];
+
+    static {
+        long p = 1;
+        for (int i = 0; i < POWERS_OF_TEN.length; i++) POWERS_OF_TEN[i] = p *= 10;
+    }
+
+    private static int positiveLength(long v) {
         int n = 1;
-        if (v < 0) {
-            n++;
-            v = -v;
-        }
-        while (v >= 10) {
-            v /= 10;
-            n++;
-        }
+        while (n <= POWERS_OF_TEN.length && v >= POWERS_OF_TEN[n - 1]) n++;
         return n;
+    }
+
+    /** "00".."99": two digits per division when writing numbers. */
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
     }
 
     /** Writes the decimal form of v at off, returns the offset after it. */
@@ -191,10 +206,19 @@ public final class Bytes {
             v = -v;
         }
         int p = end;
-        do {
-            dst[--p] = (byte) ('0' + (v % 10));
-            v /= 10;
-        } while (v != 0);
+        while (v >= 100) {
+            int pair = (int) (v % 100) * 2;
+            v /= 100;
+            dst[--p] = DIGIT_PAIRS[pair + 1];
+            dst[--p] = DIGIT_PAIRS[pair];
+        }
+        if (v >= 10) {
+            int pair = (int) v * 2;
+            dst[--p] = DIGIT_PAIRS[pair + 1];
+            dst[--p] = DIGIT_PAIRS[pair];
+        } else {
+            dst[--p] = (byte) ('0' + v);
+        }
         return end;
     }
 

@@ -33,6 +33,31 @@ class NumbersTest {
     }
 
     @Test
+    void writeLongAtEveryDigitCountBoundary() {
+        java.util.List<Long> values = new java.util.ArrayList<>();
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
+            for (long v : new long[] {p - 1, p, p + 1, p * 2 - 1}) {
+                values.add(v);
+                values.add(-v);
+            }
+            if (p > Long.MAX_VALUE / 10) break;
+        }
+        values.add(Long.MAX_VALUE - 1);
+        values.add(Long.MIN_VALUE + 1);
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(42);
+        for (int i = 0; i < 10_000; i++) values.add(rnd.nextLong() >> rnd.nextInt(64));
+        byte[] buf = new byte[30];
+        for (long v : values) {
+            String expected = Long.toString(v);
+            assertThat(Bytes.decimalLength(v)).as("length of %d", v).isEqualTo(expected.length());
+            buf[0] = 'x';
+            int end = Bytes.writeLong(buf, 1, v);
+            assertThat(new String(buf, 1, end - 1, StandardCharsets.US_ASCII)).isEqualTo(expected);
+            assertThat(buf[0]).isEqualTo((byte) 'x');
+        }
+    }
+
+    @Test
     void format17gMatchesPrintf() {
         // values and the text glibc's printf("%.17g") gives for them
         assertThat(Doubles.format17g(0.1)).isEqualTo("0.10000000000000001");

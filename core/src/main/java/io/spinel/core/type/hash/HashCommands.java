@@ -206,7 +206,7 @@ public final class HashCommands {
         c.reply().bulk(text);
         modified(c, "hincrbyfloat", 1);
         // replicas and the AOF get the result, so float formatting can never make them diverge
-        c.propagateAs(HSET, a.copy(1), a.copy(2), text);
+        if (c.propagates()) c.propagateAs(HSET, a.copy(1), a.copy(2), text);
     }
 
     // ---- reads --------------------------------------------------------------------------------

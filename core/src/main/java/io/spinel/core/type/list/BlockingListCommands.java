@@ -69,10 +69,10 @@ public final class BlockingListCommands {
             if (l == null || l.size() == 0) continue;
             if (count != -1) {
                 long n = ListCommands.popRangeWithKeyAndReply(c, c.db(), a.buf(k), a.off(k), a.len(k), l, head, count);
-                c.propagateAs(head ? LPOP : RPOP, a.copy(k), Bytes.longToBytes(n));
+                if (c.propagates()) c.propagateAs(head ? LPOP : RPOP, a.copy(k), Bytes.longToBytes(n));
             } else {
                 ListCommands.popWithKeyAndReply(c, c.db(), a.buf(k), a.off(k), a.len(k), l, head);
-                c.propagateAs(head ? LPOP : RPOP, a.copy(k));
+                if (c.propagates()) c.propagateAs(head ? LPOP : RPOP, a.copy(k));
             }
             return;
         }
@@ -115,6 +115,7 @@ public final class BlockingListCommands {
         ListValue to = ListCommands.writeList(c, 2);
         ListCommands.moveAndReply(c, c.db(), a.buf(1), a.off(1), a.len(1), from, a.buf(2), a.off(2), a.len(2), to,
                 fromHead, toHead);
+        if (!c.propagates()) return;
         if (lmove) c.propagateAs(LMOVE, a.copy(1), a.copy(2), a.copy(3), a.copy(4));
         else c.propagateAs(RPOPLPUSH, a.copy(1), a.copy(2));
     }

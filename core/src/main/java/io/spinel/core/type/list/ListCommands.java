@@ -319,7 +319,7 @@ public final class ListCommands {
             ListValue l = writeList(c, k);
             if (l == null || l.size() == 0) continue;
             long n = popRangeWithKeyAndReply(c, db, a.buf(k), a.off(k), a.len(k), l, head, count);
-            c.propagateAs(head ? LPOP : RPOP, a.copy(k), Bytes.longToBytes(n));
+            if (c.propagates()) c.propagateAs(head ? LPOP : RPOP, a.copy(k), Bytes.longToBytes(n));
             return;
         }
         c.reply().nullArray();

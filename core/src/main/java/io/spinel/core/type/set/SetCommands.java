@@ -222,7 +222,7 @@ public final class SetCommands {
         byte[] m = randomMember(s);
         s.remove(m, 0, m.length);
         notify(c, Notify.SET, "spop", 1);
-        c.propagateAs(SREM, a.copy(1), m);
+        if (c.propagates()) c.propagateAs(SREM, a.copy(1), m);
         r.bulk(m);
         if (s.length() == 0) {
             removeKey(c, 1);
@@ -255,7 +255,7 @@ public final class SetCommands {
             replySet(r, union(new SetValue[] {s}, maxIntset(c)));
             removeKey(c, 1);
             notify(c, Notify.GENERIC, "del", 1);
-            c.propagateAs(DEL, a.copy(1));
+            if (c.propagates()) c.propagateAs(DEL, a.copy(1));
             signal(c, 1);
             return;
         }

@@ -115,11 +115,14 @@ public final class StringCommands {
 
     /**
      * Redis's parseExtendedStringArgumentsOrReply: the option parser shared by SET and GETEX.
-     * Returns the flags; the expire argument index goes to {@code expireArg[0]}.
+     * Returns the flags in the low 32 bits and the index of the expire argument in the high 32
+     * ({@link #flagsOf}, {@link #expireArgOf}): one long instead of an out-parameter array, so that
+     * every SET does not allocate.
      */
-    private static int parseOptions(Client c, int from, boolean isSet, int[] expireArg) {
+    private static long parseOptions(Client c, int from, boolean isSet) {
         Args a = c.args();
         int flags = 0;
+        int expireArg = 0;
         int argc = a.count();
         for (int j = from; j < argc; j++) {
             boolean next = j < argc - 1;
@@ -135,21 +138,29 @@ public final class StringCommands {
                 flags |= PERSIST_FLAG;
             } else if (a.is(j, "ex") && (flags & (KEEP_TTL | PERSIST_FLAG | EXAT | PX | PX_AT)) == 0 && next) {
                 flags |= EX;
-                expireArg[0] = ++j;
+                expireArg = ++j;
             } else if (a.is(j, "px") && (flags & (KEEP_TTL | PERSIST_FLAG | EX | EXAT | PX_AT)) == 0 && next) {
                 flags |= PX;
-                expireArg[0] = ++j;
+                expireArg = ++j;
             } else if (a.is(j, "exat") && (flags & (KEEP_TTL | PERSIST_FLAG | EX | PX | PX_AT)) == 0 && next) {
                 flags |= EXAT;
-                expireArg[0] = ++j;
+                expireArg = ++j;
             } else if (a.is(j, "pxat") && (flags & (KEEP_TTL | PERSIST_FLAG | EX | EXAT | PX)) == 0 && next) {
                 flags |= PX_AT;
-                expireArg[0] = ++j;
+                expireArg = ++j;
             } else {
                 throw CommandError.SYNTAX;
             }
         }
-        return flags;
+        return ((long) expireArg << 32) | flags;
+    }
+
+    private static int flagsOf(long options) {
+        return (int) options;
+    }
+
+    private static int expireArgOf(long options) {
+        return (int) (options >>> 32);
     }
 
     private static long expireFromFlags(Client c, int flags, int arg) {
@@ -168,9 +179,8 @@ public final class StringCommands {
     }
 
     static void set(Client c) {
-        int[] expireArg = new int[1];
-        int flags = parseOptions(c, 3, true, expireArg);
-        setGeneric(c, flags, 1, 2, expireArg[0], false);
+        long options = parseOptions(c, 3, true);
+        setGeneric(c, flagsOf(options), 1, 2, expireArgOf(options), false);
     }
 
     static void setnx(Client c) {
@@ -220,8 +230,8 @@ public final class StringCommands {
         modified(c, keyArg, "set");
         if (when >= 0) {
             c.engine().notify(Notify.GENERIC, "expire", c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
-            c.propagateAs(SET, a.copy(keyArg), a.copy(valArg), PXAT, Bytes.longToBytes(when));
-        } else if ((flags & GET) != 0) {
+            if (c.propagates()) c.propagateAs(SET, a.copy(keyArg), a.copy(valArg), PXAT, Bytes.longToBytes(when));
+        } else if ((flags & GET) != 0 && c.propagates()) {
             c.propagateAs(withoutGet(a));
         }
         if ((flags & GET) == 0) {
@@ -249,9 +259,11 @@ public final class StringCommands {
         put(c, 1, StringEntry.create(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), -1,
                 c.engine().keyspace().newLru()));
         modified(c, 1, "set");
-        byte[][] p = a.toArrays();
-        p[0] = SET;
-        c.propagateAs(p);
+        if (c.propagates()) {
+            byte[][] p = a.toArrays();
+            p[0] = SET;
+            c.propagateAs(p);
+        }
     }
 
     static void getdel(Client c) {
@@ -267,18 +279,18 @@ public final class StringCommands {
         engine.dirty++;
         engine.keyModified(c.db(), a.buf(1), a.off(1), a.len(1));
         engine.notify(Notify.GENERIC, "del", c.db(), a.buf(1), a.off(1), a.len(1));
-        c.propagateAs(DEL, a.copy(1));
+        if (c.propagates()) c.propagateAs(DEL, a.copy(1));
     }
 
     static void getex(Client c) {
-        int[] expireArg = new int[1];
-        int flags = parseOptions(c, 2, false, expireArg);
+        long options = parseOptions(c, 2, false);
+        int flags = flagsOf(options);
         byte[] e = readString(c, 1);
         if (e == null) {
             c.reply().nullBulk();
             return;
         }
-        long when = expireFromFlags(c, flags, expireArg[0]);
+        long when = expireFromFlags(c, flags, expireArgOf(options));
         StringEntry.replyValue(e, c.reply());
         Args a = c.args();
         Db db = c.db();
@@ -288,19 +300,19 @@ public final class StringCommands {
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "del", db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(DEL, a.copy(1));
+            if (c.propagates()) c.propagateAs(DEL, a.copy(1));
         } else if (when >= 0) {
             db.setExpire(a.buf(1), a.off(1), a.len(1), e, when);
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "expire", db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(PEXPIREAT, a.copy(1), Bytes.longToBytes(when));
+            if (c.propagates()) c.propagateAs(PEXPIREAT, a.copy(1), Bytes.longToBytes(when));
         } else if ((flags & PERSIST_FLAG) != 0 && StringEntry.hasExpire(e)) {
             db.setExpire(a.buf(1), a.off(1), a.len(1), e, -1);
             engine.dirty++;
             engine.keyModified(db, a.buf(1), a.off(1), a.len(1));
             engine.notify(Notify.GENERIC, "persist", db, a.buf(1), a.off(1), a.len(1));
-            c.propagateAs(PERSIST, a.copy(1));
+            if (c.propagates()) c.propagateAs(PERSIST, a.copy(1));
         }
     }
 
@@ -449,7 +461,7 @@ public final class StringCommands {
         put(c, 1, StringEntry.createString(a.buf(1), a.off(1), a.len(1), text, 0, text.length, expire, lru));
         modified(c, 1, "incrbyfloat");
         c.reply().bulk(text);
-        c.propagateAs(SET, a.copy(1), text, KEEPTTL);
+        if (c.propagates()) c.propagateAs(SET, a.copy(1), text, KEEPTTL);
     }
 
     // ---- ranges -------------------------------------------------------------------------------

@@ -127,6 +127,14 @@ public final class Main {
             System.exit(0);
         });
         Signals.install(server);
+        if (config.getBool("always-show-logo")) {
+            // Redis prints its ASCII logo here; test harnesses (Redis's own TCL suite) find the
+            // server's pid through the "PID: n" line of that banner, so Spinel prints one of its own.
+            log.raw("\n    Spinel " + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION + " compatible) 64 bit\n"
+                    + "    Running in standalone mode\n"
+                    + "    Port: " + server.port() + "\n"
+                    + "    PID: " + ProcessHandle.current().pid() + "\n");
+        }
         log.notice("Running mode=standalone, port=" + server.port() + ".");
         log.notice("Transport: " + (server.isEpoll() ? "native epoll" : "NIO"));
         log.warning("Server initialized");

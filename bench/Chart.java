@@ -23,7 +23,11 @@ public class Chart {
         System.setProperty("java.awt.headless", "true");
         List<Bar> bars = new ArrayList<>();
         String group = "";
+        boolean inResults = false; // only the tables compare.sh wrote, not tables in the prose
         for (String line : Files.readAllLines(Path.of(args[0]))) {
+            if (line.startsWith("<!-- compare: ")) inResults = true;
+            if (line.startsWith("<!-- /compare: ")) inResults = false;
+            if (!inResults) continue;
             if (line.startsWith("### ")) group = line.substring(4).trim();
             if (line.startsWith("| ") && line.contains("x |") && !line.startsWith("| test")) {
                 String[] f = line.split("\\|");

@@ -2,20 +2,26 @@
 # Resident memory growth side by side: loads the same data set into Spinel (as ./spinel-server
 # runs it) and into redis-server, and reports how much each process's RSS grew, with used_memory.
 #
-#   bench/memory.sh [strings|counters|hashes|zsets|all] [--spinel-opts "..."]
+#   bench/memory.sh [strings|counters|hashes|zsets|all] [--spinel-opts "..."] [--scale N] [--rounds N]
 #
 # Data sets (as in the project's memory targets):
 #   strings   1M keys "key:%012d" with 16-byte values
 #   counters  1M keys "counter:%012d" holding integers (INCRBY)
 #   hashes    100k hashes of 10 fields (8-byte field names, 8-byte values)
 #   zsets     10k sorted sets of 100 members
+# --scale N multiplies the number of keys (N=10: 10M strings, 100k sorted sets...), to separate the
+# JVM's fixed costs (young generation, heap slack, JIT) from the cost per key. --rounds N (default 3)
+# loads each set N times into fresh servers and reports the medians: the JVM's growth varies
+# from run to run with the timing of its collections.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sets="${1:-all}"; shift || true
-spinel_opts=""
+spinel_opts="" scale=1 rounds=3
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --spinel-opts) spinel_opts=$2; shift 2 ;;
+    --scale) scale=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -23,23 +29,24 @@ done
 
 work=$(mktemp -d /tmp/spinel-mem.XXXXXX)
 gen() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "$scale" <<'PY'
 import sys
+scale = int(sys.argv[2])
 out = sys.stdout.buffer
 def cmd(*a):
     out.write(b"*%d\r\n" % len(a) + b"".join(b"$%d\r\n%s\r\n" % (len(x), x) for x in a))
 kind = sys.argv[1]
 if kind == "strings":
-    for i in range(1_000_000): cmd(b"SET", b"key:%012d" % i, b"v" * 16)
+    for i in range(1_000_000 * scale): cmd(b"SET", b"key:%012d" % i, b"v" * 16)
 elif kind == "counters":
-    for i in range(1_000_000): cmd(b"INCRBY", b"counter:%012d" % i, b"%d" % (i * 7919 % 1000000))
+    for i in range(1_000_000 * scale): cmd(b"INCRBY", b"counter:%012d" % i, b"%d" % (i * 7919 % 1000000))
 elif kind == "hashes":
-    for i in range(100_000):
+    for i in range(100_000 * scale):
         a = [b"HSET", b"hash:%08d" % i]
         for f in range(10): a += [b"field%03d" % f, b"val%05d" % ((i + f) % 100000)]
         cmd(*a)
 elif kind == "zsets":
-    for i in range(10_000):
+    for i in range(10_000 * scale):
         a = [b"ZADD", b"zset:%06d" % i]
         for m in range(100): a += [b"%d" % ((i * 31 + m) % 1000), b"member:%06d" % m]
         cmd(*a)
@@ -53,7 +60,8 @@ echo "| data set | Spinel RSS growth | Redis RSS growth | ratio | Spinel used_me
 echo "|---|---:|---:|---:|---:|---:|"
 for set in $sets; do
   gen "$set" > "$work/$set.resp"
-  declare -A grow=() usedm=()
+  grow_s=() grow_r=() used_s=0 used_r=0
+  for round in $(seq 1 "$rounds"); do
   for who in spinel redis; do
     port=$(free_port)
     if [[ $who == spinel ]]; then
@@ -70,12 +78,14 @@ for set in $sets; do
     redis-cli -p "$port" --pipe < "$work/$set.resp" > /dev/null
     sleep 2
     after=$(rss "$pid")
-    grow[$who]=$((after - before))
-    usedm[$who]=$(used "$port")
+    if [[ $who == spinel ]]; then grow_s+=($((after - before))); used_s=$(used "$port")
+    else grow_r+=($((after - before))); used_r=$(used "$port"); fi
     kill "$pid"; wait 2>/dev/null || true
   done
+  done
   python3 -c "
-s, r = ${grow[spinel]}, ${grow[redis]}
-print(f'| $set | {s/1048576:.1f} MB | {r/1048576:.1f} MB | {s/r:.2f}x | {${usedm[spinel]}/1048576:.1f} MB | {${usedm[redis]}/1048576:.1f} MB |')"
+import statistics
+s, r = statistics.median([$(IFS=,; echo "${grow_s[*]}")]), statistics.median([$(IFS=,; echo "${grow_r[*]}")])
+print(f'| $set | {s/1048576:.1f} MB | {r/1048576:.1f} MB | {s/r:.2f}x | {$used_s/1048576:.1f} MB | {$used_r/1048576:.1f} MB |')"
 done
 rm -rf "$work"

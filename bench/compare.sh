@@ -3,11 +3,14 @@
 # alternately with redis-benchmark over several rounds; reports medians and ratios.
 #
 #   bench/compare.sh [-c clients] [-P pipeline] [-n requests] [-d datasize] [-t tests] [-r keyspace]
-#                    [--rounds N] [--label text] [--no-docs] [--setup commands] [-- command args...]
+#                    [--rounds N] [--label text] [--no-docs] [--setup commands] [--subscribers N:CHANNEL]
+#                    [-- command args...]
 #
 # After --, a command to benchmark instead of the default tests (redis-benchmark's own syntax, with
 # __rand_int__ placeholders). --setup gives redis-cli commands (one per line) run on both servers
 # after the FLUSHALL that precedes every measured run, to prepare data the command reads.
+# --subscribers N:CHANNEL keeps N redis-cli clients subscribed to CHANNEL (reading every message)
+# during each measured run, e.g. for -- PUBLISH CHANNEL payload.
 #
 # Writes a Markdown table (requests/s, p50 and p99 latency for each server, ratio Spinel/Redis) to
 # stdout and, unless --no-docs, into docs/BENCHMARKS.md (a section per parameter set, replaced on
@@ -16,6 +19,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1 setup=""
+subscribers=""
 custom=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -29,6 +33,7 @@ while [[ $# -gt 0 ]]; do
     --label) label=$2; shift 2 ;;
     --no-docs) docs=0; shift ;;
     --setup) setup=$2; shift 2 ;;
+    --subscribers) subscribers=$2; shift 2 ;;
     --) shift; custom=("$@"); break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -66,7 +71,22 @@ for round in $(seq 1 "$rounds"); do
     port=$sp_port; [[ $who == redis ]] && port=$rd_port
     redis-cli -p "$port" flushall >/dev/null
     [[ -n "$setup" ]] && printf '%s\n' "$setup" | redis-cli -p "$port" >/dev/null
+    subs=()
+    if [[ -n "$subscribers" ]]; then
+      for _ in $(seq 1 "${subscribers%%:*}"); do
+        redis-cli -p "$port" subscribe "${subscribers#*:}" > /dev/null 2>&1 &
+        subs+=($!)
+      done
+      for _ in $(seq 1 100); do
+        n=$(redis-cli -p "$port" pubsub numsub "${subscribers#*:}" | tail -1)
+        [[ "$n" == "${subscribers%%:*}" ]] && break; sleep 0.1
+      done
+    fi
     redis-benchmark -p "$port" "${bench_args[@]}" > "$work/$who.$round.csv"
+    if (( ${#subs[@]} )); then
+      kill "${subs[@]}" 2>/dev/null || true
+      wait "${subs[@]}" 2>/dev/null || true
+    fi
   done
 done
 
@@ -75,6 +95,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 cores=$(nproc)
 redis_version=$(redis-server --version | awk '{print $3}')
 cmdline="redis-benchmark ${bench_args[*]}"
+[[ -n "$subscribers" ]] && cmdline+=" (with ${subscribers%%:*} subscribers on ${subscribers#*:})"
 python3 "$here/bench/report.py" "$work" "$rounds" "$cmdline" "$jdk" "$cpu ($cores cores)" "$redis_version" "$label" \
   > "$work/section.md"
 cat "$work/section.md"

@@ -766,6 +766,23 @@ public final class Engine {
         stats.errorCodes.merge(code, 1L, Long::sum);
     }
 
+    private boolean flushScheduled;
+    private final Runnable scheduledFlush = () -> {
+        flushScheduled = false;
+        flushPending();
+    };
+
+    /**
+     * Flushes once this turn of the event loop has read every ready connection (Redis writes
+     * replies in beforeSleep the same way): a PUBLISH from each of many publishers then costs one
+     * write per subscriber per turn, not one per message.
+     */
+    public void flushSoon() {
+        if (flushScheduled) return;
+        flushScheduled = true;
+        loop().execute(scheduledFlush);
+    }
+
     /** Sends what every client with pending output has; called once per read batch. */
     public void flushPending() {
         // the AOF reaches the disk (and with appendfsync always, stable storage) before any reply

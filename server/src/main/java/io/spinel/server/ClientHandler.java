@@ -45,7 +45,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        engine.flushPending();
+        engine.flushSoon();
     }
 
     @Override

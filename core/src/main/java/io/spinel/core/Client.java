@@ -101,6 +101,8 @@ public final class Client {
     long memUsage;
     /** Whether {@link #memUsage} was added to the total of evictable clients too. */
     boolean memEvictable;
+    /** Over its output buffer limit: being closed (Redis's CLIENT_CLOSE_ASAP). */
+    boolean closeAsap;
     /** Running the commands of EXEC. */
     boolean inExec;
     /** The open MULTI transaction, or null. */

@@ -246,6 +246,7 @@ final class ConnectionCommands {
         String extraFlags = c.engine.clientFlags(c);
         flags.append(extraFlags);
         if (c.closeAfterReply) flags.append('c');
+        if (c.closeAsap) flags.append('A');
         if (c.connection.isUnixSocket()) flags.append('U');
         if (c.noEvict) flags.append('e');
         if (c.noTouch) flags.append('T');

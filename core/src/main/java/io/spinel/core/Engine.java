@@ -1108,10 +1108,13 @@ public final class Engine {
         } else {
             c.softLimitSince = 0;
         }
-        if (hard || soft) {
+        if ((hard || soft) && !c.closeAsap) {
             log.warning("Client " + ConnectionCommands.clientInfo(c)
                     + " scheduled to be closed ASAP for overcoming of output buffer limits.");
-            closeClientNow(c);
+            c.closeAsap = true;
+            // the running command's own client goes once the command is over
+            if (c == currentClient) loop.execute(() -> closeClientNow(c));
+            else closeClientNow(c);
         }
     }
 
@@ -1138,7 +1141,8 @@ public final class Engine {
      * about the same size; Spinel takes the exact largest). Free while under the limit.
      */
     void evictClients() {
-        if (maxmemoryClients == 0) return;
+        // never in the middle of a command, nor while a slow script yields (its caller must stay)
+        if (maxmemoryClients == 0 || callDepth > 0 || busyError != null) return;
         long limit = clientEvictionLimit();
         if (limit == 0 || clientsMemory < limit || evictableClientsMemory == 0) return;
         measureClients(); // output may have left since the last measure

@@ -266,6 +266,9 @@ class ClientMemoryTest {
         // normal clients: MGET replies nobody reads, over a 2 MB hard limit
         r.configSet("client-output-buffer-limit", "normal 2mb 0 0");
         Socket flood = rawClient();
+        flood.getOutputStream().write(command("PING"));
+        assertThat(new String(flood.getInputStream().readNBytes(7), StandardCharsets.ISO_8859_1)).isEqualTo("+PONG\r\n");
+        assertThat(r.clientList().split("\n")).hasSize(2);
         mgetFlood(List.of(flood), () -> flood.isClosed() || r.clientList().split("\n").length == 1);
         assertThat(flood.isClosed() || closedByServer(flood)).isTrue();
         assertThat(r.ping()).isEqualTo("PONG");

@@ -43,6 +43,19 @@ public final class Client {
 
         /** A file-descriptor-like number for CLIENT LIST (fd=). */
         int fd();
+
+        /**
+         * Closes the connection at once, dropping what was not sent yet (client eviction, output
+         * buffer limits: waiting for a peer that does not read would keep its buffers forever).
+         */
+        default void closeNow() {
+            close();
+        }
+
+        /** How many separate buffers {@link #pendingBytes()} is made of (CLIENT LIST oll). */
+        default int pendingChunks() {
+            return 0;
+        }
     }
 
     final long id;
@@ -82,6 +95,14 @@ public final class Client {
     PubSub.Subscriptions subscriptions;
     /** Since when the output buffer has been over the soft limit (0: it is not). */
     long softLimitSince;
+    /** Whether this client's memory is part of the engine's totals (connected clients, not internal ones). */
+    boolean memTracked;
+    /** The memory this client last added to the engine's totals (see Engine#updateClientMemory). */
+    long memUsage;
+    /** Whether {@link #memUsage} was added to the total of evictable clients too. */
+    boolean memEvictable;
+    /** Over its output buffer limit: being closed (Redis's CLIENT_CLOSE_ASAP). */
+    boolean closeAsap;
     /** Running the commands of EXEC. */
     boolean inExec;
     /** The open MULTI transaction, or null. */

@@ -50,7 +50,10 @@ final class ConnectionCommands {
         t.register("client|list", ConnectionCommands::list);
         t.register("client|kill", ConnectionCommands::kill);
         t.register("client|reply", ConnectionCommands::replyMode);
-        t.register("client|no-evict", c -> c.noEvict = onOff(c));
+        t.register("client|no-evict", c -> {
+            c.noEvict = onOff(c);
+            c.engine.updateClientMemory(c); // moves it in or out of the evictable total
+        });
         t.register("client|no-touch", c -> c.noTouch = onOff(c));
         t.register("client|help", ConnectionCommands::help);
         t.register("client|unblock", ConnectionCommands::unblock);
@@ -177,6 +180,7 @@ final class ConnectionCommands {
         c.noEvict = false;
         c.noTouch = false;
         c.engine.clientReset(c);
+        c.engine.updateClientMemory(c);
         c.reply().status("RESET");
     }
 
@@ -242,14 +246,16 @@ final class ConnectionCommands {
         String extraFlags = c.engine.clientFlags(c);
         flags.append(extraFlags);
         if (c.closeAfterReply) flags.append('c');
+        if (c.closeAsap) flags.append('A');
         if (c.connection.isUnixSocket()) flags.append('U');
         if (c.noEvict) flags.append('e');
         if (c.noTouch) flags.append('T');
         if (flags.length() == 0) flags.append('N');
         int qbuf = c.reader.pending();
         String cmd = c.lastCommand == null ? "NULL" : c.lastCommand.name;
-        long omem = c.reply.length();
-        long totMem = qbuf + c.reader.capacity() + c.reply.buffer().length + 1024;
+        long obl = c.reply.length();
+        long omem = c.connection.pendingBytes();
+        long totMem = Engine.clientMemory(c);
         return "id=" + c.id
                 + " addr=" + c.connection.remoteAddress()
                 + " laddr=" + c.connection.localAddress()
@@ -269,9 +275,9 @@ final class ConnectionCommands {
                 + " multi-mem=0"
                 + " rbs=" + c.reply.buffer().length
                 + " rbp=" + c.reply.buffer().length
-                + " obl=" + omem
-                + " oll=0"
-                + " omem=0"
+                + " obl=" + obl
+                + " oll=" + c.connection.pendingChunks()
+                + " omem=" + omem
                 + " tot-mem=" + totMem
                 + " events=r"
                 + " cmd=" + cmd

@@ -148,6 +148,12 @@ public final class Engine {
                 });
             }
         });
+        config.listen("maxmemory-clients", o -> {
+            String v = o.value();
+            maxmemoryClients = v.endsWith("%") ? -Long.parseLong(v.substring(0, v.length() - 1)) : Long.parseLong(v);
+        });
+        config.support("maxmemory-clients");
+        config.listen("client-output-buffer-limit", o -> parseOutputBufferLimits(o.value()));
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
         config.listen("lazyfree-lazy-expire", o -> lazyfreeLazyExpire = o.value().equals("yes"));
@@ -373,6 +379,7 @@ public final class Engine {
                 expireCycleNanos += System.nanoTime() - t0;
             }
             measureClients();
+            evictClients();
             usedMemory();
             if (maxmemory > 0) evictor.perform(maxmemory);
             tracking.limitTable();
@@ -429,6 +436,8 @@ public final class Engine {
         Client c = new Client(nextClientId++, this, conn, keyspace.db(0), now);
         c.authenticated = requirePass.isEmpty();
         clients.put(c.id, c);
+        c.memTracked = true;
+        updateClientMemory(c);
         stats.connectionsReceived++;
         return c;
     }
@@ -442,6 +451,7 @@ public final class Engine {
         pubsub.clientGone(c);
         tracking.clientGone(c);
         clients.remove(c.id);
+        untrackClientMemory(c);
         c.reader.reset();
         c.reply.clear();
     }
@@ -473,8 +483,14 @@ public final class Engine {
                 c.closeAfterReply();
                 break;
             }
-            if (r == RespReader.COMMAND) processCommand(c);
-            reader.consumed();
+            if (r == RespReader.COMMAND) {
+                processCommand(c);
+                reader.consumed();
+                // the reply just produced, as Redis measures after each command
+                updateClientMemory(c);
+            } else {
+                reader.consumed();
+            }
         }
         if (!c.closed && reader.pending() > queryBufferLimit) {
             log.warning("Closing client that reached max query buffer length: id=" + c.id + " addr="
@@ -482,6 +498,8 @@ public final class Engine {
             closeClient(c);
             return;
         }
+        // a command that is still arriving grows the query buffer: it counts too
+        updateClientMemory(c);
         if (c.reply.hasPending()) c.markPendingWrite();
     }
 
@@ -525,6 +543,9 @@ public final class Engine {
             return;
         }
         tracking.limitTable();
+        // Clients that use too much go first (before keys), once the last command's output is counted.
+        evictClients();
+        if (c.closed) return;
         // no memory check while a slow script yields (Redis skips it; the command gets BUSY below)
         boolean oom = maxmemory > 0 && busyError == null && evictor.perform(maxmemory) == Evictor.FAIL;
         if (busyError == null) preCommandOom = oom;
@@ -799,9 +820,13 @@ public final class Engine {
             if (c.closeAfterReply) {
                 disconnected(c);
                 c.connection.close();
+            } else {
+                // what the transport could not send yet is still this client's memory
+                updateClientMemory(c);
             }
         }
         list.clear();
+        evictClients();
     }
 
     // ---- events -------------------------------------------------------------------------------
@@ -980,9 +1005,22 @@ public final class Engine {
         return true;
     }
 
-    /** Client buffers, measured by the cron (summing them per command would cost O(clients)). */
+    /**
+     * Memory of connected clients (Redis's stat_clients_type_memory for normal and pub/sub
+     * clients): each client's last measured usage, kept as a running sum so that used_memory
+     * costs nothing to read. See {@link #updateClientMemory}.
+     */
     private long clientsMemory;
+    /** The part of {@link #clientsMemory} that belongs to clients without CLIENT NO-EVICT. */
+    private long evictableClientsMemory;
     private long startupMemory = -1;
+
+    /**
+     * What a connected client costs besides its buffers: the Client object with its argument
+     * arrays, reader and encoder, and the channel's objects in the transport (an estimate, as
+     * Redis counts sizeof(client) and its fixed 16 KB reply chunk).
+     */
+    static final long CLIENT_OVERHEAD = 4096;
 
     /**
      * used_memory: the estimated heap bytes of the data (every value's memoryUsage plus table
@@ -1008,10 +1046,143 @@ public final class Engine {
         return clientsMemory;
     }
 
+    /**
+     * A client's memory now (Redis's getClientMemoryUsage): the fixed overhead, the query buffer
+     * as allocated, the reply buffer, and the output still queued in the transport.
+     */
+    static long clientMemory(Client c) {
+        return CLIENT_OVERHEAD + c.reader.capacity() + c.reply.buffer().length + c.connection.pendingBytes();
+    }
+
+    /** Output that waits to be sent (Redis's getClientOutputBufferMemoryUsage): what output limits compare. */
+    static long outputBufferMemory(Client c) {
+        return c.reply.length() + c.connection.pendingBytes();
+    }
+
+    /**
+     * Measures a client again and moves the difference into the totals (Redis's
+     * updateClientMemUsageAndBucket), then applies its output buffer limit. Constant time and
+     * allocation-free: it runs after every command, after every flush and on every pub/sub push.
+     */
+    public void updateClientMemory(Client c) {
+        if (!c.memTracked || c.closed) return;
+        long m = clientMemory(c);
+        clientsMemory += m - c.memUsage;
+        if (c.memEvictable) evictableClientsMemory -= c.memUsage;
+        c.memEvictable = !c.noEvict;
+        if (c.memEvictable) evictableClientsMemory += m;
+        c.memUsage = m;
+        if (obufLimitsOn) checkOutputBufferLimits(c);
+    }
+
+    private void untrackClientMemory(Client c) {
+        if (!c.memTracked) return;
+        clientsMemory -= c.memUsage;
+        if (c.memEvictable) evictableClientsMemory -= c.memUsage;
+        c.memTracked = false;
+        c.memUsage = 0;
+        c.memEvictable = false;
+    }
+
     private void measureClients() {
-        long n = 0;
-        for (Client c : clients.values()) n += 1024 + c.reader.capacity() + c.reply.buffer().length;
-        clientsMemory = n;
+        if (clients.isEmpty()) return;
+        // copied: an output buffer limit may close a client while we walk the map
+        for (Client c : new ArrayList<>(clients.values())) updateClientMemory(c);
+    }
+
+    // ---- output buffer limits (client-output-buffer-limit) --------------------------------------
+
+    /** Hard limit, soft limit and soft seconds of the normal (0) and pubsub (1) classes. */
+    private final long[][] obufLimits = new long[2][3];
+    private boolean obufLimitsOn;
+
+    private void parseOutputBufferLimits(String value) {
+        String[] f = value.split(" ");
+        for (int i = 0; i + 3 < f.length; i += 4) {
+            int cls = f[i].equals("normal") ? 0 : f[i].equals("pubsub") ? 1 : -1;
+            if (cls < 0) continue;
+            for (int j = 0; j < 3; j++) obufLimits[cls][j] = Long.parseLong(f[i + 1 + j]);
+        }
+        obufLimitsOn = false;
+        for (long[] l : obufLimits) if (l[0] > 0 || l[1] > 0) obufLimitsOn = true;
+    }
+
+    /**
+     * Redis's checkClientOutputBufferLimits: over the hard limit, or over the soft limit for
+     * longer than its seconds, the client is closed at once, whatever it had not received yet
+     * dropped. Pub/sub clients are those subscribed to something (in RESP2 and RESP3 alike).
+     */
+    private void checkOutputBufferLimits(Client c) {
+        long[] limit = obufLimits[PubSub.isSubscribed(c) ? 1 : 0];
+        if (limit[0] == 0 && limit[1] == 0) return;
+        long used = outputBufferMemory(c);
+        boolean hard = limit[0] > 0 && used >= limit[0];
+        boolean soft = false;
+        if (limit[1] > 0 && used >= limit[1]) {
+            long now = System.currentTimeMillis();
+            if (c.softLimitSince == 0) c.softLimitSince = now;
+            else soft = (now - c.softLimitSince) / 1000 > limit[2];
+        } else {
+            c.softLimitSince = 0;
+        }
+        if ((hard || soft) && !c.closeAsap) {
+            log.warning("Client " + ConnectionCommands.clientInfo(c)
+                    + " scheduled to be closed ASAP for overcoming of output buffer limits.");
+            c.closeAsap = true;
+            // the running command's own client goes once the command is over
+            if (c == currentClient) loop.execute(() -> closeClientNow(c));
+            else closeClientNow(c);
+        }
+    }
+
+    // ---- client eviction (maxmemory-clients) -----------------------------------------------------
+
+    /** maxmemory-clients: bytes, or minus a percentage of maxmemory; 0 is off. */
+    private long maxmemoryClients;
+    /** Clients disconnected by client eviction (INFO evicted_clients). */
+    long evictedClients;
+
+    /** The limit in bytes (Redis's getClientEvictionLimit), 0 when client eviction is off. */
+    long clientEvictionLimit() {
+        long limit;
+        if (maxmemoryClients < 0 && maxmemory > 0) limit = (long) ((double) maxmemory * -(double) maxmemoryClients / 100);
+        else if (maxmemoryClients > 0) limit = maxmemoryClients;
+        else return 0;
+        // never so small that nobody can talk to the server any more
+        return Math.max(limit, 128 * 1024);
+    }
+
+    /**
+     * Redis's evictClients: while the clients together use maxmemory-clients or more, disconnect
+     * the evictable client that uses the most (Redis evicts from its largest bucket of clients of
+     * about the same size; Spinel takes the exact largest). Free while under the limit.
+     */
+    void evictClients() {
+        // never in the middle of a command, nor while a slow script yields (its caller must stay)
+        if (maxmemoryClients == 0 || callDepth > 0 || busyError != null) return;
+        long limit = clientEvictionLimit();
+        if (limit == 0 || clientsMemory < limit || evictableClientsMemory == 0) return;
+        measureClients(); // output may have left since the last measure
+        if (clientsMemory < limit) return;
+        ArrayList<Client> candidates = new ArrayList<>();
+        for (Client c : clients.values()) if (c.memEvictable && c.memTracked) candidates.add(c);
+        candidates.sort((a, b) -> Long.compare(b.memUsage, a.memUsage));
+        for (Client c : candidates) {
+            if (clientsMemory < limit) return;
+            if (c.closed) continue;
+            log.notice("Evicting client: " + ConnectionCommands.clientInfo(c));
+            closeClientNow(c);
+            evictedClients++;
+        }
+        if (clientsMemory >= limit) log.warning("Over client maxmemory after evicting all evictable clients");
+    }
+
+    /** Closes a client at once, dropping the output it did not read (eviction, output limits). */
+    void closeClientNow(Client c) {
+        if (c.closed) return;
+        c.reply.clear();
+        disconnected(c);
+        c.connection.closeNow();
     }
 
     /** Deletes a key chosen by the eviction policy, with Redis's side effects. */
@@ -1121,6 +1292,7 @@ public final class Engine {
         keyspace.resetStats();
         commands.resetStats();
         evictor.evictedKeys = 0;
+        evictedClients = 0;
     }
 
     /** Where CONFIG REWRITE writes; set by the host when it loaded a config file. */

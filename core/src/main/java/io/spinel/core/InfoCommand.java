@@ -259,7 +259,7 @@ final class InfoCommand {
         field(sb, "expired_time_cap_reached_count", ks.expiredTimeCapReached());
         field(sb, "expire_cycle_cpu_milliseconds", e.expireCycleMillis());
         field(sb, "evicted_keys", e.evictedKeys());
-        field(sb, "evicted_clients", 0);
+        field(sb, "evicted_clients", e.evictedClients);
         field(sb, "total_eviction_exceeded_time", 0);
         field(sb, "current_eviction_exceeded_time", 0);
         field(sb, "keyspace_hits", ks.hits());

@@ -69,22 +69,9 @@ final class PubSub {
     private final Map<Name, LinkedHashSet<Client>> channels = new HashMap<>();
     private final LinkedHashMap<Name, LinkedHashSet<Client>> patterns = new LinkedHashMap<>();
     private final Map<Name, LinkedHashSet<Client>> shardChannels = new HashMap<>();
-    private long pubsubHardLimit;
-    private long pubsubSoftLimit;
-    private long pubsubSoftSeconds;
 
     PubSub(Engine engine) {
         this.engine = engine;
-        engine.config.listen("client-output-buffer-limit", o -> {
-            String[] f = o.value().split(" ");
-            for (int i = 0; i + 3 < f.length; i += 4) {
-                if (f[i].equals("pubsub")) {
-                    pubsubHardLimit = Long.parseLong(f[i + 1]);
-                    pubsubSoftLimit = Long.parseLong(f[i + 2]);
-                    pubsubSoftSeconds = Long.parseLong(f[i + 3]);
-                }
-            }
-        });
         engine.config.support("client-output-buffer-limit");
     }
 
@@ -257,23 +244,10 @@ final class PubSub {
         return receivers;
     }
 
-    /** After a push: schedule the write and enforce the output buffer limit of subscribers. */
+    /** After a push: schedule the write, count the subscriber's grown output, apply its output limit. */
     private void delivered(Client c) {
         c.markPendingWrite();
-        if (pubsubHardLimit == 0 && pubsubSoftLimit == 0) return;
-        long pending = c.reply.length() + c.connection.pendingBytes();
-        long now = System.currentTimeMillis();
-        boolean overSoft = pubsubSoftLimit > 0 && pending > pubsubSoftLimit;
-        if (!overSoft) c.softLimitSince = 0;
-        else if (c.softLimitSince == 0) c.softLimitSince = now;
-        boolean hard = pubsubHardLimit > 0 && pending > pubsubHardLimit;
-        boolean soft = overSoft && now - c.softLimitSince > pubsubSoftSeconds * 1000;
-        if (hard || soft) {
-            engine.log.warning("Client id=" + c.id + " addr=" + c.connection.remoteAddress()
-                    + " scheduled to be closed ASAP for overcoming of output buffer limits.");
-            c.reply.clear();
-            engine.closeClient(c);
-        }
+        engine.updateClientMemory(c);
     }
 
     void listChannels(Client c, boolean shard) {

@@ -48,6 +48,16 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         engine.flushSoon();
     }
 
+    /**
+     * The transport's queue crossed a water mark: it grew past the high one or was sent down to the
+     * low one, so this client's memory changed by that much since it was last measured.
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (client != null && !client.isClosed()) engine.updateClientMemory(client);
+        ctx.fireChannelWritabilityChanged();
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (client != null) engine.disconnected(client);

@@ -73,6 +73,18 @@ final class NettyConnection implements Client.Connection {
     }
 
     @Override
+    public void closeNow() {
+        // close() fails and releases whatever the outbound buffer still holds
+        channel.close();
+    }
+
+    @Override
+    public int pendingChunks() {
+        io.netty.channel.ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
+        return b == null ? 0 : b.size();
+    }
+
+    @Override
     public String remoteAddress() {
         return remote;
     }

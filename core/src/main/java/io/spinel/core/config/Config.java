@@ -386,7 +386,8 @@ public final class Config {
             case "gb": mul = 1024L * 1024 * 1024; break;
             default: return null;
         }
-        if (i == 0) return unit.isEmpty() ? null : 0L;
+        // no digits at all ("", "mb") is 0, as strtoull gives Redis
+        if (i == 0) return 0L;
         try {
             return Math.multiplyExact(Long.parseUnsignedLong(v.substring(0, i)), mul);
         } catch (NumberFormatException | ArithmeticException e) {

@@ -37,7 +37,8 @@ public class Chart {
             }
         }
         int barW = 18, gap = 6, left = 60, top = 30, h = 360, labelH = 170;
-        int width = Math.max(600, left + 20 + bars.size() * (barW + gap) + 40);
+        long groups = bars.stream().map(Bar::group).distinct().count();
+        int width = Math.max(600, left + 20 + bars.size() * (barW + gap) + (int) groups * gap * 2 + 40);
         BufferedImage img = new BufferedImage(width, top + h + labelH, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -72,7 +73,7 @@ public class Chart {
             g.setColor(Color.DARK_GRAY);
             Graphics2D r = (Graphics2D) g.create();
             r.rotate(Math.toRadians(60), x + 4, top + h + 8);
-            r.drawString(b.test, x + 4, top + h + 8);
+            r.drawString(b.test.length() > 40 ? b.test.substring(0, 38) + "..." : b.test, x + 4, top + h + 8);
             r.dispose();
             x += barW + gap;
         }

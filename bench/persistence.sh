@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Persistence side by side: the same 1M keys of mixed types in Spinel and redis-server, then
+#   - SAVE: seconds for a foreground snapshot
+#   - load: seconds from process start until the server answers PING with the data loaded
+#   - GET p50/p99 under redis-benchmark (-c 50) while BGSAVE runs back to back, and without
+#
+#   bench/persistence.sh
+#
+# Data: 400k strings (16-32 B), 200k hashes of 5 fields, 200k lists of 5, 100k sets of 5 and
+# 100k sorted sets of 5, some with expiries (a day away, so none expire during the run).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+work=$(mktemp -d /tmp/spinel-persist.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+python3 - > "$work/data.resp" <<'PY'
+import sys
+out = sys.stdout.buffer
+def cmd(*a):
+    out.write(b"*%d\r\n" % len(a) + b"".join(b"$%d\r\n%s\r\n" % (len(x), x) for x in a))
+for i in range(400_000):
+    cmd(b"SET", b"str:%d" % i, b"value-%d-" % i * 2)
+    if i % 10 == 0: cmd(b"EXPIRE", b"str:%d" % i, b"86400")
+for i in range(200_000):
+    cmd(b"HSET", b"hash:%d" % i, *[x for f in range(5) for x in (b"f%d" % f, b"v%d" % (i + f))])
+    cmd(b"RPUSH", b"list:%d" % i, *[b"e%d" % (i + e) for e in range(5)])
+for i in range(100_000):
+    cmd(b"SADD", b"set:%d" % i, *[b"m%d" % (i * 7 + m) for m in range(5)])
+    cmd(b"ZADD", b"zset:%d" % i, *[x for m in range(5) for x in (b"%d" % m, b"z%d" % (i + m))])
+PY
+
+start() { # who port -> pid
+  if [[ $1 == spinel ]]; then
+    "$here/spinel-server" --port "$2" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/$1" \
+      --dbfilename dump.rdb > "$work/$1.log" 2>&1 &
+  else
+    redis-server --port "$2" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/$1" \
+      --dbfilename dump.rdb > "$work/$1.log" 2>&1 &
+  fi
+  pids+=($!)
+}
+ready() { for _ in $(seq 1 1200); do [[ "$(redis-cli -p "$1" ping 2>/dev/null)" == PONG ]] && return; sleep 0.05; done; }
+lat() { # port -> "p50 p99" of GET under load (avg over the csv line)
+  redis-benchmark -p "$1" -c 50 -n "$2" -r 400000 -t get --csv 2>/dev/null | awk -F, '/"GET"/ {gsub(/"/,""); print $5, $7}'
+}
+
+echo "| server | keys | SAVE s | load s | GET p50 ms | GET p99 ms | GET p50 during BGSAVE | GET p99 during BGSAVE | BGSAVEs during the load |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for who in spinel redis; do
+  mkdir -p "$work/$who"
+  port=$(free_port)
+  start "$who" "$port"; ready "$port"
+  redis-cli -p "$port" --pipe < "$work/data.resp" > /dev/null
+  keys=$(redis-cli -p "$port" dbsize)
+  t0=$(date +%s.%N); redis-cli -p "$port" save > /dev/null; t1=$(date +%s.%N)
+  save=$(echo "$t1 - $t0" | bc)
+  redis-benchmark -p "$port" -c 50 -n 200000 -r 400000 -t get -q > /dev/null 2>&1 # warm-up
+  read -r p50 p99 < <(lat "$port" 1000000)
+  # back-to-back BGSAVEs while the same load runs
+  (
+    n=0
+    while [[ ! -f "$work/stop" ]]; do
+      redis-cli -p "$port" bgsave > /dev/null 2>&1 || true
+      while redis-cli -p "$port" info persistence | grep -q 'rdb_bgsave_in_progress:1'; do sleep 0.05; done
+      n=$((n + 1)); echo "$n" > "$work/bgsaves"
+    done
+  ) &
+  saver=$!
+  sleep 0.2
+  read -r bp50 bp99 < <(lat "$port" 1000000)
+  touch "$work/stop"; wait "$saver" || true; rm -f "$work/stop"
+  bgsaves=$(cat "$work/bgsaves")
+  redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
+  sleep 1
+  t0=$(date +%s.%N); start "$who" "$port"
+  for _ in $(seq 1 2400); do
+    [[ "$(redis-cli -p "$port" dbsize 2>/dev/null)" == "$keys" ]] && break; sleep 0.025
+  done
+  t1=$(date +%s.%N)
+  load=$(echo "$t1 - $t0" | bc)
+  redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
+  echo "| $who | $keys | $save | $load | $p50 | $p99 | $bp50 | $bp99 | $bgsaves |"
+done

@@ -633,6 +633,9 @@ public final class Engine {
         try {
             cmd.handler().execute(c);
             if (c.tracking != null) tracking.afterCommand(c, cmd);
+            else if (c.script && scriptCaller != null && scriptCaller.tracking != null) {
+                tracking.afterScriptCommand(scriptCaller, cmd);
+            }
         } catch (CommandError e) {
             c.error(e.getMessage());
             cmd.failedCalls++;
@@ -843,7 +846,23 @@ public final class Engine {
     public void keyModified(Db db, byte[] k, int off, int len) {
         blocking.keyTouched(db, k, off, len);
         transactions.keyTouched(db, k, off, len);
-        tracking.keyModified(currentClient, k, off, len);
+        tracking.keyModified(trackingClient(), k, off, len);
+    }
+
+    /** The client whose script is running (Redis's server.script_caller), null outside scripts. */
+    private Client scriptCaller;
+
+    public void setScriptCaller(Client caller) {
+        scriptCaller = caller;
+    }
+
+    /**
+     * The client that client-side caching sees as running the current command: a script's
+     * commands count as its caller's (NOLOOP, and who gets invalidations after its reply).
+     */
+    Client trackingClient() {
+        Client c = currentClient;
+        return c != null && c.script && scriptCaller != null ? scriptCaller : c;
     }
 
     public void keyModified(Db db, byte[] k) {

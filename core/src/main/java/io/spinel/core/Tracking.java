@@ -266,12 +266,32 @@ final class Tracking {
     void afterCommand(Client c, Command cmd) {
         State s = c.tracking;
         if (s == null) return;
-        if (!s.bcast && cmd.has(CommandFlags.READONLY) && !cmd.has(CommandFlags.PUBSUB)) {
+        // a read-only script is judged by the commands it runs (afterScriptCommand), not by itself
+        if (!s.bcast && cmd.has(CommandFlags.READONLY) && !cmd.has(CommandFlags.PUBSUB) && !isReadOnlyScript(cmd)) {
             boolean skip = (s.optin && !s.caching) || (s.optout && s.caching);
             if (!skip) rememberKeys(c, cmd);
         }
         // CLIENT CACHING applies to the next command only (not counting CLIENT CACHING itself or MULTI)
         if (c.multi == null && !cmd.name.equals("client|caching")) s.caching = false;
+    }
+
+    /**
+     * A script of a tracking client ran a read-only command: as Redis does, the caller may now
+     * cache every key the script declared (EVAL's keys), not the keys the command itself read.
+     */
+    void afterScriptCommand(Client caller, Command inner) {
+        State s = caller.tracking;
+        Command script = caller.currentCommand();
+        if (s == null || s.bcast || script == null || !inner.has(CommandFlags.READONLY) || isReadOnlyScript(inner)
+                || script.has(CommandFlags.PUBSUB)) {
+            return;
+        }
+        boolean skip = (s.optin && !s.caching) || (s.optout && s.caching);
+        if (!skip) rememberKeys(caller, script);
+    }
+
+    private static boolean isReadOnlyScript(Command cmd) {
+        return cmd.name.equals("eval_ro") || cmd.name.equals("evalsha_ro") || cmd.name.equals("fcall_ro");
     }
 
     private void rememberKeys(Client c, Command cmd) {
@@ -319,7 +339,7 @@ final class Tracking {
         LinkedHashSet<Long> ids = table.remove(new PubSub.Name(key));
         if (ids == null) return;
         totalItems -= ids.size();
-        Client current = engine.currentClient;
+        Client current = engine.trackingClient();
         for (long id : ids) {
             Client target = engine.client(id);
             if (target == null || target.tracking == null || target.tracking.bcast) continue;
@@ -348,7 +368,7 @@ final class Tracking {
         if (trackingClients > 0) {
             for (Client c : new ArrayList<>(engine.clients())) {
                 if (c.tracking == null) continue;
-                if (c == engine.currentClient && engine.inCommand()) pendingForCurrent.add(null);
+                if (c == engine.trackingClient() && engine.inCommand()) pendingForCurrent.add(null);
                 else sendNull(c);
             }
         }

@@ -137,6 +137,39 @@ class TrackingDiffTest {
     }
 
     @Test
+    void scriptsTrackTheirDeclaredKeysOnlyWhenTheyRead() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {
+            t.r.call(bytes("HELLO", "3"));
+            t.s.call(bytes("HELLO", "3"));
+            t.call("CLIENT", "TRACKING", "on", "NOLOOP");
+            t.call("SET", "sk1", "1");
+            t.call("GET", "sk1");
+            // NOLOOP: the script's write is the caller's own, no invalidation comes back
+            t.call("EVAL", "return redis.call('set', KEYS[1], '2')", "1", "sk1");
+            t.call("GET", "sk1");
+            t.call("CLIENT", "TRACKING", "off");
+            t.call("CLIENT", "TRACKING", "on");
+            // a script that only writes tracks nothing; one that reads tracks its declared keys
+            t.call("EVAL", "redis.call('set', 'sa3', 'bar')", "2", "sa1", "sa2");
+            w.call("MSET", "sa2", "2", "sa1", "2");
+            t.call("EVAL", "redis.call('get', 'sa3')", "2", "sa1", "sa2");
+            w.call("MSET", "sa2", "3", "sa1", "3");
+            t.read("invalidate sa2");
+            t.read("invalidate sa1");
+            // EVAL_RO is judged by the commands it runs, not by its own read-only flag
+            t.call("EVAL_RO", "redis.call('ping')", "2", "sa1", "sa2");
+            w.call("MSET", "sa2", "4", "sa1", "4");
+            t.call("EVAL_RO", "redis.call('get', 'sa1')", "2", "sa1", "sa2");
+            w.call("MSET", "sa2", "5", "sa1", "5");
+            t.read("invalidate sa2 after EVAL_RO");
+            t.read("invalidate sa1 after EVAL_RO");
+            t.call("PING");
+        }
+        assertThat(diffs).isEmpty();
+    }
+
+    @Test
     void resp2RedirectToPubSubClient() throws Exception {
         List<String> diffs = new ArrayList<>();
         try (Twin sub = new Twin(diffs); Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {

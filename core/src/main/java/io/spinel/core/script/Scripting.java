@@ -139,6 +139,7 @@ public final class Scripting {
         client.setDenyBlocking(true);
         ctx.oomAtStart = engine.isOutOfMemory();
         running = ctx;
+        engine.setScriptCaller(ctx.caller);
         runningLua = L;
         runningCommand = ctx.caller.currentCommand();
         runningErrors = 0;
@@ -241,6 +242,7 @@ public final class Scripting {
             L.setHook(null, 0);
             L.context = null;
             running = null;
+            engine.setScriptCaller(null);
             runningLua = null;
             runningCommand = null;
             if (!wasFrozen) engine.keyspace().freezeTime(false);

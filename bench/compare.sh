@@ -4,13 +4,14 @@
 #
 #   bench/compare.sh [-c clients] [-P pipeline] [-n requests] [-d datasize] [-t tests] [-r keyspace]
 #                    [--rounds N] [--label text] [--no-docs] [--setup commands] [--subscribers N:CHANNEL]
-#                    [-- command args...]
+#                    [--warmup N] [-- command args...]
 #
 # After --, a command to benchmark instead of the default tests (redis-benchmark's own syntax, with
 # __rand_int__ placeholders). --setup gives redis-cli commands (one per line) run on both servers
 # after the FLUSHALL that precedes every measured run, to prepare data the command reads.
 # --subscribers N:CHANNEL keeps N redis-cli clients subscribed to CHANNEL (reading every message)
 # during each measured run, e.g. for -- PUBLISH CHANNEL payload.
+# --warmup N: requests sent to Spinel before measuring, for the JIT (default: a tenth of -n).
 #
 # Writes a Markdown table (requests/s, p50 and p99 latency for each server, ratio Spinel/Redis) to
 # stdout and, unless --no-docs, into docs/BENCHMARKS.md (a section per parameter set, replaced on
@@ -19,7 +20,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1 setup=""
-subscribers=""
+subscribers="" warmup=""
 custom=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -34,6 +35,7 @@ while [[ $# -gt 0 ]]; do
     --no-docs) docs=0; shift ;;
     --setup) setup=$2; shift 2 ;;
     --subscribers) subscribers=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
     --) shift; custom=("$@"); break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -61,8 +63,9 @@ done
 bench_args=(-c "$clients" -P "$pipeline" -n "$requests" -d "$datasize" -r "$keyspace" --csv)
 [[ -n "$tests" ]] && bench_args+=(-t "$tests")
 (( ${#custom[@]} )) && bench_args+=("${custom[@]}")
-# Warm-up (JIT) for Spinel, not measured: a tenth of the work.
-redis-benchmark -p "$sp_port" -c "$clients" -P "$pipeline" -n $((requests / 10 + 1)) -d "$datasize" \
+# Warm-up (JIT) for Spinel, not measured (a tenth of the work unless --warmup), on the prepared data.
+[[ -n "$setup" ]] && printf '%s\n' "$setup" | redis-cli -p "$sp_port" >/dev/null
+redis-benchmark -p "$sp_port" -c "$clients" -P "$pipeline" -n "${warmup:-$((requests / 10 + 1))}" -d "$datasize" \
   -r "$keyspace" ${tests:+-t "$tests"} -q "${custom[@]}" > /dev/null 2>&1 || true
 
 for round in $(seq 1 "$rounds"); do
@@ -96,6 +99,7 @@ cores=$(nproc)
 redis_version=$(redis-server --version | awk '{print $3}')
 cmdline="redis-benchmark ${bench_args[*]}"
 [[ -n "$subscribers" ]] && cmdline+=" (with ${subscribers%%:*} subscribers on ${subscribers#*:})"
+[[ -n "$warmup" ]] && cmdline+=" (after $warmup warm-up requests)"
 python3 "$here/bench/report.py" "$work" "$rounds" "$cmdline" "$jdk" "$cpu ($cores cores)" "$redis_version" "$label" \
   > "$work/section.md"
 cat "$work/section.md"

@@ -77,14 +77,14 @@ class ConfigRewriterTest {
                 + "\n"
                 + "\n"
                 + "maxmemory 20mb\n"
-                + "port 6379\r\n"
+                + "databases 16\r\n"
                 + "hash-max-ziplist-entries 100\n"
                 + "# last comment";
         assertThat(render(old)).isEqualTo("# top comment\n"
                 + "# indented comment\n"
                 + "maxmemory 1gb\n"
                 + "\n"
-                + "port 6379\n" // at its default but present: it stays, with the current value
+                + "databases 16\n" // at its default but present: it stays, with the current value
                 + "hash-max-listpack-entries 512\n"
                 + "# last comment\n"
                 + ConfigRewriter.SIGNATURE + "\n" + defaultTail());
@@ -111,8 +111,8 @@ class ConfigRewriterTest {
     @Test
     void anExistingSignatureIsNotRepeated() throws Exception {
         config.set("timeout", "30");
-        String first = render("port 6379\n");
-        assertThat(first).isEqualTo("port 6379\n\n" + ConfigRewriter.SIGNATURE + "\n"
+        String first = render("databases 16\n");
+        assertThat(first).isEqualTo("databases 16\n\n" + ConfigRewriter.SIGNATURE + "\n"
                 + "timeout 30\n" + defaultTail());
         config.set("tcp-keepalive", "60");
         // the old text ended with a newline, so its last "line" is empty: the new option comes after it
@@ -186,11 +186,11 @@ class ConfigRewriterTest {
     @Test
     void fileIsReplacedAtomicallyAndReadable() throws Exception {
         Path file = dir.resolve("redis.conf");
-        Files.writeString(file, "# mine\nport 6379\n");
+        Files.writeString(file, "# mine\ndatabases 16\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         ConfigRewriter r = new ConfigRewriter(config, file, Log.silent(), "");
         assertThat(r.rewriteForCommand()).isNull();
-        assertThat(Files.readString(file)).startsWith("# mine\nport 6379\n\n" + ConfigRewriter.SIGNATURE + "\n");
+        assertThat(Files.readString(file)).startsWith("# mine\ndatabases 16\n\n" + ConfigRewriter.SIGNATURE + "\n");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
         try (var s = Files.list(dir)) {
             assertThat(s.map(p -> p.getFileName().toString())).containsExactly("redis.conf"); // no temp file left

@@ -575,6 +575,16 @@ public final class KeyCommands {
         r.status(header);
         for (String l : lines) r.status(l);
         r.status("HELP");
-        r.status("    Print this help.");
+        r.status("    Prints this help.");
+    }
+
+    /**
+     * A HELP reply whose header names the command as the client typed it in upper case
+     * ("SCRIPT <subcommand> ..."), as Redis's addReplyHelp does. The lines are reply text: clients
+     * and the differential harness compare it with redis-server byte for byte.
+     */
+    public static void helpReply(Client c, String[] lines) {
+        helpReply(c, c.argString(0).toUpperCase(java.util.Locale.ROOT)
+                + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", lines);
     }
 }

@@ -2,6 +2,7 @@ package io.spinel.core.script;
 
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
@@ -244,21 +245,18 @@ final class EvalScripts {
     }
 
     private static void help(Client c) {
-        Scripting.help(c, new String[] {
+        // Spinel's own wording, as for every other HELP reply (it is for people, not parsed)
+        KeyCommands.helpReply(c, new String[] {
             "DEBUG (YES|SYNC|NO)",
-            "    Set the debug mode for subsequent scripts executed.",
+            "    Only NO is accepted: Spinel has no Lua debugger.",
             "EXISTS <sha1> [<sha1> ...]",
-            "    Return information about the existence of the scripts in the script cache.",
+            "    For each SHA1, 1 if that script is cached, else 0.",
             "FLUSH [ASYNC|SYNC]",
-            "    Flush the Lua scripts cache. Very dangerous on replicas.",
-            "    When called without the optional mode argument, the behavior is determined by the",
-            "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
-            "    * ASYNC: Asynchronously flush the scripts cache.",
-            "    * SYNC: Synchronously flush the scripts cache.",
+            "    Empty the script cache (lazyfree-lazy-user-flush picks the mode when none is given).",
             "KILL",
-            "    Kill the currently executing Lua script.",
+            "    Stop the running script, if it has not written anything.",
             "LOAD <script>",
-            "    Load a script into the scripts cache without executing it.",
+            "    Cache a script without running it; replies with its SHA1.",
         });
     }
 

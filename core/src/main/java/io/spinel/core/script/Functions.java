@@ -2,6 +2,7 @@ package io.spinel.core.script;
 
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
@@ -596,44 +597,28 @@ final class Functions {
     }
 
     private static void help(Client c) {
-        Scripting.help(c, new String[] {
+        // Spinel's own wording, as for every other HELP reply (it is for people, not parsed)
+        KeyCommands.helpReply(c, new String[] {
             "LOAD [REPLACE] <FUNCTION CODE>",
-            "    Create a new library with the given library name and code.",
+            "    Register the library that the code declares (REPLACE: over one of the same name).",
             "DELETE <LIBRARY NAME>",
-            "    Delete the given library.",
+            "    Remove a library and its functions.",
             "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
-            "    Return general information on all the libraries:",
-            "    * Library name",
-            "    * The engine used to run the Library",
-            "    * Library description",
-            "    * Functions list",
-            "    * Library code (if WITHCODE is given)",
-            "    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
+            "    Each library's name, engine and functions, and its code with WITHCODE;",
+            "    LIBRARYNAME keeps only libraries whose names match the pattern.",
             "STATS",
-            "    Return information about the current function running:",
-            "    * Function name",
-            "    * Command used to run the function",
-            "    * Duration in MS that the function is running",
-            "    If no function is running, return nil",
-            "    In addition, returns a list of available engines.",
+            "    The function running now (name, command, milliseconds so far) or nil,",
+            "    and the number of libraries and functions of each engine.",
             "KILL",
-            "    Kill the current running function.",
+            "    Stop the running function, if it has not written anything.",
             "FLUSH [ASYNC|SYNC]",
-            "    Delete all the libraries.",
-            "    When called without the optional mode argument, the behavior is determined by the",
-            "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
-            "    * ASYNC: Asynchronously flush the libraries.",
-            "    * SYNC: Synchronously flush the libraries.",
+            "    Remove every library (lazyfree-lazy-user-flush picks the mode when none is given).",
             "DUMP",
-            "    Return a serialized payload representing the current libraries, can be restored using FUNCTION RESTORE command",
+            "    All libraries as one payload for FUNCTION RESTORE.",
             "RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
-            "    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
-            "    control how to handle existing libraries (default APPEND):",
-            "    * FLUSH: delete all existing libraries.",
-            "    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
-            "    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
-            "      libraries with the new libraries (notice that even on this option there is a chance of failure",
-            "      in case of functions name collision with another library).",
+            "    Load the libraries of a DUMP payload. FLUSH removes the existing libraries first;",
+            "    APPEND (the default) fails if a name is taken; REPLACE replaces libraries of the same",
+            "    name, and still fails if a function name is taken by another library.",
         });
     }
 

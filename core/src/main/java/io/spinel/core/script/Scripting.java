@@ -323,15 +323,6 @@ public final class Scripting {
     }
 
     /** Redis's addReplyHelp: "<CMD> <subcommand> ..." header, the lines, then HELP. */
-    static void help(Client c, String[] lines) {
-        Reply r = c.reply();
-        r.arrayHeader(lines.length + 3);
-        r.status(c.argString(0).toUpperCase(java.util.Locale.ROOT) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
-        for (String l : lines) r.status(l);
-        r.status("HELP");
-        r.status("    Prints this help.");
-    }
-
     // ---- redis.call ------------------------------------------------------------------------------
 
     /** Runs a command as the script's client; returns its reply as a Lua value (Redis's scriptCall). */

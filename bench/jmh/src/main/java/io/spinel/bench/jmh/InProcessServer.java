@@ -154,7 +154,7 @@ final class InProcessServer implements AutoCloseable {
 
         @Override
         public String localAddress() {
-            return "127.0.0.1:6379";
+            return "127.0.0.1:0"; // in-process: no socket
         }
 
         @Override

@@ -58,6 +58,50 @@ public final class Client {
         }
     }
 
+    /**
+     * A connection to nothing, for the server's own clients (AOF replay, scripts): no peer, no
+     * socket, nothing ever pending. Subclasses decide what happens to written bytes.
+     */
+    public abstract static class Unconnected implements Connection {
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public String remoteAddress() {
+            return "";
+        }
+
+        @Override
+        public String localAddress() {
+            return "";
+        }
+
+        @Override
+        public boolean isLocal() {
+            return true;
+        }
+
+        @Override
+        public boolean isUnixSocket() {
+            return false;
+        }
+
+        @Override
+        public long pendingBytes() {
+            return 0;
+        }
+
+        @Override
+        public int fd() {
+            return -1;
+        }
+    }
+
     final long id;
     final Engine engine;
     final Connection connection;

@@ -954,47 +954,10 @@ public final class Engine {
 
     // ---- internal clients and replay (AOF loading) ----------------------------------------------
 
-    private static final Client.Connection NO_CONNECTION = new Client.Connection() {
+    private static final Client.Connection NO_CONNECTION = new Client.Unconnected() {
         @Override
         public void write(byte[] buf, int off, int len) {
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public String remoteAddress() {
-            return "";
-        }
-
-        @Override
-        public String localAddress() {
-            return "";
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public boolean isUnixSocket() {
-            return false;
-        }
-
-        @Override
-        public long pendingBytes() {
-            return 0;
-        }
-
-        @Override
-        public int fd() {
-            return -1;
+            // replies of replayed commands go nowhere
         }
     };
 

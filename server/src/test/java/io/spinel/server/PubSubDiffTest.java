@@ -1,14 +1,13 @@
 package io.spinel.server;
 
-import io.spinel.server.testing.RawClient;
 import io.spinel.server.testing.RedisServerProcess;
+import io.spinel.server.testing.TwinClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,59 +35,14 @@ class PubSubDiffTest {
         if (redis != null) redis.close();
     }
 
-    /** One role (a connection) on both servers. */
-    private static final class Twin implements AutoCloseable {
-        final RawClient r;
-        final RawClient s;
-        final List<String> diffs;
-
-        Twin(List<String> diffs) throws IOException {
-            this.r = new RawClient(redis.port());
-            this.s = new RawClient(spinel.port());
-            this.diffs = diffs;
-        }
-
-        void call(String... args) throws IOException {
-            compare(String.join(" ", args), r.call(toBytes(args)), s.call(toBytes(args)));
-        }
-
-        void send(String... args) throws IOException {
-            r.send(toBytes(args));
-            s.send(toBytes(args));
-        }
-
-        /** Reads one reply (or pushed message) from each and compares. */
-        void read(String what) throws IOException {
-            compare(what, r.readReply(), s.readReply());
-        }
-
-        private void compare(String what, byte[] a, byte[] b) {
-            String sa = new String(a, StandardCharsets.ISO_8859_1);
-            String sb = new String(b, StandardCharsets.ISO_8859_1);
-            if (!sa.equals(sb)) diffs.add(what + "\n  redis:  " + esc(sa) + "\n  spinel: " + esc(sb));
-        }
-
-        @Override
-        public void close() throws IOException {
-            r.close();
-            s.close();
-        }
-    }
-
-    private static String esc(String s) {
-        return s.replace("\r\n", "\\r\\n");
-    }
-
-    private static List<byte[]> toBytes(String... args) {
-        List<byte[]> l = new ArrayList<>();
-        for (String a : args) l.add(a.getBytes(StandardCharsets.UTF_8));
-        return l;
+    private static TwinClient twin(List<String> diffs) throws IOException {
+        return new TwinClient(redis.port(), spinel.port(), diffs);
     }
 
     @Test
     void channelsPatternsAndIntrospection() throws Exception {
         List<String> diffs = new ArrayList<>();
-        try (Twin sub = new Twin(diffs); Twin pub = new Twin(diffs)) {
+        try (TwinClient sub = twin(diffs); TwinClient pub = twin(diffs)) {
             sub.send("SUBSCRIBE", "news", "sport");
             sub.read("subscribe confirmation 1");
             sub.read("subscribe confirmation 2");
@@ -135,9 +89,9 @@ class PubSubDiffTest {
     @Test
     void resp3PushesAndCommandsWhileSubscribed() throws Exception {
         List<String> diffs = new ArrayList<>();
-        try (Twin sub = new Twin(diffs); Twin pub = new Twin(diffs)) {
-            sub.r.call(toBytes("HELLO", "3"));
-            sub.s.call(toBytes("HELLO", "3"));
+        try (TwinClient sub = twin(diffs); TwinClient pub = twin(diffs)) {
+            sub.r.call(TwinClient.bytes("HELLO", "3"));
+            sub.s.call(TwinClient.bytes("HELLO", "3"));
             sub.call("SUBSCRIBE", "c");
             sub.call("SET", "k", "v");
             sub.call("GET", "k");
@@ -152,7 +106,7 @@ class PubSubDiffTest {
     @Test
     void keyspaceNotifications() throws Exception {
         List<String> diffs = new ArrayList<>();
-        try (Twin sub = new Twin(diffs); Twin cmd = new Twin(diffs)) {
+        try (TwinClient sub = twin(diffs); TwinClient cmd = twin(diffs)) {
             cmd.call("CONFIG", "SET", "notify-keyspace-events", "KEA");
             cmd.call("CONFIG", "GET", "notify-keyspace-events");
             cmd.call("CONFIG", "SET", "notify-keyspace-events", "Q");

@@ -1,14 +1,13 @@
 package io.spinel.server;
 
-import io.spinel.server.testing.RawClient;
 import io.spinel.server.testing.RedisServerProcess;
+import io.spinel.server.testing.TwinClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,60 +35,16 @@ class TrackingDiffTest {
         if (redis != null) redis.close();
     }
 
-    private static final class Twin implements AutoCloseable {
-        final RawClient r;
-        final RawClient s;
-        final List<String> diffs;
-
-        Twin(List<String> diffs) throws IOException {
-            r = new RawClient(redis.port());
-            s = new RawClient(spinel.port());
-            this.diffs = diffs;
-        }
-
-        void call(String... args) throws IOException {
-            compare(String.join(" ", args), r.call(bytes(args)), s.call(bytes(args)));
-        }
-
-        void read(String what) throws IOException {
-            compare(what, r.readReply(), s.readReply());
-        }
-
-        /** The client id on each server, to REDIRECT to. */
-        String[] ids() throws IOException {
-            return new String[] {idOf(r), idOf(s)};
-        }
-
-        private static String idOf(RawClient c) throws IOException {
-            String reply = new String(c.call(bytes("CLIENT", "ID")), StandardCharsets.US_ASCII);
-            return reply.substring(1).trim();
-        }
-
-        void compare(String what, byte[] a, byte[] b) {
-            String sa = new String(a, StandardCharsets.ISO_8859_1), sb = new String(b, StandardCharsets.ISO_8859_1);
-            if (!sa.equals(sb)) diffs.add(what + "\n  redis:  " + sa.replace("\r\n", "\\r\\n") + "\n  spinel: "
-                    + sb.replace("\r\n", "\\r\\n"));
-        }
-
-        @Override
-        public void close() throws IOException {
-            r.close();
-            s.close();
-        }
-    }
-
-    private static List<byte[]> bytes(String... args) {
-        List<byte[]> l = new ArrayList<>();
-        for (String a : args) l.add(a.getBytes(StandardCharsets.UTF_8));
-        return l;
+    private static TwinClient twin(List<String> diffs) throws IOException {
+        return new TwinClient(redis.port(), spinel.port(), diffs);
     }
 
     @Test
     void resp3DefaultOptinNoloopAndBcast() throws Exception {
         List<String> diffs = new ArrayList<>();
-        try (Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {
-            t.r.call(bytes("HELLO", "3")); // replies differ only by client id
-            t.s.call(bytes("HELLO", "3"));
+        try (TwinClient t = twin(diffs); TwinClient w = twin(diffs)) {
+            t.r.call(TwinClient.bytes("HELLO", "3")); // replies differ only by client id
+            t.s.call(TwinClient.bytes("HELLO", "3"));
             t.call("CLIENT", "TRACKING", "on");
             t.call("SET", "k1", "v");
             t.call("GET", "k1");
@@ -139,9 +94,9 @@ class TrackingDiffTest {
     @Test
     void scriptsTrackTheirDeclaredKeysOnlyWhenTheyRead() throws Exception {
         List<String> diffs = new ArrayList<>();
-        try (Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {
-            t.r.call(bytes("HELLO", "3"));
-            t.s.call(bytes("HELLO", "3"));
+        try (TwinClient t = twin(diffs); TwinClient w = twin(diffs)) {
+            t.r.call(TwinClient.bytes("HELLO", "3"));
+            t.s.call(TwinClient.bytes("HELLO", "3"));
             t.call("CLIENT", "TRACKING", "on", "NOLOOP");
             t.call("SET", "sk1", "1");
             t.call("GET", "sk1");
@@ -172,11 +127,11 @@ class TrackingDiffTest {
     @Test
     void resp2RedirectToPubSubClient() throws Exception {
         List<String> diffs = new ArrayList<>();
-        try (Twin sub = new Twin(diffs); Twin t = new Twin(diffs); Twin w = new Twin(diffs)) {
+        try (TwinClient sub = twin(diffs); TwinClient t = twin(diffs); TwinClient w = twin(diffs)) {
             String[] ids = sub.ids();
             sub.call("SUBSCRIBE", "__redis__:invalidate");
-            t.r.call(bytes("CLIENT", "TRACKING", "on", "REDIRECT", ids[0]));
-            t.s.call(bytes("CLIENT", "TRACKING", "on", "REDIRECT", ids[1]));
+            t.r.call(TwinClient.bytes("CLIENT", "TRACKING", "on", "REDIRECT", ids[0]));
+            t.s.call(TwinClient.bytes("CLIENT", "TRACKING", "on", "REDIRECT", ids[1]));
             t.call("GET", "rk");
             w.call("SET", "rk", "1");
             sub.read("redirected invalidation");

@@ -9,7 +9,7 @@ import java.util.Arrays;
  * command produced (only big replies spill here; the rest stays in the client's reply buffer) so
  * they can be turned into Lua values.
  */
-final class CaptureConnection implements Client.Connection {
+final class CaptureConnection extends Client.Unconnected {
     private byte[] buf = new byte[0];
     private int len;
 
@@ -31,43 +31,5 @@ final class CaptureConnection implements Client.Connection {
     void clear() {
         len = 0;
         if (buf.length > 1 << 20) buf = new byte[0];
-    }
-
-    @Override
-    public void flush() {
-    }
-
-    @Override
-    public void close() {
-    }
-
-    @Override
-    public String remoteAddress() {
-        return "";
-    }
-
-    @Override
-    public String localAddress() {
-        return "";
-    }
-
-    @Override
-    public boolean isLocal() {
-        return true;
-    }
-
-    @Override
-    public boolean isUnixSocket() {
-        return false;
-    }
-
-    @Override
-    public int fd() {
-        return -1;
-    }
-
-    /** Output waiting to be sent (Connection.pendingBytes on branches that have it): none here. */
-    public long pendingBytes() {
-        return 0;
     }
 }

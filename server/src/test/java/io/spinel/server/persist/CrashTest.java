@@ -184,6 +184,30 @@ class CrashTest {
     }
 
     @Test
+    void corruptValueIsCaughtByTheChecksum(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Process p = launch(dir, port);
+        byte[] value;
+        try (RawClient c = connect(port, p)) {
+            DataSet.populate(c, 23, 50);
+            byte[] reply = c.call("GET", "s:random");
+            // "$300\r\n" + 300 random bytes (stored uncompressed: random bytes do not compress)
+            value = Arrays.copyOfRange(reply, 6, 6 + 300);
+            c.callString("SAVE");
+        }
+        kill(p);
+        byte[] b = Files.readAllBytes(dir.resolve("dump.rdb"));
+        int at = indexOf(b, value);
+        assertThat(at).as("the value's bytes in dump.rdb").isPositive();
+        b[at + 150] ^= 0x5a; // a bit flip that still parses: only the CRC64 can tell
+        Files.write(dir.resolve("dump.rdb"), b);
+        Process q = launch(dir, port);
+        assertThat(q.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(q.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(dir.resolve("spinel.log"))).contains("Wrong RDB checksum");
+    }
+
+    @Test
     void corruptRdbStopsStartupWithStatusOne(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();
         Process p = launch(dir, port);
@@ -193,13 +217,26 @@ class CrashTest {
         }
         kill(p);
         byte[] b = Files.readAllBytes(dir.resolve("dump.rdb"));
+        // Where this byte falls depends on the aux fields, so the error found first varies
+        // (a bad length, a duplicate member, a bad checksum...); each must stop start-up.
         b[b.length / 2] ^= 0x5a;
         Files.write(dir.resolve("dump.rdb"), b);
         Process q = launch(dir, port);
         assertThat(q.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(q.exitValue()).isEqualTo(1);
-        assertThat(Files.readString(dir.resolve("spinel.log"))).containsAnyOf("Wrong RDB checksum", "integrity check failed",
-                "Unknown RDB", "Unexpected EOF", "Bad data", "Invalid");
+        String log = Files.readString(dir.resolve("spinel.log"));
+        String second = log.substring(log.lastIndexOf("Spinel is starting"));
+        assertThat(second).containsAnyOf("Error loading the RDB file", "Fatal error loading the DB")
+                .doesNotContain("Ready to accept connections");
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) if (haystack[i + j] != needle[j]) continue outer;
+            return i;
+        }
+        return -1;
     }
 
     private static List<Path> tempFiles(Path dir) throws IOException {

@@ -10,14 +10,21 @@ import java.util.Arrays;
  * so a small string key costs one object (Redis spends a dictEntry, an sds key and a robj).
  *
  * <pre>
- *  [0]      flags: bits 0-1 encoding (EMBSTR, RAW, INT), bit 2 has-expire
+ *  [0]      flags: bits 0-1 encoding (EMBSTR, RAW, INT), bit 2 has-expire,
+ *           bits 3-7 the key length when under 31 (31: a varint length follows the header)
  *  [1..3]   LRU clock or LFU data, 24 bits (Redis's robj.lru)
  *  [4..11]  absolute expire time in ms, only when has-expire
- *  varint   key length, then the key bytes
- *  value:   INT    8 bytes, little endian (INCR works in place)
+ *  varint   key length, only for keys of 31 bytes or more; then the key bytes
+ *  value:   INT    1 to 8 bytes, two's complement little endian, the rest of the array
+ *                  (INCR works in place while the value fits; wider values get a new entry)
  *           EMBSTR the rest of the array
  *           RAW    4-byte length, the bytes, then spare room (APPEND grows in amortised O(1))
  * </pre>
+ *
+ * Every byte counts because arrays are padded to 8 bytes: with compact object headers (12 bytes)
+ * a 16-byte key and a 16-byte value fit in 48 bytes only because the key length lives in the
+ * flags, and a 20-byte key with a 6-digit counter fits in 40 only because the integer takes 3
+ * bytes instead of 8.
  *
  * The encodings are the ones OBJECT ENCODING reports: "int" for canonical integers, "embstr" up to
  * 44 bytes, "raw" beyond or after an in-place modification (APPEND, SETRANGE).
@@ -33,6 +40,9 @@ public final class StringEntry {
     private static final int ENC_MASK = 0x3;
     private static final int HAS_EXPIRE = 0x4;
     private static final int EXPIRE_OFF = 4;
+    private static final int KEYLEN_SHIFT = 3;
+    /** Key-length field value meaning "a varint follows the header". */
+    private static final int LONG_KEY = 31;
     /** Redis stores strings of up to 44 bytes with the object header ("embstr"). */
     public static final int EMBSTR_MAX = 44;
     /** Spare room added on growth, as sds does: double up to 1 MB, then 1 MB at a time. */
@@ -60,39 +70,36 @@ public final class StringEntry {
         e[3] = (byte) (lru >>> 16);
     }
 
-    private static int keyLenPos(byte[] e) {
+    /** Length of the fixed header: flags, LRU and the expire when there is one. */
+    private static int headerLength(byte[] e) {
         return hasExpire(e) ? EXPIRE_OFF + 8 : EXPIRE_OFF;
     }
 
     public static int keyLength(byte[] e) {
-        int p = keyLenPos(e);
-        int b = e[p];
-        if (b >= 0) return b;
-        return readVarint(e, p);
+        int kl = (e[0] & 0xff) >>> KEYLEN_SHIFT;
+        return kl < LONG_KEY ? kl : readVarint(e, headerLength(e));
     }
 
     public static int keyOffset(byte[] e) {
-        int p = keyLenPos(e);
-        return p + varintSize(keyLength(e));
+        int kl = (e[0] & 0xff) >>> KEYLEN_SHIFT;
+        int h = headerLength(e);
+        return kl < LONG_KEY ? h : h + varintSize(readVarint(e, h));
     }
 
     private static int valuePos(byte[] e) {
-        int p = keyLenPos(e);
-        int kl = e[p];
-        if (kl >= 0) return p + 1 + kl;
-        kl = readVarint(e, p);
-        return p + varintSize(kl) + kl;
+        int kl = (e[0] & 0xff) >>> KEYLEN_SHIFT;
+        int h = headerLength(e);
+        if (kl < LONG_KEY) return h + kl;
+        kl = readVarint(e, h);
+        return h + varintSize(kl) + kl;
     }
 
     public static boolean keyEquals(byte[] e, byte[] k, int off, int len) {
-        int p = keyLenPos(e);
-        int kl = e[p];
-        int ko;
-        if (kl >= 0) {
-            ko = p + 1;
-        } else {
-            kl = readVarint(e, p);
-            ko = p + varintSize(kl);
+        int kl = (e[0] & 0xff) >>> KEYLEN_SHIFT;
+        int ko = headerLength(e);
+        if (kl == LONG_KEY) {
+            kl = readVarint(e, ko);
+            ko += varintSize(kl);
         }
         return kl == len && Arrays.equals(e, ko, ko + kl, k, off, off + len);
     }
@@ -115,7 +122,7 @@ public final class StringEntry {
         int v = valuePos(e);
         switch (encoding(e)) {
             case INT:
-                return Bytes.decimalLength(Bytes.getLongLE(e, v));
+                return Bytes.decimalLength(readInt(e, v));
             case RAW:
                 return Bytes.getIntLE(e, v);
             default:
@@ -128,12 +135,44 @@ public final class StringEntry {
     }
 
     public static long intValue(byte[] e) {
-        return Bytes.getLongLE(e, valuePos(e));
+        return readInt(e, valuePos(e));
     }
 
-    /** Overwrites an INT value in place (INCR on an existing counter allocates nothing). */
-    public static void setIntValue(byte[] e, long v) {
-        Bytes.putLongLE(e, valuePos(e), v);
+    /**
+     * The entry with its INT value set to v: e itself, overwritten in place, when v fits in the
+     * bytes the value has (INCR on an existing counter allocates nothing), else a new entry with
+     * the same key and metadata that the caller must store instead.
+     */
+    public static byte[] setIntValue(byte[] e, long v) {
+        int p = valuePos(e);
+        if (intWidth(v) <= e.length - p) {
+            writeInt(e, p, e.length - p, v);
+            return e;
+        }
+        byte[] n = Arrays.copyOf(e, p + intWidth(v));
+        writeInt(n, p, n.length - p, v);
+        return n;
+    }
+
+    /** Bytes that hold v in two's complement: 1 for -128..127, up to 8. */
+    static int intWidth(long v) {
+        long m = v ^ (v >> 63); // the magnitude bits, sign folded away
+        return (64 - Long.numberOfLeadingZeros(m)) / 8 + 1;
+    }
+
+    private static void writeInt(byte[] e, int p, int width, long v) {
+        for (int i = 0; i < width; i++) {
+            e[p + i] = (byte) v;
+            v >>= 8;
+        }
+    }
+
+    /** Reads the INT value at p, which runs to the end of the array, sign-extended. */
+    private static long readInt(byte[] e, int p) {
+        int width = e.length - p;
+        long v = e[p + width - 1]; // the most significant byte carries the sign
+        for (int i = width - 2; i >= 0; i--) v = (v << 8) | (e[p + i] & 0xff);
+        return v;
     }
 
     /** The value as a fresh byte array (decimal text for INT). */
@@ -141,7 +180,7 @@ public final class StringEntry {
         int v = valuePos(e);
         switch (encoding(e)) {
             case INT:
-                return Bytes.longToBytes(Bytes.getLongLE(e, v));
+                return Bytes.longToBytes(readInt(e, v));
             case RAW:
                 return Arrays.copyOfRange(e, v + 4, v + 4 + Bytes.getIntLE(e, v));
             default:
@@ -154,7 +193,7 @@ public final class StringEntry {
         int v = valuePos(e);
         switch (encoding(e)) {
             case INT:
-                r.bulkLong(Bytes.getLongLE(e, v));
+                r.bulkLong(readInt(e, v));
                 break;
             case RAW:
                 r.bulk(e, v + 4, Bytes.getIntLE(e, v));
@@ -174,19 +213,24 @@ public final class StringEntry {
 
     // ---- construction ---------------------------------------------------------------------------
 
-    private static int header(long expireAt) {
-        return expireAt >= 0 ? EXPIRE_OFF + 8 : EXPIRE_OFF;
+    /** Bytes before the value: header, key length (for long keys) and key. */
+    private static int keyPart(int kLen, long expireAt) {
+        return (expireAt >= 0 ? EXPIRE_OFF + 8 : EXPIRE_OFF) + (kLen < LONG_KEY ? 0 : varintSize(kLen)) + kLen;
+    }
+
+    private static int keyLengthFlags(int kLen) {
+        return Math.min(kLen, LONG_KEY) << KEYLEN_SHIFT;
     }
 
     private static int startEntry(byte[] e, int enc, long expireAt, int lru, byte[] k, int kOff, int kLen) {
-        e[0] = (byte) (enc | (expireAt >= 0 ? HAS_EXPIRE : 0));
+        e[0] = (byte) (enc | (expireAt >= 0 ? HAS_EXPIRE : 0) | keyLengthFlags(kLen));
         setLru(e, lru);
         int p = EXPIRE_OFF;
         if (expireAt >= 0) {
             Bytes.putLongLE(e, p, expireAt);
             p += 8;
         }
-        p = writeVarint(e, p, kLen);
+        if (kLen >= LONG_KEY) p = writeVarint(e, p, kLen);
         System.arraycopy(k, kOff, e, p, kLen);
         return p + kLen;
     }
@@ -202,7 +246,7 @@ public final class StringEntry {
             return createInt(k, kOff, kLen, Bytes.parseLong(v, vOff, vLen), expireAt, lru);
         }
         if (vLen <= EMBSTR_MAX) {
-            byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + vLen];
+            byte[] e = new byte[keyPart(kLen, expireAt) + vLen];
             int p = startEntry(e, EMBSTR, expireAt, lru, k, kOff, kLen);
             System.arraycopy(v, vOff, e, p, vLen);
             return e;
@@ -213,7 +257,7 @@ public final class StringEntry {
     /** A string entry holding exactly these bytes, never converted to INT (e.g. results of SETRANGE). */
     public static byte[] createRaw(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, int capacity,
                                    long expireAt, int lru) {
-        byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + 4 + capacity];
+        byte[] e = new byte[keyPart(kLen, expireAt) + 4 + capacity];
         int p = startEntry(e, RAW, expireAt, lru, k, kOff, kLen);
         Bytes.putIntLE(e, p, vLen);
         System.arraycopy(v, vOff, e, p + 4, vLen);
@@ -223,7 +267,7 @@ public final class StringEntry {
     /** An EMBSTR/RAW entry for a value that Redis keeps as a string even if it looks numeric. */
     public static byte[] createString(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, long expireAt, int lru) {
         if (vLen <= EMBSTR_MAX) {
-            byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + vLen];
+            byte[] e = new byte[keyPart(kLen, expireAt) + vLen];
             int p = startEntry(e, EMBSTR, expireAt, lru, k, kOff, kLen);
             System.arraycopy(v, vOff, e, p, vLen);
             return e;
@@ -232,9 +276,10 @@ public final class StringEntry {
     }
 
     public static byte[] createInt(byte[] k, int kOff, int kLen, long value, long expireAt, int lru) {
-        byte[] e = new byte[header(expireAt) + varintSize(kLen) + kLen + 8];
+        int width = intWidth(value);
+        byte[] e = new byte[keyPart(kLen, expireAt) + width];
         int p = startEntry(e, INT, expireAt, lru, k, kOff, kLen);
-        Bytes.putLongLE(e, p, value);
+        writeInt(e, p, width, value);
         return e;
     }
 
@@ -259,15 +304,16 @@ public final class StringEntry {
             return e;
         }
         if (!had && expireAt < 0) return e;
-        int oldBody = keyLenPos(e);
+        int oldBody = headerLength(e);
         int bodyLen = e.length - oldBody;
-        byte[] n = new byte[header(expireAt) + bodyLen];
+        int newBody = expireAt >= 0 ? EXPIRE_OFF + 8 : EXPIRE_OFF;
+        byte[] n = new byte[newBody + bodyLen];
         n[0] = (byte) ((e[0] & ~HAS_EXPIRE) | (expireAt >= 0 ? HAS_EXPIRE : 0));
         n[1] = e[1];
         n[2] = e[2];
         n[3] = e[3];
         if (expireAt >= 0) Bytes.putLongLE(n, EXPIRE_OFF, expireAt);
-        System.arraycopy(e, oldBody, n, header(expireAt), bodyLen);
+        System.arraycopy(e, oldBody, n, newBody, bodyLen);
         return n;
     }
 
@@ -275,10 +321,11 @@ public final class StringEntry {
     public static byte[] withKey(byte[] e, byte[] k, int kOff, int kLen) {
         int vp = valuePos(e);
         int valueBytes = e.length - vp;
-        int hdr = keyLenPos(e);
-        byte[] n = new byte[hdr + varintSize(kLen) + kLen + valueBytes];
+        int hdr = headerLength(e);
+        byte[] n = new byte[hdr + (kLen < LONG_KEY ? 0 : varintSize(kLen)) + kLen + valueBytes];
         System.arraycopy(e, 0, n, 0, hdr);
-        int p = writeVarint(n, hdr, kLen);
+        n[0] = (byte) ((e[0] & ~(0xff << KEYLEN_SHIFT)) | keyLengthFlags(kLen));
+        int p = kLen < LONG_KEY ? hdr : writeVarint(n, hdr, kLen);
         System.arraycopy(k, kOff, n, p, kLen);
         System.arraycopy(e, vp, n, p + kLen, valueBytes);
         return n;
@@ -298,10 +345,9 @@ public final class StringEntry {
             }
         }
         byte[] old = value(e);
-        int hdr = keyLenPos(e);
         int kl = keyLength(e);
         int ko = keyOffset(e);
-        long overhead = (long) hdr + varintSize(kl) + kl + 4;
+        long overhead = (long) ko + kl + 4;
         long capacity = newLen < MAX_PREALLOC ? newLen * 2L : newLen + (long) MAX_PREALLOC;
         // the preallocation must not push the array past what the JVM can allocate
         capacity = Math.max(newLen, Math.min(capacity, MAX_ARRAY - overhead));

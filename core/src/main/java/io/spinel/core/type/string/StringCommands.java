@@ -420,7 +420,8 @@ public final class StringCommands {
         }
         value += incr;
         if (e != null && StringEntry.isInt(e)) {
-            StringEntry.setIntValue(e, value);
+            byte[] n = StringEntry.setIntValue(e, value);
+            if (n != e) put(c, 1, n); // the value outgrew its bytes
         } else {
             long expire = e == null ? -1 : StringEntry.expire(e);
             int lru = e == null ? c.engine().keyspace().newLru() : StringEntry.lru(e);

@@ -49,6 +49,13 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class SpinelServer implements AutoCloseable {
+    static {
+        // Netty 4.2 registers its buffer-allocation JFR events when it initialises, which took
+        // about 100 ms of a 400 ms first start; they are diagnostics nobody records by default.
+        // -Dio.netty.jfr.enabled=true brings them back.
+        if (System.getProperty("io.netty.jfr.enabled") == null) System.setProperty("io.netty.jfr.enabled", "false");
+    }
+
     private final Config config;
     private final Log log;
     private final EventLoopGroup group;

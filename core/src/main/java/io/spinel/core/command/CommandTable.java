@@ -36,36 +36,51 @@ public final class CommandTable {
     private int indexMask;
 
     public CommandTable() {
-        load();
+        for (Spec m : SPECS) {
+            Command parent = null;
+            int bar = m.name.indexOf('|');
+            if (bar > 0) parent = all.get(m.name.substring(0, bar));
+            Command c = new Command(m.name, m.arity, m.flags, m.flagNames, m.firstKey, m.lastKey, m.keyStep,
+                    m.aclCategories, m.tips, m.keySpecs, m.group, m.since, parent);
+            if (parent != null) parent.subcommands.put(m.name.substring(bar + 1), c);
+            else all.put(m.name, c);
+        }
     }
 
-    private void load() {
+    /** One line of commands.tsv, parsed; immutable, so every table (every server) shares them. */
+    private record Spec(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey,
+                        int keyStep, List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs,
+                        String group, String since) {
+    }
+
+    // Parsed once per JVM: reading and splitting the file was most of the cost of creating a
+    // server, which a test suite starting one server per test pays every time.
+    private static final List<Spec> SPECS = load();
+
+    private static List<Spec> load() {
         InputStream in = CommandTable.class.getResourceAsStream("commands.tsv");
         if (in == null) throw new IllegalStateException("commands.tsv missing from the classpath");
+        List<Spec> specs = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 if (line.isEmpty() || line.startsWith("#")) continue;
                 String[] f = line.split("\t", -1);
                 String name = f[0];
-                int arity = Integer.parseInt(f[1]);
                 List<String> flagNames = list(f[2]);
                 int flags = 0;
                 for (String fl : flagNames) flags |= CommandFlags.parse(fl);
                 if (name.equals("debug") || name.equals("module")) flags |= CommandFlags.PROTECTED;
-                List<KeySpec> specs = new ArrayList<>();
-                if (!f[8].equals("-")) for (String s : f[8].split(";")) specs.add(KeySpec.parse(s));
-                Command parent = null;
-                int bar = name.indexOf('|');
-                if (bar > 0) parent = all.get(name.substring(0, bar));
-                Command c = new Command(name, arity, flags, flagNames, Integer.parseInt(f[3]), Integer.parseInt(f[4]),
-                        Integer.parseInt(f[5]), list(f[6]), list(f[7]), specs, f[9], f[10], parent);
-                if (parent != null) parent.subcommands.put(name.substring(bar + 1), c);
-                else all.put(name, c);
+                List<KeySpec> keySpecs = new ArrayList<>();
+                if (!f[8].equals("-")) for (String ks : f[8].split(";")) keySpecs.add(KeySpec.parse(ks));
+                specs.add(new Spec(name, Integer.parseInt(f[1]), flags, flagNames, Integer.parseInt(f[3]),
+                        Integer.parseInt(f[4]), Integer.parseInt(f[5]), list(f[6]), list(f[7]),
+                        List.copyOf(keySpecs), f[9], f[10]));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return List.copyOf(specs);
     }
 
     private static List<String> list(String s) {

@@ -122,24 +122,39 @@ public final class Config {
     private final Set<String> ignoredInUse = new HashSet<>();
 
     public Config() {
+        for (Row row : ROWS) {
+            String[] f = row.fields;
+            Option o = new Option(f[0], f[1].equals("-") ? null : f[1], f[2], row.flags, f[4],
+                    f[5].equals("\\N") ? "" : f[5]);
+            options.add(o);
+            byName.put(o.name, o);
+            if (o.alias != null) byName.put(o.alias, o);
+        }
+        ConfigSupport.install(this);
+    }
+
+    // configs.tsv split into fields once per JVM: reading it was a third of creating a server,
+    // which test suites that start a server per test pay every time
+    private static final List<Row> ROWS = readRows();
+
+    private record Row(String[] fields, Set<String> flags) {
+    }
+
+    private static List<Row> readRows() {
         InputStream in = Config.class.getResourceAsStream("/io/spinel/core/configs.tsv");
         if (in == null) throw new IllegalStateException("configs.tsv missing from the classpath");
+        List<Row> rows = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 if (line.isEmpty()) continue;
                 String[] f = line.split("\t", -1);
-                Set<String> flags = new HashSet<>(Arrays.asList(f[3].split("\\|")));
-                String def = f[5].equals("\\N") ? "" : f[5];
-                Option o = new Option(f[0], f[1].equals("-") ? null : f[1], f[2], flags, f[4], def);
-                options.add(o);
-                byName.put(o.name, o);
-                if (o.alias != null) byName.put(o.alias, o);
+                rows.add(new Row(f, Set.copyOf(Arrays.asList(f[3].split("\\|")))));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ConfigSupport.install(this);
+        return List.copyOf(rows);
     }
 
     public Option option(String name) {

@@ -21,14 +21,19 @@ import java.util.Map;
 /** EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (Redis's eval.c). */
 final class EvalScripts {
     static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
+    private static final Object[] NO_ARGS = new Object[0];
+    private static final io.spinel.core.script.lua.LuaString KEYS = io.spinel.core.script.lua.LuaString.valueOf("KEYS");
+    private static final io.spinel.core.script.lua.LuaString ARGV = io.spinel.core.script.lua.LuaString.valueOf("ARGV");
 
     /** A cached script: its body, shebang flags and compiled function. */
     static final class Script {
+        final String sha;
         final byte[] body;
         final int flags;
         final LuaClosure fn;
 
-        Script(byte[] body, int flags, LuaClosure fn) {
+        Script(String sha, byte[] body, int flags, LuaClosure fn) {
+            this.sha = sha;
             this.body = body;
             this.flags = flags;
             this.fn = fn;
@@ -145,23 +150,87 @@ final class EvalScripts {
             c.error("ERR Error compiling script (new function): " + e.getMessage());
             return null;
         }
-        sc = new Script(body, sb.flags, fn);
+        sc = new Script(sha, body, sb.flags, fn);
         cache.put(sha, sc);
         cacheBytes += sha.length() + body.length + 64;
         return sc;
+    }
+
+    // ---- finding a cached script without allocating ------------------------------------------
+    // EVALSHA and EVAL of a cached body run for every call of a rate limiter or a lock: small
+    // direct-mapped memos in front of the cache answer them from the argument bytes, with no
+    // String, copy or SHA1 (the cache itself is keyed by the sha's String).
+
+    private static final int MEMO_SLOTS = 64;
+    private final byte[][] memoShaKeys = new byte[MEMO_SLOTS][];
+    private final Script[] memoBySha = new Script[MEMO_SLOTS];
+    private final Script[] memoByBody = new Script[MEMO_SLOTS];
+
+    private static int lower(byte b) {
+        return b >= 'A' && b <= 'Z' ? b + 32 : b;
+    }
+
+    private static int slot(int h) {
+        return (h ^ (h >>> 16)) & (MEMO_SLOTS - 1);
+    }
+
+    /** The cached script whose sha (any case) is argument i, or null. */
+    private Script cachedBySha(Args a, int i) {
+        if (a.len(i) != 40) return null;
+        byte[] b = a.buf(i);
+        int off = a.off(i);
+        int h = 0;
+        for (int j = 0; j < 40; j++) h = h * 31 + lower(b[off + j]);
+        int slot = slot(h);
+        byte[] key = memoShaKeys[slot];
+        if (key != null) {
+            int j = 0;
+            while (j < 40 && key[j] == lower(b[off + j])) j++;
+            if (j == 40) return memoBySha[slot];
+        }
+        String sha = new String(b, off, 40, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+        Script sc = cache.get(sha);
+        if (sc != null) {
+            memoShaKeys[slot] = sha.getBytes(StandardCharsets.ISO_8859_1);
+            memoBySha[slot] = sc;
+        }
+        return sc;
+    }
+
+    private static int bodyHash(Args a, int i) {
+        byte[] b = a.buf(i);
+        int h = a.len(i);
+        for (int j = a.off(i), end = j + a.len(i); j < end; j++) h = h * 31 + b[j];
+        return h;
+    }
+
+    /** The cached script whose body is argument i, or null (then compute its sha). */
+    private Script cachedByBody(Args a, int i) {
+        Script sc = memoByBody[slot(bodyHash(a, i))];
+        if (sc != null && Arrays.equals(sc.body, 0, sc.body.length, a.buf(i), a.off(i), a.off(i) + a.len(i))) return sc;
+        return null;
+    }
+
+    private void rememberBody(Args a, int i, Script sc) {
+        memoByBody[slot(bodyHash(a, i))] = sc;
+    }
+
+    private void clearMemos() {
+        Arrays.fill(memoShaKeys, null);
+        Arrays.fill(memoBySha, null);
+        Arrays.fill(memoByBody, null);
     }
 
     int commandFlags(Client c, int flags, boolean evalsha) {
         Args a = c.args();
         if (a.count() < 2) return flags;
         if (evalsha && a.len(1) != 40) return flags;
-        byte[] arg = a.copy(1);
-        String sha = evalsha ? new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT) : Scripting.sha1hex(arg);
-        Script sc = cache.get(sha);
+        Script sc = evalsha ? cachedBySha(a, 1) : cachedByBody(a, 1);
+        if (sc == null && !evalsha) sc = cache.get(Scripting.sha1hex(a.copy(1)));
         int scriptFlags;
         if (sc == null) {
             if (evalsha) return flags;
-            Shebang sb = shebang(arg);
+            Shebang sb = shebang(a.copy(1));
             if (sb.error != null) return flags;
             scriptFlags = sb.flags;
         } else {
@@ -179,29 +248,29 @@ final class EvalScripts {
         long numkeys = c.argLong(2);
         if (numkeys > a.count() - 3) throw CommandError.err("Number of keys can't be greater than number of args");
         if (numkeys < 0) throw CommandError.err("Number of keys can't be negative");
-        byte[] arg = a.copy(1);
-        String sha = evalsha ? new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT) : Scripting.sha1hex(arg);
-        Script sc = cache.get(sha);
+        Script sc = evalsha ? cachedBySha(a, 1) : cachedByBody(a, 1);
         if (sc == null) {
             if (evalsha) throw new CommandError(NOSCRIPT);
-            sc = create(c, arg, sha);
+            byte[] arg = a.copy(1);
+            sc = create(c, arg, Scripting.sha1hex(arg));
             if (sc == null) return;
+            rememberBody(a, 1, sc);
         }
         String err = s.prepareError(c, sc.flags, ro);
         if (err != null) {
             c.error(err);
             return;
         }
-        byte[][] argv = a.toArrays();
-        RunContext ctx = new RunContext(c, client, sha, true, argv);
+        // (an EVAL's own arguments are never shown: FUNCTION STATS refuses to run during one)
+        RunContext ctx = new RunContext(c, client, sc.sha, true, null);
         boolean compat = (sc.flags & ScriptFlags.EVAL_COMPAT_MODE) != 0;
         ctx.readOnly = ro || (!compat && (sc.flags & ScriptFlags.NO_WRITES) != 0);
         ctx.allowOom = !compat && (sc.flags & ScriptFlags.ALLOW_OOM) != 0;
         LuaTable g = lua.globals();
         int nk = (int) numkeys;
-        LuaEnv.setProtectedGlobal(g, "KEYS", LuaEnv.array(argv, 3, nk));
-        LuaEnv.setProtectedGlobal(g, "ARGV", LuaEnv.array(argv, 3 + nk, argv.length - 3 - nk));
-        s.run(lua, ctx, sc.fn, new Object[0]);
+        LuaEnv.setProtectedGlobal(g, KEYS, LuaEnv.array(a, 3, nk));
+        LuaEnv.setProtectedGlobal(g, ARGV, LuaEnv.array(a, 3 + nk, a.count() - 3 - nk));
+        s.run(lua, ctx, sc.fn, NO_ARGS);
     }
 
     // ---- SCRIPT -------------------------------------------------------------------------------
@@ -228,6 +297,7 @@ final class EvalScripts {
             throw CommandError.err("SCRIPT FLUSH only support SYNC|ASYNC option");
         }
         cache.clear();
+        clearMemos();
         cacheBytes = 0;
         lua = LuaEnv.evalState(s);
         c.reply().ok();

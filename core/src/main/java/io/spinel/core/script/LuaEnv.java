@@ -125,7 +125,7 @@ final class LuaEnv {
     }
 
     /** Sets a global bypassing the read-only protection (KEYS and ARGV before an EVAL). */
-    static void setProtectedGlobal(LuaTable g, String name, Object v) {
+    static void setProtectedGlobal(LuaTable g, Object name, Object v) {
         g.setReadonly(false);
         try {
             g.rawset(name, v);
@@ -135,8 +135,15 @@ final class LuaEnv {
     }
 
     static LuaTable array(byte[][] argv, int from, int count) {
-        LuaTable t = new LuaTable();
+        LuaTable t = new LuaTable(count, 0);
         for (int j = 0; j < count; j++) t.setInt(j + 1, LuaString.wrap(argv[from + j]));
+        return t;
+    }
+
+    /** A Lua array of copies of arguments from..from+count-1 (KEYS, ARGV). */
+    static LuaTable array(io.spinel.core.protocol.Args a, int from, int count) {
+        LuaTable t = new LuaTable(count, 0);
+        for (int j = 0; j < count; j++) t.setInt(j + 1, LuaString.wrap(a.copy(from + j)));
         return t;
     }
 }

@@ -34,12 +34,22 @@ final class LuaResp {
 
     /** Parser over a reply the server itself produced (well formed by construction). */
     static final class Parser {
-        private final byte[] b;
+        private byte[] b;
         private int p;
 
         Parser(byte[] b, int p) {
             this.b = b;
             this.p = p;
+        }
+
+        Parser() {
+        }
+
+        /** Points a reused parser at a new reply. */
+        Parser reset(byte[] b, int p) {
+            this.b = b;
+            this.p = p;
+            return this;
         }
 
         private long readLong() {

@@ -129,6 +129,13 @@ public final class Scripting {
      * Runs fn(args) for ctx.caller. The reply goes to the caller now, or, if the script becomes slow
      * and yields to the event loop, when it ends.
      */
+    /** Turns each redis.call reply into Lua values (reused: one reply is parsed at a time). */
+    private final LuaResp.Parser replyParser = new LuaResp.Parser();
+
+    /** The hook every script runs with (one object, not one per call): it watches the running script. */
+    private final Interp.Hook busyHook = interp -> hook(running, this.busyThresholdMs);
+    private long busyThresholdMs;
+
     void run(Interp L, RunContext ctx, LuaFunction fn, Object[] args) {
         // the script's effects are propagated, never the EVAL/FCALL itself; said up front because a
         // script that yields returns from its command before it has finished
@@ -146,8 +153,8 @@ public final class Scripting {
         L.context = ctx;
         boolean wasFrozen = engine.keyspace().isTimeFrozen();
         engine.keyspace().freezeTime(true);
-        long threshold = engine.config().getLong("busy-reply-threshold");
-        L.setHook(interp -> hook(ctx, threshold), HOOK_PERIOD);
+        busyThresholdMs = engine.config().getLong("busy-reply-threshold");
+        L.setHook(busyHook, HOOK_PERIOD);
         L.setSuspendable(!engine.isNestedCall());
         int status;
         try {
@@ -221,6 +228,14 @@ public final class Scripting {
         return now - ctx.sliceStart >= SLICE_NANOS;
     }
 
+    /** How an error inside a script's result is written and counted (one object for every call). */
+    private final LuaResp.ErrorSink replyError = (rr, msg, count) -> {
+        LuaResp.writeError(rr, msg);
+        if (count) countError(msg);
+        else runningErrors++;
+        if (count) runningErrors = Math.max(runningErrors, 1);
+    };
+
     /** Writes the script's reply (or error) to its caller and tears the run down. */
     private void finish(Interp L, RunContext ctx, Object result, LuaError error, boolean wasFrozen, boolean resumed) {
         Client caller = ctx.caller;
@@ -229,12 +244,7 @@ public final class Scripting {
             if (error != null) {
                 writeScriptError(L, ctx, r, error);
             } else {
-                LuaResp.toReply(r, result, ctx.client.reply().protocol(), 2, (rr, msg, count) -> {
-                    LuaResp.writeError(rr, msg);
-                    if (count) countError(msg);
-                    else runningErrors++;
-                    if (count) runningErrors = Math.max(runningErrors, 1);
-                });
+                LuaResp.toReply(r, result, ctx.client.reply().protocol(), 2, replyError);
             }
         } finally {
             if (runningCommand != null && runningErrors > 0) runningCommand.failedCalls += runningErrors;
@@ -361,7 +371,7 @@ public final class Scripting {
             lastReplyWasError = false;
         } else {
             lastReplyWasError = buf[start] == '-';
-            v = new LuaResp.Parser(buf, start).next(false);
+            v = replyParser.reset(buf, start).next(false);
         }
         r.clear();
         conn.clear();

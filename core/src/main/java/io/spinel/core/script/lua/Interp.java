@@ -1454,13 +1454,19 @@ public final class Interp {
         th.stack[1] = f;
         System.arraycopy(args, 0, th.stack, 2, args.length);
         th.top = 2 + args.length;
-        return run(() -> {
-            if (precall(th, 1, 1, false) == PCR_LUA) {
-                th.ci[th.ciIdx].entry = true;
-                return execute(th, th.ciIdx);
-            }
-            return EXEC_DONE;
-        });
+        return run(startMain);
+    }
+
+    /** The first step of {@link #start} (one object for every run). */
+    private final Step startMain = this::startMainFunction;
+
+    private int startMainFunction() {
+        Coroutine th = main;
+        if (precall(th, 1, 1, false) == PCR_LUA) {
+            th.ci[th.ciIdx].entry = true;
+            return execute(th, th.ciIdx);
+        }
+        return EXEC_DONE;
     }
 
     /** Continues a suspended script. */

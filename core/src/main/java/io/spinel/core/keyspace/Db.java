@@ -127,6 +127,10 @@ public final class Db {
     }
 
     private void account(Object added, Object removed) {
+        account(added, removed, true);
+    }
+
+    private void account(Object added, Object removed, boolean mayGrowLater) {
         if (removed != null) {
             if (removed instanceof DbObject) {
                 DbObject o = (DbObject) removed;
@@ -142,7 +146,7 @@ public final class Db {
             if (added instanceof DbObject) {
                 DbObject o = (DbObject) added;
                 o.accounted = m;
-                markTouched(o); // it may be filled after it was stored
+                if (mayGrowLater) markTouched(o); // it may be filled after it was stored
             }
         }
     }
@@ -191,12 +195,25 @@ public final class Db {
      * the replaced entry's LFU counter (RESTORE, COPY, RENAME) remove the old entry first.
      */
     public Object put(byte[] k, int off, int len, Object e) {
+        return put(k, off, len, e, true);
+    }
+
+    /**
+     * {@link #put} for an entry whose value is already complete (the RDB loader): it is measured
+     * once now, not again after the command, which after loading a few million collections made
+     * the first command pay for measuring them all a second time.
+     */
+    public Object putComplete(byte[] k, Object e) {
+        return put(k, 0, k.length, e, false);
+    }
+
+    private Object put(byte[] k, int off, int len, Object e, boolean mayGrowLater) {
         long h = KeyHash.of(k, off, len);
         Object old = table.put(h, e, k, off, len);
         // Redis's dbOverwrite: under an LFU policy a new value inherits the access frequency of the
         // one it replaces, or hot keys that are rewritten would look new and be evicted first
         if (old != null && old != e && keyspace.lfu()) Entries.setLru(e, Entries.lru(old));
-        account(e, old);
+        account(e, old, mayGrowLater);
         if (old == null) keyspace.keyAdded(this, k, off, len);
         else if (frozen != null && old != e) frozen.beforeChange(h, old);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
@@ -207,6 +224,12 @@ public final class Db {
             volatileKeys.remove(h, k, off, len);
         }
         return old;
+    }
+
+    /** Sizes the tables for this many keys, of which {@code withExpire} have a TTL (RDB RESIZEDB). */
+    public void reserve(long keys, long withExpire) {
+        table.reserve(keys);
+        volatileKeys.reserve(withExpire);
     }
 
     public Object put(byte[] k, Object e) {

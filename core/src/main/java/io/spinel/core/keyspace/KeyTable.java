@@ -235,6 +235,21 @@ public abstract class KeyTable {
         }
     }
 
+    /**
+     * Makes room for {@code expected} elements at once (Redis's dictExpand when an RDB announces
+     * its sizes): a load then inserts without growing, so no entry is moved or rehashed. Any
+     * rehash in progress is finished first; a table already big enough is left as it is.
+     */
+    public final void reserve(long expected) {
+        int cap = MIN_CAPACITY;
+        while (cap < (1 << 30) && expected * 4L > cap * 3L) cap <<= 1;
+        if (cap <= slots.length && rehashIdx < 0) return;
+        while (rehashIdx >= 0) rehashStep();
+        if (cap <= slots.length) return;
+        startRehash(cap);
+        while (rehashIdx >= 0) rehashStep();
+    }
+
     // ---- rehashing ----------------------------------------------------------------------------
 
     private void startRehash(int newCapacity) {

@@ -82,10 +82,15 @@ final class RdbLoader {
                     db = ks.db((int) id);
                     continue;
                 }
-                case Rdb.OPCODE_RESIZEDB:
-                    in.readLen();
-                    in.readLen();
+                case Rdb.OPCODE_RESIZEDB: {
+                    long keys = in.readLen();
+                    long withExpire = in.readLen();
+                    // trusted only as far as the file could hold that many keys (3 bytes each at
+                    // least), so a corrupt header cannot make the server allocate gigabytes
+                    long most = totalBytes > 0 ? totalBytes / 3 : 0;
+                    db.reserve(Math.min(keys, most), Math.min(withExpire, most));
                     continue;
+                }
                 case Rdb.OPCODE_AUX:
                     aux(in.readString(), in.readString());
                     continue;
@@ -121,11 +126,10 @@ final class RdbLoader {
                         if (!aofBase && expire != -1 && expire < now) {
                             keysExpired++;
                         } else {
-                            if (db.find(key) != null) {
+                            if (db.putComplete(key, entry) != null) { // the load fails as a whole: no need to undo
                                 throw new RdbException("RDB has duplicated key '" + new String(key, StandardCharsets.ISO_8859_1)
                                         + "' in DB " + db.id());
                             }
-                            db.put(key, entry);
                             keysLoaded++;
                         }
                     }

@@ -40,6 +40,27 @@ class KeyTableTest {
         for (String key : model) assertThat(table.contains(k(key), 0, k(key).length)).isTrue();
     }
 
+    /** RDB RESIZEDB: room made up front, so the inserts that follow never grow the table. */
+    @Test
+    void reserveMakesRoomSoInsertsDoNotGrowTheTable() {
+        KeySet table = new KeySet();
+        for (int i = 0; i < 100; i++) table.add(k("pre:" + i));
+        // grow into a rehash, then reserve in the middle of it: the rehash is finished first
+        for (int i = 0; i < 10; i++) table.add(k("mid:" + i));
+        table.reserve(50_000);
+        assertThat(table.isRehashing()).isFalse();
+        long capacity = table.capacity();
+        assertThat(capacity * 3 / 4).isGreaterThanOrEqualTo(50_000);
+        for (int i = 0; i < 50_000 - 110; i++) table.add(k("key:" + i));
+        assertThat(table.capacity()).isEqualTo(capacity);
+        assertThat(table.isRehashing()).isFalse();
+        assertThat(table.size()).isEqualTo(50_000);
+        for (int i = 0; i < 100; i++) assertThat(table.contains(k("pre:" + i), 0, k("pre:" + i).length)).isTrue();
+        for (int i = 0; i < 10; i++) assertThat(table.contains(k("mid:" + i), 0, k("mid:" + i).length)).isTrue();
+        table.reserve(10); // never shrinks
+        assertThat(table.capacity()).isEqualTo(capacity);
+    }
+
     @Test
     void putReplacesAndReturnsThePreviousEntry() {
         EntryTable t = new EntryTable();

@@ -56,6 +56,7 @@ final class FileSink implements Snapshot.Sink {
     public void write(byte[] b, int len) throws IOException {
         if (queue == null) {
             writeNow(b, len);
+            spare.offer(b);
         } else {
             backlog.addAndGet(len);
             queue.add(new Chunk(b, len));
@@ -65,6 +66,14 @@ final class FileSink implements Snapshot.Sink {
     @Override
     public long backlog() {
         return backlog.get();
+    }
+
+    /** Written chunks handed back to the serializer, a few at most. */
+    private final java.util.concurrent.ArrayBlockingQueue<byte[]> spare = new java.util.concurrent.ArrayBlockingQueue<>(4);
+
+    @Override
+    public byte[] spareChunk() {
+        return spare.poll();
     }
 
     private void writeNow(byte[] b, int len) throws IOException {
@@ -135,6 +144,7 @@ final class FileSink implements Snapshot.Sink {
                 Chunk c = (Chunk) o;
                 writeNow(c.b, c.len);
                 backlog.addAndGet(-c.len);
+                spare.offer(c.b); // dropped when the queue is full
             }
         } catch (Throwable t) {
             discard();

@@ -29,6 +29,17 @@ final class Listpack {
             b = new byte[Math.max(capacity, 16) + HEADER + 1];
         }
 
+        /** Empties the builder for the next blob, keeping its array (snapshots reuse one). */
+        void reset() {
+            p = HEADER;
+            count = 0;
+        }
+
+        /** Bytes of array held, for dropping a builder that grew for one huge value. */
+        int capacity() {
+            return b.length;
+        }
+
         private void ensure(int extra) {
             if (p + extra + 1 > b.length) b = Arrays.copyOf(b, Math.max(p + extra + 1, b.length * 2));
         }

@@ -39,10 +39,28 @@ public final class RdbOut {
 
     /** Hands over the backing array (holding {@link #size()} bytes) and starts a fresh one. */
     public byte[] take(int nextCapacity) {
+        return take(new byte[Math.max(nextCapacity, 64)]);
+    }
+
+    /** Hands over the backing array (holding {@link #size()} bytes) and continues in next. */
+    byte[] take(byte[] next) {
         byte[] b = buf;
-        buf = new byte[Math.max(nextCapacity, 64)];
+        buf = next;
         size = 0;
         return b;
+    }
+
+    // ---- scratch state reused value after value (a snapshot must not allocate per key) ----------
+
+    private Listpack.Builder listpack;
+    final ValueCodec.ListNodes listNodes = new ValueCodec.ListNodes();
+    final ValueCodec.HashPairs hashPairs = new ValueCodec.HashPairs();
+
+    /** An empty listpack builder, the same one each time (its last blob must have been written). */
+    Listpack.Builder listpack() {
+        if (listpack == null || listpack.capacity() > (1 << 20)) listpack = new Listpack.Builder(256);
+        else listpack.reset();
+        return listpack;
     }
 
     private void ensure(int extra) {

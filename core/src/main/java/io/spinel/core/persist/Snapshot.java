@@ -35,6 +35,11 @@ final class Snapshot implements FrozenDb.Capture {
 
         /** Bytes handed over but not yet written (back pressure for background snapshots). */
         long backlog();
+
+        /** An array the sink has finished writing, for the next chunk; null if none is free. */
+        default byte[] spareChunk() {
+            return null;
+        }
     }
 
     enum Format { RDB, COMMANDS }
@@ -177,7 +182,8 @@ final class Snapshot implements FrozenDb.Capture {
     private void flushIfFull() throws IOException {
         if (out.size() >= CHUNK) {
             int n = out.size();
-            sink.write(out.take(CHUNK + CHUNK / 4), n);
+            byte[] next = sink.spareChunk(); // recycled: a snapshot is tens of MB of chunks
+            sink.write(next != null ? out.take(next) : out.take(CHUNK + CHUNK / 4), n);
         }
     }
 

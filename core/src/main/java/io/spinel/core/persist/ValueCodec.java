@@ -88,12 +88,50 @@ final class ValueCodec {
 
     private static void writeList(RdbOut out, ListValue l) {
         out.writeLen(l.nodeCount());
-        Listpack.Builder[] current = {null};
-        l.forEachNode(count -> {
-            if (current[0] != null) writeNode(out, current[0]);
-            current[0] = new Listpack.Builder(64);
-        }, (buf, off, len) -> current[0].add(buf, off, len));
-        if (current[0] != null) writeNode(out, current[0]);
+        ListNodes nodes = out.listNodes;
+        nodes.out = out;
+        l.forEachNode(nodes, nodes);
+        nodes.end();
+    }
+
+    /** Writes a list's nodes as listpacks through the output's one builder (nothing allocated per list). */
+    static final class ListNodes implements java.util.function.IntConsumer, ListValue.ElementVisitor {
+        private RdbOut out;
+        private Listpack.Builder lp;
+
+        @Override
+        public void accept(int count) {
+            if (lp != null) writeNode(out, lp);
+            lp = out.listpack();
+        }
+
+        @Override
+        public void accept(byte[] buf, int off, int len) {
+            lp.add(buf, off, len);
+        }
+
+        void end() {
+            if (lp != null) writeNode(out, lp);
+            lp = null;
+            out = null;
+        }
+    }
+
+    /** Writes a hash's pairs, into a listpack or as plain strings, without allocating per hash. */
+    static final class HashPairs implements HashValue.PairVisitor {
+        private RdbOut out;
+        private Listpack.Builder lp;
+
+        @Override
+        public void accept(byte[] fb, int fo, int fl, byte[] vb, int vo, int vl) {
+            if (lp != null) {
+                lp.add(fb, fo, fl);
+                lp.add(vb, vo, vl);
+            } else {
+                out.writeString(fb, fo, fl);
+                out.writeString(vb, vo, vl);
+            }
+        }
     }
 
     private static void writeNode(RdbOut out, Listpack.Builder lp) {
@@ -114,7 +152,7 @@ final class ValueCodec {
 
     private static void writeZSet(RdbOut out, ZSet z) {
         if (z.isPacked()) {
-            Listpack.Builder lp = new Listpack.Builder(64);
+            Listpack.Builder lp = out.listpack();
             for (ZIter it = z.first(); it.valid(); it.next()) {
                 lp.add(it.buf(), it.off(), it.len());
                 double score = it.score();
@@ -144,21 +182,20 @@ final class ValueCodec {
     }
 
     private static void writeHash(RdbOut out, HashValue h) {
+        HashPairs pairs = out.hashPairs;
+        pairs.out = out;
         if (h.isListpack()) {
-            Listpack.Builder lp = new Listpack.Builder(64);
-            h.forEachPairInPlace((fb, fo, fl, vb, vo, vl) -> {
-                lp.add(fb, fo, fl);
-                lp.add(vb, vo, vl);
-            });
+            Listpack.Builder lp = out.listpack();
+            pairs.lp = lp;
+            h.forEachPairInPlace(pairs);
+            pairs.lp = null;
             byte[] b = lp.finish();
             out.writeString(b, 0, lp.length());
             return;
         }
         out.writeLen(h.length());
-        h.forEachPairInPlace((fb, fo, fl, vb, vo, vl) -> {
-            out.writeString(fb, fo, fl);
-            out.writeString(vb, vo, vl);
-        });
+        pairs.lp = null;
+        h.forEachPairInPlace(pairs);
     }
 
     // ---- reading ------------------------------------------------------------------------------

@@ -14,8 +14,6 @@ import io.spinel.core.type.zset.ZSet;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Doubles;
 
-import java.nio.ByteBuffer;
-import java.util.HashSet;
 
 /**
  * Values in RDB form, both ways (Redis's rdbSaveObjectType/rdbSaveObject and rdbLoadObject).
@@ -439,11 +437,12 @@ final class ValueCodec {
     }
 
     /** Duplicate detection for packed collections read element by element. */
+    /** Members seen so far in a loaded collection (the arrays themselves: no wrapper per member). */
     private static final class DupCheck {
-        private final HashSet<ByteBuffer> seen = new HashSet<>();
+        private final io.spinel.core.keyspace.KeySet seen = new io.spinel.core.keyspace.KeySet();
 
         boolean add(byte[] m) {
-            return seen.add(ByteBuffer.wrap(m));
+            return seen.add(m);
         }
     }
 }

@@ -134,6 +134,9 @@ public final class GeoCommands {
     // ---- GEOADD ---------------------------------------------------------------------------------------
 
     /** GEOADD key [NX|XX] [CH] lon lat member ...: ZADD of the members' geohash scores. */
+    /** Scratch for a parsed longitude and latitude (one per executor thread, reused). */
+    private static final ThreadLocal<double[]> XY = ThreadLocal.withInitial(() -> new double[2]);
+
     static void geoadd(Client c) {
         Args a = c.args();
         int argc = a.count();
@@ -148,22 +151,31 @@ public final class GeoCommands {
         }
         if ((argc - lonIdx) % 3 != 0 || (xx && nx)) throw CommandError.SYNTAX;
         int elements = (argc - lonIdx) / 3;
-        long[] scores = new long[elements];
-        double[] xy = new double[2];
-        for (int j = 0; j < elements; j++) {
-            lonLat(c, lonIdx + 3 * j, xy);
-            scores[j] = GeoHash.score(xy[0], xy[1]);
+        if (elements == 0) throw CommandError.SYNTAX;
+        double[] xy = XY.get();
+        // (one member, what nearly every GEOADD sends, needs no array)
+        lonLat(c, lonIdx, xy);
+        long firstScore = GeoHash.score(xy[0], xy[1]);
+        long[] scores = null;
+        if (elements > 1) {
+            scores = new long[elements];
+            scores[0] = firstScore;
+            for (int j = 1; j < elements; j++) {
+                lonLat(c, lonIdx + 3 * j, xy);
+                scores[j] = GeoHash.score(xy[0], xy[1]);
+            }
         }
         // from here on, Redis runs ZADD key [options] score member ... and propagates that
-        byte[][] zadd = new byte[lonIdx + 2 * elements][];
-        zadd[0] = ZADD;
-        for (int j = 1; j < lonIdx; j++) zadd[j] = a.copy(j);
-        for (int j = 0; j < elements; j++) {
-            zadd[lonIdx + 2 * j] = Bytes.ascii(Long.toString(scores[j]));
-            zadd[lonIdx + 2 * j + 1] = a.copy(lonIdx + 3 * j + 2);
+        if (c.propagates()) {
+            byte[][] zadd = new byte[lonIdx + 2 * elements][];
+            zadd[0] = ZADD;
+            for (int j = 1; j < lonIdx; j++) zadd[j] = a.copy(j);
+            for (int j = 0; j < elements; j++) {
+                zadd[lonIdx + 2 * j] = Bytes.ascii(Long.toString(scores == null ? firstScore : scores[j]));
+                zadd[lonIdx + 2 * j + 1] = a.copy(lonIdx + 3 * j + 2);
+            }
+            c.propagateAs(zadd);
         }
-        if (elements == 0) throw CommandError.SYNTAX;
-        c.propagateAs(zadd);
 
         Db db = c.db();
         Engine e = c.engine();
@@ -179,11 +191,12 @@ public final class GeoCommands {
         }
         EncodingConfig cfg = e.encodings();
         int flags = (nx ? ZSet.IN_NX : 0) | (xx ? ZSet.IN_XX : 0);
-        double[] newScore = new double[1];
+        double[] newScore = xy; // where add leaves the score, which GEOADD does not use
         int added = 0, updated = 0;
         for (int j = 0; j < elements; j++) {
             int m = lonIdx + 3 * j + 2;
-            int out = z.add((double) scores[j], a.buf(m), a.off(m), a.len(m), flags, cfg, newScore);
+            int out = z.add((double) (scores == null ? firstScore : scores[j]), a.buf(m), a.off(m), a.len(m), flags, cfg,
+                    newScore);
             if ((out & ZSet.OUT_ADDED) != 0) added++;
             if ((out & ZSet.OUT_UPDATED) != 0) updated++;
         }

@@ -125,6 +125,9 @@ public final class ZSetCommands {
 
     // ---- ZADD / ZINCRBY -------------------------------------------------------------------------------
 
+    /** Where ZSet.add leaves the element's score (one per executor thread, reused). */
+    private static final ThreadLocal<double[]> NEW_SCORE = ThreadLocal.withInitial(() -> new double[1]);
+
     static void zadd(Client c, int baseFlags) {
         Args a = c.args();
         int argc = a.count();
@@ -155,8 +158,14 @@ public final class ZSetCommands {
         }
         if (incr && elements > 1) throw CommandError.err("INCR option supports a single increment-element pair");
         // all scores first: the command either runs entirely or not at all
-        double[] scores = new double[elements];
-        for (int j = 0; j < elements; j++) scores[j] = c.argDouble(si + 2 * j);
+        // (one pair, what nearly every ZADD sends, needs no array)
+        double firstScore = c.argDouble(si);
+        double[] scores = null;
+        if (elements > 1) {
+            scores = new double[elements];
+            scores[0] = firstScore;
+            for (int j = 1; j < elements; j++) scores[j] = c.argDouble(si + 2 * j);
+        }
 
         Reply r = c.reply();
         ZSet z = write(c, 1);
@@ -170,12 +179,12 @@ public final class ZSetCommands {
             store(c, 1, z);
         }
         EncodingConfig cfg = c.engine().encodings();
-        double[] newScore = new double[1];
+        double[] newScore = NEW_SCORE.get();
         double score = 0;
         int added = 0, updated = 0, processed = 0;
         for (int j = 0; j < elements; j++) {
             int m = si + 1 + 2 * j;
-            int out = z.add(scores[j], a.buf(m), a.off(m), a.len(m), flags, cfg, newScore);
+            int out = z.add(scores == null ? firstScore : scores[j], a.buf(m), a.off(m), a.len(m), flags, cfg, newScore);
             if ((out & ZSet.OUT_NAN) != 0) {
                 if (added + updated > 0) changed(c, 1, incr ? "zincr" : "zadd");
                 throw CommandError.err("resulting score is not a number (NaN)");

@@ -1,0 +1,118 @@
+package io.spinel.bench.jmh;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The commands of redis-benchmark's tests beyond GET/SET that the side-by-side tables compare:
+ * ZADD into a 100k-member sorted set, PFADD, PFCOUNT, SETBIT, BITCOUNT, GEOADD and GEOSEARCH,
+ * from request bytes to reply bytes, with random members the way redis-benchmark's
+ * __rand_int__ makes them.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Thread)
+public class TypesBenchmark {
+    private static final int VARIANTS = 1024;
+
+    private InProcessServer server;
+    private byte[][] zadd = new byte[VARIANTS][];
+    private byte[][] pfadd = new byte[VARIANTS][];
+    private byte[][] setbit = new byte[VARIANTS][];
+    private byte[][] geoadd = new byte[VARIANTS][];
+    private byte[] pfcount;
+    private byte[] bitcount;
+    private byte[] geosearch;
+    private int i;
+
+    @Setup
+    public void setUp() {
+        server = new InProcessServer();
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        for (int k = 0; k < 100_000; k++) server.call("ZADD", "zset", Integer.toString(k), "element:" + k);
+        for (int k = 0; k < 100_000; k++) server.call("PFADD", "hll", Integer.toString(k));
+        for (int k = 0; k < 100_000; k += 3) server.call("SETBIT", "bits", Integer.toString(k), "1");
+        for (int k = 0; k < 10_000; k++) {
+            server.call("GEOADD", "geo", Double.toString(13 + r.nextDouble()), Double.toString(38 + r.nextDouble()), "m:" + k);
+        }
+        for (int k = 0; k < VARIANTS; k++) {
+            int n = r.nextInt(100_000);
+            zadd[k] = InProcessServer.encode("ZADD", "zset", Integer.toString(r.nextInt(100_000)), "element:" + n);
+            pfadd[k] = InProcessServer.encode("PFADD", "hll", Integer.toString(n));
+            setbit[k] = InProcessServer.encode("SETBIT", "bits", Integer.toString(n), "1");
+            geoadd[k] = InProcessServer.encode("GEOADD", "geo", "13.361389", "38.115556", "m:" + (n % 10_000));
+        }
+        pfcount = InProcessServer.encode("PFCOUNT", "hll");
+        bitcount = InProcessServer.encode("BITCOUNT", "bits");
+        geosearch = InProcessServer.encode("GEOSEARCH", "geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "5", "km", "ASC", "COUNT", "10");
+        server.expect(pfcount, server.call("PFCOUNT", "hll"));
+        if (!server.call("GEOSEARCH", "geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "5", "km", "ASC", "COUNT", "10").startsWith("*")) {
+            throw new IllegalStateException("GEOSEARCH failed");
+        }
+    }
+
+    @TearDown
+    public void tearDown() {
+        server.close();
+    }
+
+    private int next() {
+        return i = (i + 1) & (VARIANTS - 1);
+    }
+
+    @Benchmark
+    public long zadd() {
+        server.feed(zadd[next()]);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long pfadd() {
+        server.feed(pfadd[next()]);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long pfcount() {
+        server.feed(pfcount);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long setbit() {
+        server.feed(setbit[next()]);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long bitcount() {
+        server.feed(bitcount);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long geoadd() {
+        server.feed(geoadd[next()]);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long geosearch() {
+        server.feed(geosearch);
+        return server.connection.bytes;
+    }
+}

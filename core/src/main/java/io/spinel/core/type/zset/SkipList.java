@@ -13,21 +13,23 @@ import java.util.concurrent.ThreadLocalRandom;
  * score lookups (Redis's zskiplist + dict).
  *
  * <p>Memory and cache misses: 15 of 16 nodes have at most two levels, so levels 0 and 1 live in
- * the node itself ({@link Node#next0}, whose span is always 1, and {@link Node#next1}) and only
- * taller nodes carry arrays for the levels above. The index stores the nodes themselves (the member is in the node), one reference and one
+ * the node itself ({@link Node#next0}, whose span is always 1, and {@link Node#next1}); taller
+ * nodes ({@link Tall}) hold levels 2-5 in fields too, and only the rare taller ones carry arrays. The index stores the nodes themselves (the member is in the node), one reference and one
  * tag byte per slot.
  */
 final class SkipList {
     static final int MAX_LEVEL = 32;
 
     /**
-     * One element. Level 1 is inline too ({@link #next1}, {@link #span1}; {@link #NONE} marks a
-     * node without it), so the two levels nearly every search walks cost no extra object; levels
-     * 2.. are {@code up[i-2]} with span {@code upSpan[i-2]}.
+     * One element. Levels 0 and 1 are fields ({@link #next1} is {@link #NONE} in a node without
+     * level 1); a node of three levels or more is a {@link Tall}, with levels 2 to 5 in fields
+     * as well. Walking a level through an array cost a cache miss for the array on top of the
+     * one for the node, on the levels every search crosses; only nodes above level 6 (one in
+     * 4,096) and the header keep arrays, and those few nodes stay in cache.
      */
-    static final class Node {
+    static class Node {
         /** The next1 of single-level nodes. */
-        static final Node NONE = new Node();
+        static final Node NONE = new Node(null, 0);
 
         final byte[] ele;
         double score;
@@ -35,51 +37,113 @@ final class SkipList {
         Node next0;
         Node next1;
         int span1;
-        Node[] up;
-        int[] upSpan;
 
-        private Node() {
-            ele = null;
-        }
-
-        Node(byte[] ele, double score, int level) {
+        Node(byte[] ele, double score) {
             this.ele = ele;
             this.score = score;
-            if (level == 1) {
-                next1 = NONE;
-            } else if (level > 2) {
-                up = new Node[level - 2];
-                upSpan = new int[level - 2];
-            }
+        }
+
+        static Node create(byte[] ele, double score, int level) {
+            if (level > 2) return new Tall(ele, score, level);
+            Node n = new Node(ele, score);
+            if (level == 1) n.next1 = NONE;
+            return n;
         }
 
         int level() {
             if (next1 == NONE) return 1;
-            return up == null ? 2 : up.length + 2;
+            return this instanceof Tall ? ((Tall) this).level : 2;
         }
 
-        Node forward(int i) {
-            return i == 0 ? next0 : i == 1 ? next1 : up[i - 2];
+        final Node forward(int i) {
+            return i == 0 ? next0 : i == 1 ? next1 : ((Tall) this).tallForward(i);
         }
 
-        void setForward(int i, Node n) {
+        final void setForward(int i, Node n) {
             if (i == 0) next0 = n;
             else if (i == 1) next1 = n;
-            else up[i - 2] = n;
+            else ((Tall) this).setTallForward(i, n);
         }
 
-        int span(int i) {
-            return i == 0 ? 1 : i == 1 ? span1 : upSpan[i - 2];
+        final int span(int i) {
+            return i == 0 ? 1 : i == 1 ? span1 : ((Tall) this).tallSpan(i);
         }
 
-        void setSpan(int i, int s) {
+        final void setSpan(int i, int s) {
             if (i == 1) span1 = s;
-            else if (i > 1) upSpan[i - 2] = s;
+            else if (i > 1) ((Tall) this).setTallSpan(i, s);
         }
 
         /** Heap bytes of this node, its level arrays and its member (compressed references). */
         long heapSize() {
-            long n = 48 + align(16L + ele.length);
+            return 40 + align(16L + ele.length);
+        }
+    }
+
+    /** A node of three levels or more: levels 2-5 in fields, 6 and up in arrays. */
+    static final class Tall extends Node {
+        private static final int INLINE_TOP = 5;
+        final int level;
+        private Node next2, next3, next4, next5;
+        private int span2, span3, span4, span5;
+        private final Node[] up;
+        private final int[] upSpan;
+
+        Tall(byte[] ele, double score, int level) {
+            super(ele, score);
+            this.level = level;
+            if (level > INLINE_TOP + 1) {
+                up = new Node[level - INLINE_TOP - 1];
+                upSpan = new int[level - INLINE_TOP - 1];
+            } else {
+                up = null;
+                upSpan = null;
+            }
+        }
+
+        Node tallForward(int i) {
+            switch (i) {
+                case 2: return next2;
+                case 3: return next3;
+                case 4: return next4;
+                case 5: return next5;
+                default: return up[i - INLINE_TOP - 1];
+            }
+        }
+
+        void setTallForward(int i, Node n) {
+            switch (i) {
+                case 2: next2 = n; break;
+                case 3: next3 = n; break;
+                case 4: next4 = n; break;
+                case 5: next5 = n; break;
+                default: up[i - INLINE_TOP - 1] = n;
+            }
+        }
+
+        int tallSpan(int i) {
+            switch (i) {
+                case 2: return span2;
+                case 3: return span3;
+                case 4: return span4;
+                case 5: return span5;
+                default: return upSpan[i - INLINE_TOP - 1];
+            }
+        }
+
+        void setTallSpan(int i, int s) {
+            switch (i) {
+                case 2: span2 = s; break;
+                case 3: span3 = s; break;
+                case 4: span4 = s; break;
+                case 5: span5 = s; break;
+                default: upSpan[i - INLINE_TOP - 1] = s;
+            }
+        }
+
+        @Override
+        long heapSize() {
+            long n = 88 + align(16L + (ele == null ? 0 : ele.length));
             if (up != null) n += 2 * align(16L + 4L * up.length);
             return n;
         }
@@ -107,7 +171,7 @@ final class SkipList {
     private static final ThreadLocal<Object[]> SCRATCH =
             ThreadLocal.withInitial(() -> new Object[] {new Node[MAX_LEVEL], new long[MAX_LEVEL]});
 
-    final Node header = new Node(null, 0, MAX_LEVEL);
+    final Node header = Node.create(null, 0, MAX_LEVEL);
     Node tail;
     int length;
     int level = 1;
@@ -185,7 +249,7 @@ final class SkipList {
 
     /** Adds a member known to be absent; the member array is kept. */
     Node insert(double score, byte[] member) {
-        Node x = new Node(member, score, randomLevel());
+        Node x = Node.create(member, score, randomLevel());
         link(x);
         index.put(KeyHash.of(member), x, member, 0, member.length);
         nodeBytes += x.heapSize();
@@ -417,6 +481,6 @@ final class SkipList {
 
     long heapSize() {
         // this object, the header node with its full-height arrays, the index arrays
-        return 40 + 48 + 2 * align(16L + 4L * (MAX_LEVEL - 2)) + 64 + 5L * index.capacity() + nodeBytes;
+        return 40 + header.heapSize() + 64 + 5L * index.capacity() + nodeBytes;
     }
 }

@@ -85,16 +85,19 @@ final class Blocking {
         final int valueType;
         final List<KeyRef> keys;
         final Consumer<Reply> onTimeout;
+        /** XREADGROUP: answers when a key it waits on is deleted or no longer of valueType; null otherwise. */
+        final Consumer<Reply> onKeyGone;
         ScheduledFuture<?> timer;
 
         Waiter(Client client, Command command, byte[][] argv, int valueType, List<KeyRef> keys,
-               Consumer<Reply> onTimeout) {
+               Consumer<Reply> onTimeout, Consumer<Reply> onKeyGone) {
             this.client = client;
             this.command = command;
             this.argv = argv;
             this.valueType = valueType;
             this.keys = keys;
             this.onTimeout = onTimeout;
+            this.onKeyGone = onKeyGone;
         }
     }
 
@@ -123,6 +126,16 @@ final class Blocking {
      * {@code valueType} or the deadline (absolute ms, 0 = never) passes.
      */
     void block(Client c, int valueType, List<byte[]> keys, long deadlineMs, Consumer<Reply> onTimeout) {
+        block(c, valueType, keys, deadlineMs, onTimeout, null, null);
+    }
+
+    /**
+     * As above, with the arguments the command runs with again when served ({@code argv}, null:
+     * as sent; XREAD replaces '$' by the ID it waits after) and, for XREADGROUP, the reply given
+     * when a key is deleted or changes type while the client waits ({@code onKeyGone}).
+     */
+    void block(Client c, int valueType, List<byte[]> keys, long deadlineMs, Consumer<Reply> onTimeout,
+               byte[][] argv, Consumer<Reply> onKeyGone) {
         if (retrying != null && retrying.client == c) {
             retryBlockedAgain = true;
             return;
@@ -134,7 +147,7 @@ final class Blocking {
             if (refs.contains(ref)) continue;
             refs.add(ref);
         }
-        Waiter w = new Waiter(c, cmd, c.args.toArrays(), valueType, refs, onTimeout);
+        Waiter w = new Waiter(c, cmd, argv != null ? argv : c.args.toArrays(), valueType, refs, onTimeout, onKeyGone);
         for (KeyRef ref : refs) byKey.computeIfAbsent(ref, k -> new ArrayDeque<>()).add(w);
         c.blocked = w;
         c.paused = true;
@@ -188,7 +201,14 @@ final class Blocking {
                 if (w.client.blocked != w) continue;
                 Db db = engine.keyspace.db(ref.db);
                 Object e = db.find(ref.key);
-                if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) break;
+                if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) {
+                    if (w.onKeyGone != null) {
+                        remove(w);
+                        w.onKeyGone.accept(w.client.reply);
+                        resume(w.client);
+                    }
+                    continue;
+                }
                 retry(w);
             }
         }
@@ -211,6 +231,11 @@ final class Blocking {
             remove(w);
             resume(c);
         }
+    }
+
+    /** Whether c's blocking command is running again because a key it waits on was written. */
+    boolean isRetrying(Client c) {
+        return retrying != null && retrying.client == c;
     }
 
     private void timeout(Waiter w) {

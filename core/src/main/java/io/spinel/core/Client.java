@@ -338,6 +338,26 @@ public final class Client {
         engine.blocking.block(this, valueType, keys, deadlineMs, onTimeout);
     }
 
+    /**
+     * Blocks as above, running {@code argv} (not the arguments as sent) when served, and answering
+     * with {@code onKeyGone} if a key is deleted or changes type meanwhile (XREAD, XREADGROUP).
+     */
+    public void block(int valueType, java.util.List<byte[]> keys, long deadlineMs,
+                      java.util.function.Consumer<Reply> onTimeout, byte[][] argv,
+                      java.util.function.Consumer<Reply> onKeyGone) {
+        engine.blocking.block(this, valueType, keys, deadlineMs, onTimeout, argv, onKeyGone);
+    }
+
+    /** Whether the running command is a blocked command tried again after a write to its keys. */
+    public boolean retryingBlocked() {
+        return engine.blocking.isRetrying(this);
+    }
+
+    /** Whether this client replays the AOF (Redis's mustObeyClient: no limits on what it asks). */
+    public boolean mustObey() {
+        return connection instanceof Unconnected && !script;
+    }
+
     /** Argument i as a double, or ERR value is not a valid float. */
     public double argDouble(int i) {
         try {

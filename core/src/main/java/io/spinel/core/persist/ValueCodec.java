@@ -44,6 +44,8 @@ final class ValueCodec {
                 return ((ZSet) v).isPacked() ? Rdb.TYPE_ZSET_LISTPACK : Rdb.TYPE_ZSET_2;
             case ValueType.HASH:
                 return ((HashValue) v).isListpack() ? Rdb.TYPE_HASH_LISTPACK : Rdb.TYPE_HASH;
+            case ValueType.STREAM:
+                return Rdb.TYPE_STREAM_LISTPACKS_2;
             default:
                 throw new IllegalStateException("no RDB form for values of type " + ValueType.name(v.type()));
         }
@@ -80,6 +82,9 @@ final class ValueCodec {
                 break;
             case ValueType.HASH:
                 writeHash(out, (HashValue) v);
+                break;
+            case ValueType.STREAM:
+                StreamCodec.write(out, (io.spinel.core.type.stream.StreamValue) v);
                 break;
             default:
                 throw new IllegalStateException("no RDB form for values of type " + ValueType.name(v.type()));
@@ -226,8 +231,8 @@ final class ValueCodec {
                 break;
             case Rdb.TYPE_STREAM_LISTPACKS:
             case Rdb.TYPE_STREAM_LISTPACKS_2:
-                throw new RdbException("the value of key '" + Bytes.latin1(key)
-                        + "' is a stream, and Spinel does not support streams yet");
+                v = StreamCodec.read(in, type == Rdb.TYPE_STREAM_LISTPACKS_2);
+                break;
             case Rdb.TYPE_MODULE:
             case Rdb.TYPE_MODULE_2:
                 throw new RdbException("the value of key '" + Bytes.latin1(key)

@@ -438,6 +438,71 @@ public final class StreamValue implements Value {
         lpBytes += lp.length + 16;
     }
 
+    /**
+     * Checks the stream structure of a listpack read from a file or a DUMP payload (after its
+     * listpack format was checked): master entry, entries whose element counts agree, and live and
+     * deleted counts that match the flags. Returns the number of live entries, -1 if malformed.
+     */
+    public static long validateNode(byte[] lp, int len) {
+        Lp e = new Lp();
+        try {
+            int end = len - 1;
+            int p = Lp.HEADER;
+            if (p >= end) return -1;
+            long count = e.intAt(lp, p);
+            p = e.next;
+            long deleted = e.intAt(lp, p);
+            p = e.next;
+            long mf = e.intAt(lp, p);
+            p = e.next;
+            if (count < 0 || deleted < 0 || mf < 0) return -1;
+            for (long i = 0; i < mf; i++) {
+                if (p >= end) return -1;
+                p = e.skip(lp, p);
+            }
+            if (p >= end || e.intAt(lp, p) != 0) return -1;
+            p = e.next;
+            long live = 0, dead = 0;
+            while (p < end) {
+                int fl = (int) e.intAt(lp, p);
+                p = e.next;
+                if (p >= end) return -1;
+                e.intAt(lp, p);
+                p = e.next;
+                if (p >= end) return -1;
+                e.intAt(lp, p);
+                p = e.next;
+                long elements = 3;
+                long toSkip;
+                if ((fl & FLAG_SAMEFIELDS) != 0) {
+                    toSkip = mf;
+                } else {
+                    if (p >= end) return -1;
+                    long nf = e.intAt(lp, p);
+                    p = e.next;
+                    if (nf < 0) return -1;
+                    toSkip = nf * 2;
+                    elements++;
+                }
+                for (long i = 0; i < toSkip; i++) {
+                    if (p >= end) return -1;
+                    p = e.skip(lp, p);
+                }
+                elements += toSkip;
+                if (p >= end) return -1;
+                long lpCount = e.intAt(lp, p);
+                p = e.next;
+                if (lpCount != elements) return -1;
+                if ((fl & FLAG_DELETED) != 0) dead++;
+                else live++;
+            }
+            if (p != end || live != count || dead != deleted || live + dead == 0) return -1;
+            return live;
+        } catch (RuntimeException ex) {
+            return -1;
+        }
+    }
+
     /** Sets the length after loading (the master counts summed by the loader). */
     public void setLength(long n) {
         length = n;
@@ -637,6 +702,24 @@ public final class StreamValue implements Value {
 
     public interface FieldVisitor {
         void visit(Lp field, Lp value);
+    }
+
+    /** Receives each live entry with its fields and values (copies), for the AOF rewrite. */
+    public interface EntryConsumer {
+        void entry(StreamId id, byte[][] fieldsAndValues);
+    }
+
+    public void forEachEntry(EntryConsumer consumer) {
+        Iter it = new Iter(null, null, false);
+        while (it.next()) {
+            byte[][] fv = new byte[it.numFields * 2][];
+            int[] i = {0};
+            it.forEachField((f, v) -> {
+                fv[i[0]++] = f.bytes();
+                fv[i[0]++] = v.bytes();
+            });
+            consumer.entry(it.id(), fv);
+        }
     }
 
     public Iter iter(StreamId start, StreamId end, boolean rev) {

@@ -102,6 +102,11 @@ public final class DataSet {
         for (int i = 3; i <= 250; i += 11) call(c, "XDEL", "x:big", i + "-0");
         call(c, "XGROUP", "CREATE", "x:big", "g1", 0);
         call(c, "XREADGROUP", "GROUP", "g1", "alice", "COUNT", 30, "STREAMS", "x:big", ">");
+        // delivery times fixed, so that the same data set on two servers compares equal
+        List<Object> claim = new ArrayList<>(List.of("XCLAIM", "x:big", "g1", "alice", 0));
+        for (int i = 1; i <= 33; i++) if ((i - 3) % 11 != 0) claim.add(i + "-0");
+        claim.addAll(List.of("TIME", 1_700_000_000_000L, "RETRYCOUNT", 1, "JUSTID"));
+        call(c, claim.toArray());
         call(c, "XACK", "x:big", "g1", "1-0", "2-0");
         call(c, "XGROUP", "CREATECONSUMER", "x:big", "g1", "bob");
         call(c, "XGROUP", "CREATE", "x:big", "g2", "$");
@@ -176,6 +181,9 @@ public final class DataSet {
         call(c, "XADD", "x:big", "300-0", "late", "entry");
         call(c, "XREADGROUP", "GROUP", "g2", "dave", "NOACK", "STREAMS", "x:big", ">");
         call(c, "XAUTOCLAIM", "x:big", "g1", "erin", 0, "0", "COUNT", 2);
+        // pending entries of trimmed entries do not survive an AOF rewrite (XCLAIM skips them, in Redis
+        // too): claim them all away
+        call(c, "XAUTOCLAIM", "x:big", "g1", "erin", 0, "0", "COUNT", 100, "JUSTID");
         call(c, "XGROUP", "SETID", "x:groupsonly", "g", "0");
         call(c, "XSETID", "x:emptied", "7-7", "ENTRIESADDED", 9, "MAXDELETEDID", "5-0");
         call(c, "SUNIONSTORE", "set:union", "set:int16", "set:str");

@@ -136,6 +136,7 @@ final class Blocking {
      */
     void block(Client c, int valueType, List<byte[]> keys, long deadlineMs, Consumer<Reply> onTimeout,
                byte[][] argv, Consumer<Reply> onKeyGone) {
+        c.blockedInCall = true;
         if (retrying != null && retrying.client == c) {
             retryBlockedAgain = true;
             return;
@@ -204,6 +205,8 @@ final class Blocking {
                 if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) {
                     if (w.onKeyGone != null) {
                         remove(w);
+                        w.command.calls++;
+                        w.command.failedCalls++;
                         w.onKeyGone.accept(w.client.reply);
                         resume(w.client);
                     }
@@ -241,6 +244,7 @@ final class Blocking {
     private void timeout(Waiter w) {
         if (w.client.blocked != w) return;
         remove(w);
+        w.command.calls++;
         w.onTimeout.accept(w.client.reply);
         resume(w.client);
     }
@@ -250,7 +254,11 @@ final class Blocking {
         Waiter w = c.blocked;
         if (w == null) return false;
         remove(w);
-        if (withError) c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        w.command.calls++;
+        if (withError) {
+            w.command.failedCalls++;
+            c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        }
         else w.onTimeout.accept(c.reply);
         resume(c);
         return true;

@@ -133,6 +133,8 @@ public final class Client {
     boolean paused;
     /** What the client is blocked on, or null. */
     Blocking.Waiter blocked;
+    /** Set when the running command blocked (or stayed blocked): it is counted once, when served. */
+    boolean blockedInCall;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */

@@ -664,7 +664,9 @@ public final class Engine {
             callDepth--;
         }
         long micros = (System.nanoTime() - start) / 1000;
-        cmd.calls++;
+        // a command that blocked counts as one call when it is served, as in Redis
+        if (c.blockedInCall) c.blockedInCall = false;
+        else cmd.calls++;
         cmd.micros += micros;
         stats.commandsProcessed++;
         if (discard) {
@@ -1290,9 +1292,13 @@ public final class Engine {
         return configRewriter.get();
     }
 
-    /** A database (or all, for -1) is about to be emptied: WATCHes of keys in it fail. */
+    /**
+     * A database (or all, for -1) is about to be emptied: WATCHes of keys in it fail, and clients
+     * blocked in XREADGROUP on its keys are told their stream is gone.
+     */
     public void beforeFlush(int db) {
         tracking.flushed();
+        blocking.databasesChanged(db, db);
         for (int i = 0; i < keyspace.count(); i++) {
             if (db < 0 || i == db) transactions.databaseReplaced(keyspace.db(i), null);
         }

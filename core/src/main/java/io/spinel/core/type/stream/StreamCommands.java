@@ -79,7 +79,8 @@ public final class StreamCommands {
         Args a = c.args();
         Object e = c.db().lookupRead(a.buf(i), a.off(i), a.len(i), !c.noTouch());
         StreamValue s = (StreamValue) Entries.valueOf(e, ValueType.STREAM);
-        if (s != null) c.db().willModify(a.buf(i), a.off(i), a.len(i), e);
+        // the write lookup shows the change to a running snapshot and re-measures the value after
+        if (s != null) c.db().lookupWrite(a.buf(i), a.off(i), a.len(i));
         return s;
     }
 

@@ -153,6 +153,25 @@ class StreamValueTest {
     }
 
     @Test
+    void memoryPerEntryStaysSmallAndCountsGroups() {
+        StreamValue s = new StreamValue();
+        for (int i = 1; i <= 10_000; i++) add(s, 1_700_000_000_000L + i, 0, 100, "temperature", Integer.toString(i % 50));
+        long perEntry = s.memoryUsage() / 10_000;
+        assertTrue(perEntry < 16, "entries sharing the master fields cost a few bytes each, got " + perEntry);
+        long before = s.memoryUsage();
+        StreamValue.Group g = s.createGroup(Bytes.ascii("g"), StreamId.ZERO, 0);
+        StreamValue.Consumer c = g.createConsumer(Bytes.ascii("c"), 0);
+        for (int i = 1; i <= 100; i++) {
+            StreamValue.Nack n = new StreamValue.Nack(0, 1, c);
+            StreamId id = new StreamId(1_700_000_000_000L + i, 0);
+            g.pel.put(id, n);
+            c.pel.put(id, n);
+        }
+        assertTrue(s.memoryUsage() > before + 100 * 64, "pending entries are counted");
+        assertEquals(s.memoryUsage() - before > 0, s.copy().memoryUsage() - before > 0);
+    }
+
+    @Test
     void randomOperationsMatchAModel() {
         SplittableRandom rnd = new SplittableRandom(42);
         for (int round = 0; round < 20; round++) {

@@ -851,6 +851,14 @@ public final class Engine {
         tracking.keyModified(trackingClient(), k, off, len);
     }
 
+    /**
+     * Clients blocked on the key may now be served, though the key did not change for WATCH or
+     * client-side caching (Redis's signalKeyAsReady without signalModifiedKey: XGROUP DESTROY).
+     */
+    public void keyReady(Db db, byte[] k, int off, int len) {
+        blocking.keyTouched(db, k, off, len);
+    }
+
     /** The client whose script is running (Redis's server.script_caller), null outside scripts. */
     private Client scriptCaller;
 

@@ -94,6 +94,16 @@ public final class StreamCommands {
         c.engine().keyModified(c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
     }
 
+    /**
+     * Wakes clients blocked on the key without counting as a modification (signalKeyAsReady
+     * alone): Redis signals WATCH and client-side caching only for XADD, XDEL, XTRIM and the
+     * stream XGROUP CREATE MKSTREAM makes, not for group and pending-list changes.
+     */
+    private static void ready(Client c, int keyArg) {
+        Args a = c.args();
+        c.engine().keyReady(c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
+    }
+
     private static void event(Client c, int keyArg, String event) {
         Args a = c.args();
         c.engine().notify(Notify.STREAM, event, c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
@@ -663,7 +673,6 @@ public final class StreamCommands {
         if (!maxXdel.isZero()) s.setMaxDeletedId(maxXdel);
         c.reply().ok();
         c.engine().dirty++;
-        modified(c, 1);
         event(c, 1, "xsetid");
     }
 
@@ -816,7 +825,6 @@ public final class StreamCommands {
             }
             if (groups != null) {
                 c.engine().dirty++;
-                modified(c, keyArg);
             }
         }
         c.preventPropagation();
@@ -931,7 +939,6 @@ public final class StreamCommands {
             if (s.createGroup(grpname, id, entriesRead) != null) {
                 c.reply().ok();
                 c.engine().dirty++;
-                modified(c, 2);
                 event(c, 2, "xgroup-create");
             } else {
                 throw new CommandError("BUSYGROUP Consumer Group name already exists");
@@ -944,21 +951,19 @@ public final class StreamCommands {
             cg.entriesRead = entriesRead;
             c.reply().ok();
             c.engine().dirty++;
-            modified(c, 2);
             event(c, 2, "xgroup-setid");
         } else if (a.is(1, "destroy") && argc == 4) {
             if (cg != null) {
                 s.destroyGroup(grpname);
                 c.reply().integer(1);
                 c.engine().dirty++;
-                modified(c, 2);
+                ready(c, 2); // blocked XREADGROUP clients of the group get -NOGROUP
                 event(c, 2, "xgroup-destroy");
             } else {
                 c.reply().integer(0);
             }
         } else if (a.is(1, "createconsumer") && argc == 5) {
             StreamValue.Consumer created = createConsumer(c, cg, a.copy(4), 2);
-            if (created != null) modified(c, 2);
             c.reply().integer(created != null ? 1 : 0);
         } else if (a.is(1, "delconsumer") && argc == 5) {
             long pending = 0;
@@ -967,7 +972,6 @@ public final class StreamCommands {
                 pending = consumer.pel.size();
                 cg.deleteConsumer(consumer);
                 c.engine().dirty++;
-                modified(c, 2);
                 event(c, 2, "xgroup-delconsumer");
             }
             c.reply().integer(pending);
@@ -995,7 +999,6 @@ public final class StreamCommands {
                 c.engine().dirty++;
             }
         }
-        if (acknowledged != 0) modified(c, 1);
         c.reply().integer(acknowledged);
     }
 
@@ -1157,7 +1160,6 @@ public final class StreamCommands {
         Reply r = c.reply();
         int handle = r.deferLength();
         long n = 0;
-        boolean changed = propagateLastId;
         for (int k = 5; k <= lastIdArg; k++) {
             StreamId id = ids.get(k - 5);
             StreamValue.Nack nack = group.pel.get(id);
@@ -1166,7 +1168,6 @@ public final class StreamCommands {
                     propagateXclaim(c, key, group, groupName, a.copy(k), nack);
                     propagateLastId = false;
                     c.engine().dirty++;
-                    changed = true;
                     group.pel.remove(id);
                     nack.consumer.pel.remove(id);
                 }
@@ -1175,7 +1176,6 @@ public final class StreamCommands {
             if (force && nack == null) {
                 nack = new StreamValue.Nack(now, 1, null);
                 group.pel.put(id, nack);
-                changed = true;
             }
             if (nack != null) {
                 if (nack.consumer != null && minidle != 0) {
@@ -1198,7 +1198,6 @@ public final class StreamCommands {
                 propagateXclaim(c, key, group, groupName, a.copy(k), nack);
                 propagateLastId = false;
                 c.engine().dirty++;
-                changed = true;
             }
         }
         if (propagateLastId) {
@@ -1207,7 +1206,6 @@ public final class StreamCommands {
         }
         r.setDeferredLength(handle, '*', n);
         c.preventPropagation();
-        if (changed) modified(c, 1);
     }
 
     static void xautoclaim(Client c) {
@@ -1262,7 +1260,6 @@ public final class StreamCommands {
         List<StreamId> claimed = new ArrayList<>();
         StreamId cursor = start;
         StreamId next = null;
-        boolean changed = false;
         while (true) {
             Map.Entry<StreamId, StreamValue.Nack> e = group.pel.ceilingEntry(cursor);
             if (e == null) {
@@ -1279,7 +1276,6 @@ public final class StreamCommands {
             if (!s.exists(id)) {
                 propagateXclaim(c, key, group, groupName, id.toBytes(), nack);
                 c.engine().dirty++;
-                changed = true;
                 group.pel.remove(id);
                 nack.consumer.pel.remove(id);
                 deletedIds.add(id);
@@ -1299,7 +1295,6 @@ public final class StreamCommands {
                 count--;
                 propagateXclaim(c, key, group, groupName, id.toBytes(), nack);
                 c.engine().dirty++;
-                changed = true;
             }
             if (after == null) {
                 next = null;
@@ -1316,7 +1311,6 @@ public final class StreamCommands {
         r.arrayHeader(deletedIds.size());
         for (StreamId id : deletedIds) replyId(r, id);
         c.preventPropagation();
-        if (changed) modified(c, 1);
     }
 
     // ---- XINFO ------------------------------------------------------------------------------------

@@ -527,6 +527,9 @@ public final class StreamValue implements Value {
         private int[] offsets;
         private int nOffsets;
         private final Lp e = new Lp();
+        private final Lp fe = new Lp();
+        /** Fields of the current node's master entry. */
+        private int masterFields;
         public long ms;
         public long seq;
         public int numFields;
@@ -561,6 +564,7 @@ public final class StreamValue implements Value {
                 q = e.skip(b, q); // deleted
                 long mf = e.intAt(b, q);
                 q = e.next;
+                masterFields = (int) mf;
                 masterFieldsPos = q;
                 for (long i = 0; i < mf; i++) q = e.skip(b, q);
                 q = e.skip(b, q); // master terminator
@@ -606,7 +610,7 @@ public final class StreamValue implements Value {
             seq = node.seq + dseq;
             same = (flags & FLAG_SAMEFIELDS) != 0;
             if (same) {
-                numFields = (int) e.intAt(b, e.skip(b, e.skip(b, Lp.HEADER)));
+                numFields = masterFields;
             } else {
                 numFields = (int) e.intAt(b, q);
                 q = e.next;
@@ -665,7 +669,6 @@ public final class StreamValue implements Value {
             byte[] b = node.lp;
             int q = fieldsPos;
             int mq = masterFieldsPos;
-            Lp fe = new Lp();
             for (int i = 0; i < numFields; i++) {
                 if (same) {
                     fe.decode(b, mq);

@@ -212,22 +212,24 @@ final class Blocking {
                     }
                     continue;
                 }
-                retry(w);
+                retry(w, ref);
             }
         }
     }
 
-    private void retry(Waiter w) {
+    private void retry(Waiter w, KeyRef ref) {
         Client c = w.client;
         Db saved = c.db;
         c.db = engine.keyspace.db(w.keys.get(0).db);
         c.args.set(w.argv);
         retrying = w;
+        retryKey = ref.key;
         retryBlockedAgain = false;
         try {
             engine.call(c, w.command);
         } finally {
             retrying = null;
+            retryKey = null;
             c.db = saved;
         }
         if (!retryBlockedAgain) {
@@ -240,6 +242,14 @@ final class Blocking {
     boolean isRetrying(Client c) {
         return retrying != null && retrying.client == c;
     }
+
+    /** The key whose write runs c's blocking command again, null if it is not running again. */
+    byte[] retryKey(Client c) {
+        return isRetrying(c) ? retryKey : null;
+    }
+
+    /** The ready key being served (the key of {@link #retrying}'s run). */
+    private byte[] retryKey;
 
     private void timeout(Waiter w) {
         if (w.client.blocked != w) return;

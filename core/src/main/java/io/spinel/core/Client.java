@@ -355,6 +355,14 @@ public final class Client {
         return engine.blocking.isRetrying(this);
     }
 
+    /**
+     * The key whose write is serving this blocked command, null when the command is not running
+     * again for a write: XREAD on several streams answers for that one stream, as Redis does.
+     */
+    public byte[] retryingKey() {
+        return engine.blocking.retryKey(this);
+    }
+
     /** Whether this client replays the AOF (Redis's mustObeyClient: no limits on what it asks). */
     public boolean mustObey() {
         return connection instanceof Unconnected && !script;

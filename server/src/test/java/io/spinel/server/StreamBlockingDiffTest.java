@@ -70,11 +70,21 @@ class StreamBlockingDiffTest {
             w.call("XADD", "s", "4-0", "b", "2");
             w.call("EXEC");
             b1.read("XREAD after EXEC");
-            // a write that adds nothing newer leaves it blocked; the next one serves it
-            b1.send("XREAD", "BLOCK", "0", "STREAMS", "s", "10-0");
+            // two streams written in one transaction: the answer holds the first one written only
+            b1.send("XREAD", "BLOCK", "0", "STREAMS", "t1", "t2", "s", "$", "$", "$");
             w.call("PING");
-            w.call("XADD", "s", "5-0", "c", "3");
-            w.call("XADD", "s", "11-0", "d", "4");
+            w.call("MULTI");
+            w.call("XADD", "t2", "1-0", "a", "1");
+            w.call("XADD", "t1", "1-0", "b", "2");
+            w.call("XADD", "s", "99-0", "c", "3");
+            w.call("EXEC");
+            b1.read("XREAD of three streams after EXEC");
+            b1.call("XREAD", "STREAMS", "t1", "t2", "s", "0", "0", "98");
+            // a write that adds nothing newer leaves it blocked; the next one serves it
+            b1.send("XREAD", "BLOCK", "0", "STREAMS", "s", "100-0");
+            w.call("PING");
+            w.call("XADD", "s", "100-0", "c", "3");
+            w.call("XADD", "s", "101-0", "d", "4");
             b1.read("XREAD after an entry above its ID");
             // RESP3: a map of streams
             // (the client ids in HELLO's reply differ between the servers)
@@ -82,7 +92,7 @@ class StreamBlockingDiffTest {
             b1.s.call("HELLO", "3");
             b1.send("XREAD", "BLOCK", "0", "STREAMS", "s", "$");
             w.call("PING");
-            w.call("XADD", "s", "12-0", "e", "5");
+            w.call("XADD", "s", "102-0", "e", "5");
             b1.read("XREAD RESP3");
             b1.r.call("HELLO", "2");
             b1.s.call("HELLO", "2");

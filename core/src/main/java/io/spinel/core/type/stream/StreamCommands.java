@@ -775,8 +775,13 @@ public final class StreamCommands {
         Reply r = c.reply();
         long arraylen = 0;
         int handle = -1;
+        // served after a write: only the stream that was written answers (the first ready one)
+        byte[] readyKey = c.retryingKey();
         for (int i = 0; i < streamsCount; i++) {
             int keyArg = streamsArg + i;
+            if (readyKey != null && Bytes.compare(readyKey, 0, readyKey.length, a.buf(keyArg), a.off(keyArg), a.len(keyArg)) != 0) {
+                continue;
+            }
             Object e = c.db().find(a.buf(keyArg), a.off(keyArg), a.len(keyArg));
             if (e == null || c.db().isExpired(e)) continue;
             StreamValue s = (StreamValue) Entries.valueOf(e, ValueType.STREAM);

@@ -361,8 +361,9 @@ public final class StreamValue implements Value {
         if (node == null) {
             int size = Lp.HEADER + 1 + Lp.intSize(1) + Lp.intSize(0) + Lp.intSize(numFields) + Lp.intSize(0);
             for (int i = 0; i < numFields; i++) size += Lp.size(f.buf(2 * i), f.off(2 * i), f.len(2 * i));
-            int pre = Math.max(size + 64, Math.min(nodeMaxBytes > 0 ? nodeMaxBytes : 4096, 4096));
-            byte[] b = new byte[Math.min(pre, size + (int) Math.min(total + 256, 4096))];
+            // room for the master entry and the first entries; the node grows by doubling after that
+            // and is trimmed to size once full
+            byte[] b = new byte[size + (int) Math.min(2 * total + 64, 4096)];
             int p = Lp.HEADER;
             p = Lp.putInt(b, p, 1);
             p = Lp.putInt(b, p, 0);

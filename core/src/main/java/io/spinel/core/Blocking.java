@@ -85,16 +85,19 @@ final class Blocking {
         final int valueType;
         final List<KeyRef> keys;
         final Consumer<Reply> onTimeout;
+        /** XREADGROUP: answers when a key it waits on is deleted or no longer of valueType; null otherwise. */
+        final Consumer<Reply> onKeyGone;
         ScheduledFuture<?> timer;
 
         Waiter(Client client, Command command, byte[][] argv, int valueType, List<KeyRef> keys,
-               Consumer<Reply> onTimeout) {
+               Consumer<Reply> onTimeout, Consumer<Reply> onKeyGone) {
             this.client = client;
             this.command = command;
             this.argv = argv;
             this.valueType = valueType;
             this.keys = keys;
             this.onTimeout = onTimeout;
+            this.onKeyGone = onKeyGone;
         }
     }
 
@@ -123,6 +126,17 @@ final class Blocking {
      * {@code valueType} or the deadline (absolute ms, 0 = never) passes.
      */
     void block(Client c, int valueType, List<byte[]> keys, long deadlineMs, Consumer<Reply> onTimeout) {
+        block(c, valueType, keys, deadlineMs, onTimeout, null, null);
+    }
+
+    /**
+     * As above, with the arguments the command runs with again when served ({@code argv}, null:
+     * as sent; XREAD replaces '$' by the ID it waits after) and, for XREADGROUP, the reply given
+     * when a key is deleted or changes type while the client waits ({@code onKeyGone}).
+     */
+    void block(Client c, int valueType, List<byte[]> keys, long deadlineMs, Consumer<Reply> onTimeout,
+               byte[][] argv, Consumer<Reply> onKeyGone) {
+        c.blockedInCall = true;
         if (retrying != null && retrying.client == c) {
             retryBlockedAgain = true;
             return;
@@ -134,7 +148,7 @@ final class Blocking {
             if (refs.contains(ref)) continue;
             refs.add(ref);
         }
-        Waiter w = new Waiter(c, cmd, c.args.toArrays(), valueType, refs, onTimeout);
+        Waiter w = new Waiter(c, cmd, argv != null ? argv : c.args.toArrays(), valueType, refs, onTimeout, onKeyGone);
         for (KeyRef ref : refs) byKey.computeIfAbsent(ref, k -> new ArrayDeque<>()).add(w);
         c.blocked = w;
         c.paused = true;
@@ -188,23 +202,34 @@ final class Blocking {
                 if (w.client.blocked != w) continue;
                 Db db = engine.keyspace.db(ref.db);
                 Object e = db.find(ref.key);
-                if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) break;
-                retry(w);
+                if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) {
+                    if (w.onKeyGone != null) {
+                        remove(w);
+                        w.command.calls++;
+                        w.command.failedCalls++;
+                        w.onKeyGone.accept(w.client.reply);
+                        resume(w.client);
+                    }
+                    continue;
+                }
+                retry(w, ref);
             }
         }
     }
 
-    private void retry(Waiter w) {
+    private void retry(Waiter w, KeyRef ref) {
         Client c = w.client;
         Db saved = c.db;
         c.db = engine.keyspace.db(w.keys.get(0).db);
         c.args.set(w.argv);
         retrying = w;
+        retryKey = ref.key;
         retryBlockedAgain = false;
         try {
             engine.call(c, w.command);
         } finally {
             retrying = null;
+            retryKey = null;
             c.db = saved;
         }
         if (!retryBlockedAgain) {
@@ -213,9 +238,23 @@ final class Blocking {
         }
     }
 
+    /** Whether c's blocking command is running again because a key it waits on was written. */
+    boolean isRetrying(Client c) {
+        return retrying != null && retrying.client == c;
+    }
+
+    /** The key whose write runs c's blocking command again, null if it is not running again. */
+    byte[] retryKey(Client c) {
+        return isRetrying(c) ? retryKey : null;
+    }
+
+    /** The ready key being served (the key of {@link #retrying}'s run). */
+    private byte[] retryKey;
+
     private void timeout(Waiter w) {
         if (w.client.blocked != w) return;
         remove(w);
+        w.command.calls++;
         w.onTimeout.accept(w.client.reply);
         resume(w.client);
     }
@@ -225,7 +264,11 @@ final class Blocking {
         Waiter w = c.blocked;
         if (w == null) return false;
         remove(w);
-        if (withError) c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        w.command.calls++;
+        if (withError) {
+            w.command.failedCalls++;
+            c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        }
         else w.onTimeout.accept(c.reply);
         resume(c);
         return true;

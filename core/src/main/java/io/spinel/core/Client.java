@@ -133,6 +133,8 @@ public final class Client {
     boolean paused;
     /** What the client is blocked on, or null. */
     Blocking.Waiter blocked;
+    /** Set when the running command blocked (or stayed blocked): it is counted once, when served. */
+    boolean blockedInCall;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */
@@ -336,6 +338,34 @@ public final class Client {
     public void block(int valueType, java.util.List<byte[]> keys, long deadlineMs,
                       java.util.function.Consumer<Reply> onTimeout) {
         engine.blocking.block(this, valueType, keys, deadlineMs, onTimeout);
+    }
+
+    /**
+     * Blocks as above, running {@code argv} (not the arguments as sent) when served, and answering
+     * with {@code onKeyGone} if a key is deleted or changes type meanwhile (XREAD, XREADGROUP).
+     */
+    public void block(int valueType, java.util.List<byte[]> keys, long deadlineMs,
+                      java.util.function.Consumer<Reply> onTimeout, byte[][] argv,
+                      java.util.function.Consumer<Reply> onKeyGone) {
+        engine.blocking.block(this, valueType, keys, deadlineMs, onTimeout, argv, onKeyGone);
+    }
+
+    /** Whether the running command is a blocked command tried again after a write to its keys. */
+    public boolean retryingBlocked() {
+        return engine.blocking.isRetrying(this);
+    }
+
+    /**
+     * The key whose write is serving this blocked command, null when the command is not running
+     * again for a write: XREAD on several streams answers for that one stream, as Redis does.
+     */
+    public byte[] retryingKey() {
+        return engine.blocking.retryKey(this);
+    }
+
+    /** Whether this client replays the AOF (Redis's mustObeyClient: no limits on what it asks). */
+    public boolean mustObey() {
+        return connection instanceof Unconnected && !script;
     }
 
     /** Argument i as a double, or ERR value is not a valid float. */

@@ -40,6 +40,7 @@ final class CommandFamilies {
         HashCommands.register(t);
         SetCommands.register(t);
         GeoCommands.register(t);
+        io.spinel.core.type.stream.StreamCommands.register(t);
         PersistCommands.register(t);
         io.spinel.core.script.Scripting.register(t);
     }

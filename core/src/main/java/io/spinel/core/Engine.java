@@ -664,7 +664,9 @@ public final class Engine {
             callDepth--;
         }
         long micros = (System.nanoTime() - start) / 1000;
-        cmd.calls++;
+        // a command that blocked counts as one call when it is served, as in Redis
+        if (c.blockedInCall) c.blockedInCall = false;
+        else cmd.calls++;
         cmd.micros += micros;
         stats.commandsProcessed++;
         if (discard) {
@@ -847,6 +849,14 @@ public final class Engine {
         blocking.keyTouched(db, k, off, len);
         transactions.keyTouched(db, k, off, len);
         tracking.keyModified(trackingClient(), k, off, len);
+    }
+
+    /**
+     * Clients blocked on the key may now be served, though the key did not change for WATCH or
+     * client-side caching (Redis's signalKeyAsReady without signalModifiedKey: XGROUP DESTROY).
+     */
+    public void keyReady(Db db, byte[] k, int off, int len) {
+        blocking.keyTouched(db, k, off, len);
     }
 
     /** The client whose script is running (Redis's server.script_caller), null outside scripts. */
@@ -1290,9 +1300,13 @@ public final class Engine {
         return configRewriter.get();
     }
 
-    /** A database (or all, for -1) is about to be emptied: WATCHes of keys in it fail. */
+    /**
+     * A database (or all, for -1) is about to be emptied: WATCHes of keys in it fail, and clients
+     * blocked in XREADGROUP on its keys are told their stream is gone.
+     */
     public void beforeFlush(int db) {
         tracking.flushed();
+        blocking.databasesChanged(db, db);
         for (int i = 0; i < keyspace.count(); i++) {
             if (db < 0 || i == db) transactions.databaseReplaced(keyspace.db(i), null);
         }

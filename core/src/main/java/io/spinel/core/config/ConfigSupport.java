@@ -28,6 +28,7 @@ public final class ConfigSupport {
         "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
         "hll-sparse-max-bytes", "zset-max-listpack-entries", "zset-max-listpack-value",
         "hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",
+        "stream-node-max-entries", "stream-node-max-bytes",
         // persistence (the persist package)
         "save", "dbfilename", "rdbcompression", "rdbchecksum", "stop-writes-on-bgsave-error", "rdb-key-save-delay",
         "appendonly", "appendfilename", "appenddirname", "appendfsync", "auto-aof-rewrite-percentage",
@@ -56,8 +57,7 @@ public final class ConfigSupport {
         "latency-tracking", "latency-tracking-info-percentiles", "slowlog-log-slower-than", "slowlog-max-len",
         "latency-monitor-threshold", "acllog-max-len", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
-        "zset-max-listpack-value", "list-compress-depth", "stream-node-max-entries",
-        "stream-node-max-bytes", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
+        "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
         "key-load-delay", "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
         "loading-process-events-interval-bytes",
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",

@@ -119,8 +119,51 @@ final class AofFormat {
                     bulk(out, vb, vo, vl);
                 });
                 break;
+            case ValueType.STREAM:
+                rebuildStream(out, key, (io.spinel.core.type.stream.StreamValue) v);
+                break;
             default:
                 throw new IllegalStateException("no AOF form for values of type " + ValueType.name(v.type()));
+        }
+    }
+
+    private static final byte[] XADD = Bytes.ascii("XADD");
+    private static final byte[] XSETID = Bytes.ascii("XSETID");
+    private static final byte[] XGROUP = Bytes.ascii("XGROUP");
+    private static final byte[] XCLAIM = Bytes.ascii("XCLAIM");
+
+    /** Redis's rewriteStreamObject: XADDs (or an emptied one-entry stream), XSETID, groups, XCLAIMs. */
+    private static void rebuildStream(RdbOut out, byte[] key, io.spinel.core.type.stream.StreamValue s) {
+        if (s.length() != 0) {
+            s.forEachEntry((id, fv) -> {
+                arrayHeader(out, 3 + fv.length);
+                bulk(out, XADD);
+                bulk(out, key);
+                bulk(out, id.toBytes());
+                for (byte[] x : fv) bulk(out, x);
+            });
+        } else {
+            command(out, XADD, key, Bytes.ascii("MAXLEN"), Bytes.ascii("0"), Bytes.ascii("0-1"), Bytes.ascii("x"),
+                    Bytes.ascii("y"));
+        }
+        command(out, XSETID, key, s.lastId().toBytes(), Bytes.ascii("ENTRIESADDED"), Bytes.longToBytes(s.entriesAdded()),
+                Bytes.ascii("MAXDELETEDID"), s.maxDeletedId().toBytes());
+        for (java.util.Map.Entry<byte[], io.spinel.core.type.stream.StreamValue.Group> ge : s.groups().entrySet()) {
+            io.spinel.core.type.stream.StreamValue.Group g = ge.getValue();
+            command(out, XGROUP, Bytes.ascii("CREATE"), key, ge.getKey(), g.lastId.toBytes(), Bytes.ascii("ENTRIESREAD"),
+                    Bytes.longToBytes(g.entriesRead));
+            for (io.spinel.core.type.stream.StreamValue.Consumer c : g.consumers.values()) {
+                if (c.pel.isEmpty()) {
+                    command(out, XGROUP, Bytes.ascii("CREATECONSUMER"), key, ge.getKey(), c.name);
+                    continue;
+                }
+                for (java.util.Map.Entry<io.spinel.core.type.stream.StreamId, io.spinel.core.type.stream.StreamValue.Nack> pe
+                        : c.pel.entrySet()) {
+                    command(out, XCLAIM, key, ge.getKey(), c.name, Bytes.ascii("0"), pe.getKey().toBytes(),
+                            Bytes.ascii("TIME"), Bytes.longToBytes(pe.getValue().deliveryTime), Bytes.ascii("RETRYCOUNT"),
+                            Bytes.longToBytes(pe.getValue().deliveryCount), Bytes.ascii("JUSTID"), Bytes.ascii("FORCE"));
+                }
+            }
         }
     }
 

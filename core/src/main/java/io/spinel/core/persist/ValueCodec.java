@@ -42,6 +42,8 @@ final class ValueCodec {
                 return ((ZSet) v).isPacked() ? Rdb.TYPE_ZSET_LISTPACK : Rdb.TYPE_ZSET_2;
             case ValueType.HASH:
                 return ((HashValue) v).isListpack() ? Rdb.TYPE_HASH_LISTPACK : Rdb.TYPE_HASH;
+            case ValueType.STREAM:
+                return Rdb.TYPE_STREAM_LISTPACKS_2;
             default:
                 throw new IllegalStateException("no RDB form for values of type " + ValueType.name(v.type()));
         }
@@ -78,6 +80,9 @@ final class ValueCodec {
                 break;
             case ValueType.HASH:
                 writeHash(out, (HashValue) v);
+                break;
+            case ValueType.STREAM:
+                StreamCodec.write(out, (io.spinel.core.type.stream.StreamValue) v);
                 break;
             default:
                 throw new IllegalStateException("no RDB form for values of type " + ValueType.name(v.type()));
@@ -261,8 +266,8 @@ final class ValueCodec {
                 break;
             case Rdb.TYPE_STREAM_LISTPACKS:
             case Rdb.TYPE_STREAM_LISTPACKS_2:
-                throw new RdbException("the value of key '" + Bytes.latin1(key)
-                        + "' is a stream, and Spinel does not support streams yet");
+                v = StreamCodec.read(in, type == Rdb.TYPE_STREAM_LISTPACKS_2);
+                break;
             case Rdb.TYPE_MODULE:
             case Rdb.TYPE_MODULE_2:
                 throw new RdbException("the value of key '" + Bytes.latin1(key)

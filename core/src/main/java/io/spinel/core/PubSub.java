@@ -252,7 +252,7 @@ final class PubSub {
 
     void listChannels(Client c, boolean shard) {
         Args a = c.args();
-        if (a.count() > 3) throw CommandError.err("Unknown subcommand or wrong number of arguments for '"
+        if (a.count() > 3) throw CommandError.err("unknown subcommand or wrong number of arguments for '"
                 + a.string(1) + "'. Try PUBSUB HELP.");
         byte[] pat = a.count() == 3 ? a.copy(2) : null;
         List<byte[]> out = new ArrayList<>();

@@ -37,6 +37,12 @@ public class TypesBenchmark {
     private byte[] pfcount;
     private byte[] bitcount;
     private byte[] geosearch;
+    private byte[] lrange600;
+    private byte[] lrange100;
+    private byte[] mset;
+    private byte[] spop;
+    private byte[] sadd;
+    private byte[] hsetNew;
     private int i;
 
     @Setup
@@ -56,6 +62,19 @@ public class TypesBenchmark {
             setbit[k] = InProcessServer.encode("SETBIT", "bits", Integer.toString(n), "1");
             geoadd[k] = InProcessServer.encode("GEOADD", "geo", "13.361389", "38.115556", "m:" + (n % 10_000));
         }
+        for (int k = 0; k < 600; k++) server.call("RPUSH", "list", "xxx");
+        lrange600 = InProcessServer.encode("LRANGE", "list", "0", "599");
+        lrange100 = InProcessServer.encode("LRANGE", "list", "0", "99");
+        String[] msetArgs = new String[21];
+        msetArgs[0] = "MSET";
+        for (int k = 0; k < 10; k++) {
+            msetArgs[1 + 2 * k] = "key:__rand_int__" + k;
+            msetArgs[2 + 2 * k] = "xxx";
+        }
+        mset = InProcessServer.encode(msetArgs);
+        sadd = InProcessServer.encode("SADD", "myset", "element:1");
+        spop = InProcessServer.encode("SPOP", "myset");
+        hsetNew = InProcessServer.encode("HSET", "myhash", "element:1", "xxx");
         pfcount = InProcessServer.encode("PFCOUNT", "hll");
         bitcount = InProcessServer.encode("BITCOUNT", "bits");
         geosearch = InProcessServer.encode("GEOSEARCH", "geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "5", "km", "ASC", "COUNT", "10");
@@ -107,6 +126,38 @@ public class TypesBenchmark {
     @Benchmark
     public long geoadd() {
         server.feed(geoadd[next()]);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long lrange600() {
+        server.feed(lrange600);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long lrange100() {
+        server.feed(lrange100);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long mset() {
+        server.feed(mset);
+        return server.connection.bytes;
+    }
+
+    /** SADD then SPOP of the same member: the set stays as it was. */
+    @Benchmark
+    public long saddSpop() {
+        server.feed(sadd);
+        server.feed(spop);
+        return server.connection.bytes;
+    }
+
+    @Benchmark
+    public long hset() {
+        server.feed(hsetNew);
         return server.connection.bytes;
     }
 

@@ -214,19 +214,7 @@ public final class StringCommands {
         }
         long newExpire = when;
         if ((flags & KEEP_TTL) != 0 && found) newExpire = Entries.expire(old);
-        Keyspace ks = c.engine().keyspace();
-        byte[] vb = a.buf(valArg);
-        int vo = a.off(valArg), vl = a.len(valArg);
-        if (old instanceof byte[] && StringEntry.canOverwrite((byte[]) old, vb, vo, vl, newExpire)) {
-            byte[] e = (byte[]) old;
-            StringEntry.overwrite(e, vb, vo, vl, newExpire);
-            // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
-            if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
-            if (newExpire < 0 && StringEntry.hasExpire(e)) put(c, keyArg, StringEntry.withExpire(e, -1));
-        } else {
-            put(c, keyArg, StringEntry.create(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,
-                    ks.newLru()));
-        }
+        store(c, keyArg, old, valArg, newExpire);
         modified(c, keyArg, "set");
         if (when >= 0) {
             c.engine().notify(Notify.GENERIC, "expire", c.db(), a.buf(keyArg), a.off(keyArg), a.len(keyArg));
@@ -330,6 +318,27 @@ public final class StringCommands {
         }
     }
 
+    /**
+     * Stores argument valArg at argument keyArg whose current entry is old (looked up for
+     * writing): in place when old is a string of the same layout, so overwriting a key with a
+     * value of the same size allocates nothing.
+     */
+    private static void store(Client c, int keyArg, Object old, int valArg, long newExpire) {
+        Args a = c.args();
+        Keyspace ks = c.engine().keyspace();
+        byte[] vb = a.buf(valArg);
+        int vo = a.off(valArg), vl = a.len(valArg);
+        if (old instanceof byte[] && StringEntry.canOverwrite((byte[]) old, vb, vo, vl, newExpire)) {
+            byte[] e = (byte[]) old;
+            StringEntry.overwrite(e, vb, vo, vl, newExpire);
+            // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
+            if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
+        } else {
+            put(c, keyArg, StringEntry.create(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,
+                    ks.newLru()));
+        }
+    }
+
     static void mset(Client c, boolean nx) {
         Args a = c.args();
         int n = a.count();
@@ -342,11 +351,9 @@ public final class StringCommands {
                 }
             }
         }
-        Keyspace ks = c.engine().keyspace();
         Engine engine = c.engine();
         for (int j = 1; j < n; j += 2) {
-            put(c, j, StringEntry.create(a.buf(j), a.off(j), a.len(j), a.buf(j + 1), a.off(j + 1), a.len(j + 1), -1,
-                    ks.newLru()));
+            store(c, j, writeEntry(c, j), j + 1, -1);
             engine.keyModified(c.db(), a.buf(j), a.off(j), a.len(j));
             engine.notify(Notify.STRING, "set", c.db(), a.buf(j), a.off(j), a.len(j));
         }

@@ -66,7 +66,11 @@ public final class Scripting {
         engine.setScriptStats(() -> new long[] {eval.size(), functions.current.functions.size(),
             functions.current.libraries.size(), eval.memory(), functions.memory(), eval.luaMemory(),
             functions.luaMemory()});
+        // kept current here: reading and parsing the option on every script run showed in profiles
+        engine.config().listen("busy-reply-threshold", o -> busyThresholdConfig = Long.parseLong(o.value()));
     }
+
+    private long busyThresholdConfig;
 
     /** The scripting state of an engine, created on first use. */
     public static Scripting of(Engine engine) {
@@ -153,7 +157,7 @@ public final class Scripting {
         L.context = ctx;
         boolean wasFrozen = engine.keyspace().isTimeFrozen();
         engine.keyspace().freezeTime(true);
-        busyThresholdMs = engine.config().getLong("busy-reply-threshold");
+        busyThresholdMs = busyThresholdConfig;
         L.setHook(busyHook, HOOK_PERIOD);
         L.setSuspendable(!engine.isNestedCall());
         int status;

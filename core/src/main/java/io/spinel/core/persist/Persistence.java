@@ -27,7 +27,15 @@ import java.util.concurrent.TimeUnit;
  * while commands that change not yet serialized data write the old value first.
  */
 public final class Persistence {
-    private static final long SLICE_NANOS = 1_000_000;
+    /** One slice of snapshot serialization on the executor. */
+    private static final long SLICE_NANOS = 250_000;
+    /**
+     * Executor time left to clients after each slice while commands keep arriving: a snapshot
+     * then takes at most a third of the executor, so requests wait at most one short slice
+     * (back-to-back 1 ms slices gave GET a p99 of 7-10 ms during BGSAVE, against Redis's 2 ms
+     * with its fork). With no commands arriving, slices run back to back.
+     */
+    private static final long CLIENT_SHARE_NANOS = 500_000;
     /** Serialized bytes the writer thread may lag behind before slices pause. */
     private static final long MAX_BACKLOG = 64L << 20;
     private static final int BGSAVE_RETRY_DELAY = 5;
@@ -66,6 +74,8 @@ public final class Persistence {
         final FileSink sink;
         final Path temp;
         ScheduledFuture<?> next;
+        /** total_commands_processed at the end of the last slice. */
+        long commandsSeen = -1;
         boolean serialized;
         boolean over;
 
@@ -353,7 +363,10 @@ public final class Persistence {
             finished(j, e);
             return;
         }
-        schedule(j, delayMicros > 0 ? delayMicros * 1000 : 0);
+        long commands = engine.stats().commandsProcessed;
+        boolean clientsWaiting = commands != j.commandsSeen;
+        j.commandsSeen = commands;
+        schedule(j, delayMicros > 0 ? delayMicros * 1000 : clientsWaiting ? CLIENT_SHARE_NANOS : 0);
     }
 
     /** Completion, on the executor: success (err null) or failure of the file writing. */

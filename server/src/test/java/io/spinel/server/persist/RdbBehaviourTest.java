@@ -51,6 +51,39 @@ class RdbBehaviourTest {
         assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Fatal error loading the DB");
     }
 
+    /** Files of 4 MB and more are decoded on a second thread: same data, same errors. */
+    @Test
+    void bigFilesLoadTheSameAndFailTheSame(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir); RawClient c = new RawClient(s.port())) {
+            c.call("EVAL", "for i = 1, 200000 do redis.call('set', 'key:' .. i, string.rep('v', 30) .. i) end", "0");
+            c.call("HSET", "h", "f", "v");
+            c.call("RPUSH", "l", "a", "b");
+            c.call("SET", "e", "x", "EX", "1000");
+            c.call("SELECT", "3");
+            c.call("SADD", "s", "m");
+            assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+        }
+        Path rdb = dir.resolve("dump.rdb");
+        assertThat(Files.size(rdb)).isGreaterThan(4L << 20);
+        try (SpinelServer s = spinel(dir); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DBSIZE")).isEqualTo(":200003\r\n");
+            assertThat(c.callString("GET", "key:199999")).isEqualTo("$36\r\n" + "v".repeat(30) + "199999\r\n");
+            assertThat(c.callString("HGET", "h", "f")).isEqualTo("$1\r\nv\r\n");
+            assertThat(c.callString("LRANGE", "l", "0", "-1")).isEqualTo("*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+            assertThat(Long.parseLong(c.callString("TTL", "e").trim().substring(1))).isBetween(900L, 1000L);
+            c.call("SELECT", "3");
+            assertThat(c.callString("SISMEMBER", "s", "m")).isEqualTo(":1\r\n");
+            assertThat(info(c, "rdb_last_load_keys_loaded")).isEqualTo("200004");
+        }
+        byte[] good = Files.readAllBytes(rdb);
+        byte[] bad = good.clone();
+        bad[bad.length - 3] ^= 1;
+        Files.write(rdb, bad);
+        assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("RDB CRC error");
+        Files.write(rdb, java.util.Arrays.copyOf(good, good.length - 1000));
+        assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Unexpected EOF reading RDB file");
+    }
+
     @Test
     void flushallAbortsBgsaveAndBgsaveResetsTheCounter(@TempDir Path dir) throws Exception {
         try (SpinelServer s = spinel(dir, "rdb-key-save-delay", "2000"); RawClient c = new RawClient(s.port())) {

@@ -114,6 +114,11 @@ final class Blocking {
         return blockedClients;
     }
 
+    /** Whether c's blocked command is being run again to serve it (not a new call). */
+    boolean isRetrying(Client c) {
+        return retrying != null && retrying.client == c;
+    }
+
     boolean hasReady() {
         return !ready.isEmpty();
     }
@@ -209,6 +214,8 @@ final class Blocking {
         }
         if (!retryBlockedAgain) {
             remove(w);
+            // served at last: the slow log and latency histogram see it now (not when it blocked)
+            engine.commandUnblocked(c, w.command, engine.lastCallMicros);
             resume(c);
         }
     }

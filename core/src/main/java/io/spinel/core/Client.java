@@ -133,6 +133,10 @@ public final class Client {
     boolean paused;
     /** What the client is blocked on, or null. */
     Blocking.Waiter blocked;
+    /** The command held by CLIENT PAUSE until the pause ends, or null (see ClientPause). */
+    byte[][] postponed;
+    /** In MONITOR mode: receives every command others run (see Monitors). */
+    boolean monitor;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */

@@ -45,6 +45,10 @@ final class ClientPause {
 
     private static void pauseCommand(Client c) {
         int type = ALL;
+        if (c.argc() > 4) {
+            throw CommandError.err("unknown subcommand or wrong number of arguments for '" + c.argString(1)
+                    + "'. Try CLIENT HELP.");
+        }
         if (c.argc() == 4) {
             if (c.argIs(3, "write")) type = WRITE;
             else if (!c.argIs(3, "all")) throw CommandError.err("CLIENT PAUSE mode must be WRITE or ALL");

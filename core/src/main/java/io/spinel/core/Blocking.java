@@ -232,7 +232,10 @@ final class Blocking {
         Waiter w = c.blocked;
         if (w == null) return false;
         remove(w);
-        if (withError) c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+        if (withError) {
+            c.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+            w.command.failedCalls++; // Redis's updateStatsOnUnblock counts the command as failed
+        }
         else w.onTimeout.accept(c.reply);
         resume(c);
         return true;

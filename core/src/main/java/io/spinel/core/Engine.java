@@ -163,8 +163,14 @@ public final class Engine {
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
         config.listen("lazyfree-lazy-expire", o -> lazyfreeLazyExpire = o.value().equals("yes"));
-        config.listen("slowlog-log-slower-than", o -> slowlog.slowerThan = Long.parseLong(o.value()));
-        config.listen("slowlog-max-len", o -> slowlog.maxLen = Long.parseLong(o.value()));
+        config.listen("slowlog-log-slower-than", o -> {
+            slowlog.slowerThan = Long.parseLong(o.value());
+            slowlog.configChanged();
+        });
+        config.listen("slowlog-max-len", o -> {
+            slowlog.maxLen = Long.parseLong(o.value());
+            slowlog.configChanged();
+        });
         config.listen("latency-monitor-threshold", o -> latency.thresholdMs = Long.parseLong(o.value()));
         config.listen("latency-tracking", o -> latency.tracking = o.value().equals("yes"));
         config.listen("latency-tracking-info-percentiles", o -> {
@@ -732,13 +738,13 @@ public final class Engine {
             monitors.feed(c);
         }
         if (c.blocked != null) return;
-        if (slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
+        if (micros >= slowlog.slowerThan && slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
         if (latency.tracking) latency.record(cmd, micros);
     }
 
     /** A blocked client's command was served at last (Redis's updateStatsOnUnblock): log it now. */
     void commandUnblocked(Client c, Command cmd, long micros) {
-        if (slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
+        if (micros >= slowlog.slowerThan && slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
         if (latency.tracking) latency.record(cmd, micros);
     }
 

@@ -52,14 +52,25 @@ final class SlowLog {
     }
 
     /**
-     * Logs a command that ran for {@code micros}, if that is slow enough, then trims the log to
-     * slowlog-max-len (as Redis does on every push, so a lowered limit applies at the next command).
+     * Logs a command that ran for {@code micros} (the caller checked that it is slow enough and
+     * the log is on), keeping at most slowlog-max-len entries.
      */
     void push(Client c, Command cmd, long micros) {
-        if (slowerThan < 0) return;
-        if (micros >= slowerThan && !cmd.has(io.spinel.core.command.CommandFlags.SKIP_SLOWLOG)) {
-            entries.addFirst(entry(c, micros));
-        }
+        if (cmd.has(io.spinel.core.command.CommandFlags.SKIP_SLOWLOG)) return;
+        entries.addFirst(entry(c, micros));
+        trim();
+    }
+
+    /**
+     * Redis trims after every command while the log is on, so a lowered slowlog-max-len takes
+     * effect with the CONFIG SET itself; trimming when an entry is added and when either option
+     * changes gives the same log without work on every command.
+     */
+    void configChanged() {
+        if (slowerThan >= 0) trim();
+    }
+
+    private void trim() {
         while (entries.size() > maxLen) entries.removeLast();
     }
 

@@ -757,6 +757,16 @@ public final class Engine {
         return r;
     }
 
+    /** Whether latency-monitor-threshold is set (code outside this package times its events only then). */
+    public boolean latencyMonitorOn() {
+        return latency.thresholdMs != 0;
+    }
+
+    /** Records a latency monitor event of the given duration if it reaches the threshold. */
+    public void latencySample(String event, long ms) {
+        latency.sample(event, ms);
+    }
+
     /** Duration of the last command call() ran, for the blocking code's accounting. */
     long lastCallMicros;
 

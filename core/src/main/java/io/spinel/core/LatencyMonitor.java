@@ -17,8 +17,9 @@ import java.util.Map;
  * The latency monitor and per-command latency histograms (Redis's latency.c and
  * latency-tracking). Events are recorded when they last latency-monitor-threshold ms or more
  * (0 turns the monitor off): "command" and "fast-command" (every command, by its fast flag),
- * "expire-cycle" (active expiry) and "eviction-cycle" (maxmemory eviction), the code paths Spinel
- * has in common with Redis. Each event keeps its last 160 samples, one per second (the worst of
+ * "expire-cycle" (active expiry), "eviction-cycle" (maxmemory eviction), and the AOF's
+ * "aof-write" (with "aof-write-alone", "-pending-fsync" or "-active-child") and
+ * "aof-fsync-always": the code paths Spinel has in common with Redis. Each event keeps its last 160 samples, one per second (the worst of
  * that second), and its all-time maximum.
  *
  * <p>With latency-tracking on, every command's duration also goes into a histogram of the
@@ -286,6 +287,17 @@ final class LatencyMonitor {
                 case "eviction-cycle":
                     advice.add("Eviction took long: memory went far over maxmemory at once (a lowered maxmemory, "
                             + "a large write); evicting large keys is also slow.");
+                    break;
+                case "aof-fsync-always":
+                    advice.add("With appendfsync always every write waits for the disk to confirm it; everysec "
+                            + "risks at most a second of writes and does not wait.");
+                    break;
+                case "aof-write":
+                case "aof-write-alone":
+                case "aof-write-pending-fsync":
+                case "aof-write-active-child":
+                    advice.add("Appending to the AOF was slow: the disk is busy (other processes, a background "
+                            + "save or rewrite, an fsync in progress) or remote; a local SSD helps.");
                     break;
                 default:
                     break;

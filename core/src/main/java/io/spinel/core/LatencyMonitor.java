@@ -383,7 +383,8 @@ final class LatencyMonitor {
     /**
      * The LATENCY HISTOGRAM buckets of a histogram: {microseconds, cumulative calls} at each
      * power of two from 1024 ns (as hdr's logarithmic iterator reports them: the top of the
-     * first counter at or above each power), only where the cumulative count grew.
+     * first counter at or above each power, or of the last counter for the powers past it),
+     * only where the cumulative count grew.
      */
     static List<long[]> cumulativeBuckets(long[] h) {
         List<long[]> out = new ArrayList<>();
@@ -391,11 +392,12 @@ final class LatencyMonitor {
         long previous = 0;
         int i = 0;
         for (long level = 1024; i < COUNTS; level *= 2) {
-            int stop = index(level);
-            for (; i <= stop && i < COUNTS; i++) cumulative += h[i];
-            if (cumulative > previous) out.add(new long[] {highestEquivalent(level) / 1000, cumulative});
+            int stop = Math.min(index(level), COUNTS - 1);
+            for (; i <= stop; i++) cumulative += h[i];
+            // past the last counter hdr's iterator stops on that counter, and reports its top
+            long top = highestEquivalent(valueAt(stop));
+            if (cumulative > previous) out.add(new long[] {top / 1000, cumulative});
             previous = cumulative;
-            if (level > MAX_NS) break;
         }
         return out;
     }

@@ -746,6 +746,7 @@ public final class Engine {
     void commandUnblocked(Client c, Command cmd, long micros) {
         if (micros >= slowlog.slowerThan && slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
         if (latency.tracking) latency.record(cmd, micros);
+        if (latency.thresholdMs != 0) latency.sample("command-unblocking", micros / 1000);
     }
 
     /** Evicts down to maxmemory, recording an eviction-cycle latency event when it takes long. */

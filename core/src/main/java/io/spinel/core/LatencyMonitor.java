@@ -17,7 +17,7 @@ import java.util.Map;
  * The latency monitor and per-command latency histograms (Redis's latency.c and
  * latency-tracking). Events are recorded when they last latency-monitor-threshold ms or more
  * (0 turns the monitor off): "command" and "fast-command" (every command, by its fast flag),
- * "expire-cycle" (active expiry), "eviction-cycle" (maxmemory eviction), and the AOF's
+ * "command-unblocking" (serving a blocked client), "expire-cycle" (active expiry), "eviction-cycle" (maxmemory eviction), and the AOF's
  * "aof-write" (with "aof-write-alone", "-pending-fsync" or "-active-child") and
  * "aof-fsync-always": the code paths Spinel has in common with Redis. Each event keeps its last 160 samples, one per second (the worst of
  * that second), and its all-time maximum.

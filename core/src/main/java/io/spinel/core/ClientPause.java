@@ -70,6 +70,7 @@ final class ClientPause {
      * the stricter one, so a shorter or milder CLIENT PAUSE never cuts an ongoing pause short.
      */
     void pause(long until, int newType) {
+        int old = type;
         if (type == OFF) {
             type = newType;
             end = until;
@@ -77,27 +78,29 @@ final class ClientPause {
             type = Math.max(type, newType);
             end = Math.max(end, until);
         }
-        refresh();
+        refresh(old);
     }
 
     void unpause() {
         if (type == OFF) return;
+        int old = type;
         type = OFF;
         end = 0;
-        refresh();
+        refresh(old);
     }
 
     /** Whether a pause is in force now; ends one whose time is up. */
     boolean active() {
         if (type != OFF && end < System.currentTimeMillis()) {
+            int old = type;
             type = OFF;
-            refresh();
+            refresh(old);
         }
         return type != OFF;
     }
 
     /** Applies the current state: the keyspace's expiry switch, the end timer, held clients. */
-    private void refresh() {
+    private void refresh(int oldType) {
         if (type != OFF && end < System.currentTimeMillis()) type = OFF;
         engine.keyspace.setExpiryPaused(type != OFF);
         if (timer != null) {
@@ -109,12 +112,18 @@ final class ClientPause {
             timer = engine.loop().schedule(() -> {
                 timer = null;
                 if (!active()) engine.flushPending();
-                else refresh();
+                else refresh(type);
             }, delay, TimeUnit.MILLISECONDS);
         }
-        // a pause that ended or became milder: every held client tries again (and may be held again)
-        if (!postponed.isEmpty() && type != ALL) engine.execute(this::releaseAll);
+        // a pause that ended or became milder: every held client tries again (and may be held
+        // again), once the running command is over
+        if (type < oldType && !postponed.isEmpty() && !releaseScheduled) {
+            releaseScheduled = true;
+            engine.loop().execute(this::releaseAll);
+        }
     }
+
+    private boolean releaseScheduled;
 
     /**
      * Whether the pause in force holds this command (Redis's processCommand: everything under
@@ -180,6 +189,7 @@ final class ClientPause {
 
     /** Runs every held client's command again, in the order they were held. */
     private void releaseAll() {
+        releaseScheduled = false;
         if (postponed.isEmpty()) return;
         ArrayList<Client> list = new ArrayList<>(postponed);
         postponed.clear();

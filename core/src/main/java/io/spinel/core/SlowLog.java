@@ -95,8 +95,9 @@ final class SlowLog {
                 argv[j] = a.copy(j);
             }
         }
-        return new Entry(nextId++, System.currentTimeMillis() / 1000, micros, argv,
-                c.script ? "" : c.connection.remoteAddress(), c.name == null ? "" : c.name);
+        // a script's client has no peer: Redis shows "?:0"
+        String peer = c.script ? "?:0" : c.connection.remoteAddress();
+        return new Entry(nextId++, System.currentTimeMillis() / 1000, micros, argv, peer, c.name == null ? "" : c.name);
     }
 
     private static void get(Client c) {

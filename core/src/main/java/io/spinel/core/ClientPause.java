@@ -55,14 +55,11 @@ final class ClientPause {
         }
         long ms = c.argLong(2, CommandError.err("timeout is not an integer or out of range"));
         if (ms < 0) throw CommandError.err("timeout is negative");
-        long end = ms == 0 ? 0 : saturatedAdd(ms, System.currentTimeMillis());
+        // as in Redis, a timeout so large that the end time overflows wraps around into the past:
+        // such a pause is over at once
+        long end = ms == 0 ? 0 : ms + System.currentTimeMillis();
         c.engine.pause.pause(end, type);
         c.reply().ok();
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
     /**

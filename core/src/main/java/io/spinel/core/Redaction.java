@@ -26,6 +26,8 @@ final class Redaction {
             r = new boolean[n];
             for (int i = 1; i < n; i++) r[i] = true;
         } else if (a.is(0, "hello")) {
+            // a protocol version HELLO refuses ends it before the options (and their redaction)
+            if (!a.is(1, "2") && !a.is(1, "3")) return null;
             for (int j = 2; j < n; j++) {
                 int more = n - 1 - j;
                 if (a.is(j, "auth") && more >= 2) {

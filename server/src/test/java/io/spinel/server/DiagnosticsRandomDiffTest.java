@@ -84,7 +84,7 @@ class DiagnosticsRandomDiffTest {
     private static List<byte[]> command(Random r, int[] monitorLines) {
         List<byte[]> a = new ArrayList<>();
         monitorLines[0] = 1;
-        switch (r.nextInt(10)) {
+        switch (r.nextInt(11)) {
             case 0:
                 a.add(b("SET"));
                 a.add(b("k" + r.nextInt(5)));
@@ -140,6 +140,14 @@ class DiagnosticsRandomDiffTest {
                 for (int i = 0; i < 2 * n; i++) a.add(randomBytes(r, 150));
                 break;
             }
+            case 9:
+                // always refused (no such user, or a bad version): only the redaction differs
+                a.add(b("HELLO"));
+                a.add(b(new String[] {"2", "3", "4", "03"}[r.nextInt(4)]));
+                a.add(b("AUTH"));
+                a.add(b("nouser"));
+                a.add(randomBytes(r, 8));
+                break;
             default:
                 a.add(b("GET"));
                 a.add(b("k" + r.nextInt(5)));

@@ -234,6 +234,8 @@ final class Blocking {
         }
         if (!retryBlockedAgain) {
             remove(w);
+            // served at last: the slow log and latency histogram see it now (not when it blocked)
+            engine.commandUnblocked(c, w.command, engine.lastCallMicros);
             resume(c);
         }
     }

@@ -135,6 +135,10 @@ public final class Client {
     Blocking.Waiter blocked;
     /** Set when the running command blocked (or stayed blocked): it is counted once, when served. */
     boolean blockedInCall;
+    /** The command held by CLIENT PAUSE until the pause ends, or null (see ClientPause). */
+    byte[][] postponed;
+    /** In MONITOR mode: receives every command others run (see Monitors). */
+    boolean monitor;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */

@@ -23,6 +23,7 @@ final class CommandFamilies {
     static void registerAll(CommandTable t) {
         ConnectionCommands.register(t);
         ServerCommands.register(t);
+        ServerDiagnostics.register(t);
         InfoCommand.register(t);
         Transactions.register(t);
         PubSub.register(t);

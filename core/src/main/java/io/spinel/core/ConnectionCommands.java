@@ -423,11 +423,15 @@ final class ConnectionCommands {
                 "    Keep this connection out of client eviction.",
                 "NO-TOUCH (ON|OFF)",
                 "    Do not update the last access time of keys this connection reads.",
+                "PAUSE <timeout> [WRITE|ALL]",
+                "    Hold the commands of all clients (WRITE: only those that may change data) for <timeout> ms.",
                 "REPLY (ON|OFF|SKIP)",
                 "    Turn replies on or off, or skip the reply of the next command.",
                 "SETINFO (LIB-NAME|LIB-VER) <value>",
                 "    Record the client library's name or version.",
                 "SETNAME <name>",
-                "    Name the current connection.");
+                "    Name the current connection.",
+                "UNPAUSE",
+                "    End a pause started with CLIENT PAUSE: held commands run.");
     }
 }

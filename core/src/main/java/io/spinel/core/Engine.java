@@ -48,6 +48,12 @@ public final class Engine {
     final PubSub pubsub;
     final Tracking tracking;
     final Evictor evictor;
+    final SlowLog slowlog = new SlowLog();
+    final LatencyMonitor latency = new LatencyMonitor(this);
+    final Monitors monitors = new Monitors(this);
+    final ClientPause pause = new ClientPause(this);
+    /** Set while replay() runs a command from the AOF: Redis keeps those out of slowlog, stats and MONITOR. */
+    private boolean replaying;
     /** The client whose command is running (null between commands, or for internal work). */
     Client currentClient;
     /** Nesting of call(): blocked clients are served when the outermost command is done. */
@@ -157,6 +163,21 @@ public final class Engine {
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
         config.listen("lazyfree-lazy-expire", o -> lazyfreeLazyExpire = o.value().equals("yes"));
+        config.listen("slowlog-log-slower-than", o -> {
+            slowlog.slowerThan = Long.parseLong(o.value());
+            slowlog.configChanged();
+        });
+        config.listen("slowlog-max-len", o -> {
+            slowlog.maxLen = Long.parseLong(o.value());
+            slowlog.configChanged();
+        });
+        config.listen("latency-monitor-threshold", o -> latency.thresholdMs = Long.parseLong(o.value()));
+        config.listen("latency-tracking", o -> latency.tracking = o.value().equals("yes"));
+        config.listen("latency-tracking-info-percentiles", o -> {
+            String v = o.value().trim();
+            latency.percentiles = v.isEmpty() ? new double[0]
+                    : java.util.Arrays.stream(v.split("\\s+")).mapToDouble(Double::parseDouble).toArray();
+        });
         config.listen("notify-keyspace-events", o -> {
             notifyFlags = Notify.parse(o.value());
             keyspace.setEventFlags((notifyFlags & Notify.KEY_MISS) != 0, (notifyFlags & Notify.NEW) != 0);
@@ -373,15 +394,19 @@ public final class Engine {
             cronLoops++;
             stats.sample(System.nanoTime(), this);
             clientsCron();
-            if (activeExpireEnabled) {
+            // CLIENT PAUSE keeps the data set still: no active expiry, no eviction
+            boolean paused = pause.active();
+            if (activeExpireEnabled && !paused) {
                 long t0 = System.nanoTime();
                 keyspace.activeExpireCycle(1_000_000_000L / hz / 4); // 25% of a cron period
-                expireCycleNanos += System.nanoTime() - t0;
+                long spent = System.nanoTime() - t0;
+                expireCycleNanos += spent;
+                latency.sample("expire-cycle", spent / 1_000_000);
             }
             measureClients();
             evictClients();
             usedMemory();
-            if (maxmemory > 0) evictor.perform(maxmemory);
+            if (maxmemory > 0 && !paused) performEvictions();
             tracking.limitTable();
             if (activeRehashing) keyspace.rehashStep();
             persistence.cron();
@@ -447,6 +472,8 @@ public final class Engine {
         if (c.closed) return;
         c.closed = true;
         blocking.disconnected(c);
+        pause.disconnected(c);
+        monitors.clientGone(c);
         transactions.clientGone(c);
         pubsub.clientGone(c);
         tracking.clientGone(c);
@@ -547,7 +574,7 @@ public final class Engine {
         evictClients();
         if (c.closed) return;
         // no memory check while a slow script yields (Redis skips it; the command gets BUSY below)
-        boolean oom = maxmemory > 0 && busyError == null && evictor.perform(maxmemory) == Evictor.FAIL;
+        boolean oom = maxmemory > 0 && busyError == null && !pause.active() && performEvictions() == Evictor.FAIL;
         if (busyError == null) preCommandOom = oom;
         if (oom) {
             boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0
@@ -582,6 +609,17 @@ public final class Engine {
         }
         if (busyError != null && !cmd.has(CommandFlags.ALLOW_BUSY)) {
             reject(c, cmd, busyError);
+            return;
+        }
+        // a MONITOR client is a replica to Redis: it may not touch the keyspace
+        if (c.monitor && ((cmd.flags(c) & (CommandFlags.WRITE | CommandFlags.READONLY)) != 0
+                || ClientPause.mayReplicate(c, cmd))) {
+            reject(c, cmd, "ERR Replica can't interact with the keyspace");
+            return;
+        }
+        // CLIENT PAUSE holds the command (not refused) until the pause ends; a MONITOR client is never held
+        if (pause.holds(c, cmd) && !c.monitor) {
+            pause.postpone(c);
             return;
         }
         if (c.multi != null) {
@@ -630,6 +668,8 @@ public final class Engine {
         int outerPropagation = c.propagation;
         c.propagateAs = null;
         c.propagation = 0;
+        // scripts are shown before the commands they run (Redis feeds EVAL/FCALL in their handlers)
+        if (monitors.count != 0 && Monitors.feedsFirst(cmd) && !replaying) monitors.feed(c);
         try {
             cmd.handler().execute(c);
             if (c.tracking != null) tracking.afterCommand(c, cmd);
@@ -669,6 +709,8 @@ public final class Engine {
         else cmd.calls++;
         cmd.micros += micros;
         stats.commandsProcessed++;
+        lastCallMicros = micros;
+        if (!replaying) afterCall(c, cmd, micros);
         if (discard) {
             c.reply.stopDiscarding();
             if (c.replyMode == 2) c.replyMode = 0; // SKIP covered exactly one command
@@ -684,6 +726,52 @@ public final class Engine {
             if (busyError == null && blocking.hasReady()) blocking.serveReady();
         }
     }
+
+    /**
+     * Redis's call() bookkeeping after a command ran: the latency monitor, the slow log, the
+     * latency histogram and MONITOR. A command that blocked is logged and measured when it is
+     * served ({@link #commandUnblocked}), and its retries are not shown to monitors again.
+     * Every step here is a field check unless its feature is in use.
+     */
+    private void afterCall(Client c, Command cmd, long micros) {
+        if (latency.thresholdMs != 0) latency.sample(cmd.has(CommandFlags.FAST) ? "fast-command" : "command", micros / 1000);
+        if (monitors.count != 0 && (cmd.flags & (CommandFlags.SKIP_MONITOR | CommandFlags.ADMIN)) == 0
+                && !blocking.isRetrying(c)) {
+            monitors.feed(c);
+        }
+        if (c.blocked != null) return;
+        if (micros >= slowlog.slowerThan && slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
+        if (latency.tracking) latency.record(cmd, micros);
+    }
+
+    /** A blocked client's command was served at last (Redis's updateStatsOnUnblock): log it now. */
+    void commandUnblocked(Client c, Command cmd, long micros) {
+        if (micros >= slowlog.slowerThan && slowlog.slowerThan >= 0) slowlog.push(c, cmd, micros);
+        if (latency.tracking) latency.record(cmd, micros);
+        if (latency.thresholdMs != 0) latency.sample("command-unblocking", micros / 1000);
+    }
+
+    /** Evicts down to maxmemory, recording an eviction-cycle latency event when it takes long. */
+    private int performEvictions() {
+        if (latency.thresholdMs == 0) return evictor.perform(maxmemory);
+        long t0 = System.nanoTime();
+        int r = evictor.perform(maxmemory);
+        latency.sample("eviction-cycle", (System.nanoTime() - t0) / 1_000_000);
+        return r;
+    }
+
+    /** Whether latency-monitor-threshold is set (code outside this package times its events only then). */
+    public boolean latencyMonitorOn() {
+        return latency.thresholdMs != 0;
+    }
+
+    /** Records a latency monitor event of the given duration if it reaches the threshold. */
+    public void latencySample(String event, long ms) {
+        latency.sample(event, ms);
+    }
+
+    /** Duration of the last command call() ran, for the blocking code's accounting. */
+    long lastCallMicros;
 
     // ---- propagation (AOF, and replicas later) --------------------------------------------------
 
@@ -763,6 +851,8 @@ public final class Engine {
         if (cmd != null && cmd.name.equals("exec") && c.multi != null) {
             transactions.discardTransaction(c);
             c.error("EXECABORT Transaction discarded because of: " + message);
+            // monitors saw MULTI: they see the transaction end
+            if (monitors.count != 0) monitors.feed(c);
             return;
         }
         c.error(message);
@@ -991,8 +1081,16 @@ public final class Engine {
         c.args.set(argv);
         Command cmd = commands.resolve(c.args);
         if (cmd == null || !cmd.arityOk(c.args.count())) return false;
-        if (c.multi != null && !Transactions.runsImmediately(cmd)) transactions.queue(c, cmd);
-        else call(c, cmd);
+        if (c.multi != null && !Transactions.runsImmediately(cmd)) {
+            transactions.queue(c, cmd);
+        } else {
+            replaying = true;
+            try {
+                call(c, cmd);
+            } finally {
+                replaying = false;
+            }
+        }
         c.reply.clear();
         return true;
     }
@@ -1201,7 +1299,7 @@ public final class Engine {
     }
 
     long blockedClients() {
-        return blocking.blockedClients();
+        return blocking.blockedClients() + pause.postponedCount();
     }
 
     /** CLIENT UNBLOCK: false if the client is not blocked. */
@@ -1223,10 +1321,10 @@ public final class Engine {
 
     /** Extra CLIENT LIST flag letters (P pub/sub, x MULTI, b blocked, t tracking...). */
     String clientFlags(Client c) {
-        String f = "";
+        String f = c.monitor ? "O" : "";
         if (PubSub.isSubscribed(c)) f += "P";
         if (c.multi != null) f += "x";
-        if (c.blocked != null) f += "b";
+        if (c.blocked != null || c.postponed != null) f += "b";
         if (c.tracking != null) {
             f += "t";
             if (c.tracking.brokenRedirect) f += "R";
@@ -1258,6 +1356,7 @@ public final class Engine {
 
     /** RESET: drop the client's transaction, subscriptions and tracking. */
     void clientReset(Client c) {
+        monitors.clientGone(c);
         transactions.clientGone(c);
         pubsub.clientGone(c);
         tracking.clientGone(c);

@@ -71,7 +71,7 @@ final class InfoCommand {
                 case "module_list": sb.append("# Modules\r\n"); break;
                 case "commandstats": commandStats(e, sb); break;
                 case "errorstats": errorStats(e, sb); break;
-                case "latencystats": sb.append("# Latencystats\r\n"); break;
+                case "latencystats": sb.append("# Latencystats\r\n"); e.latency.info(sb); break;
                 case "cluster": sb.append("# Cluster\r\ncluster_enabled:0\r\n"); break;
                 case "keyspace": keyspace(e, sb); break;
                 default: break;

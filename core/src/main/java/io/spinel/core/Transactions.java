@@ -26,6 +26,8 @@ final class Transactions {
         /** A command was rejected while queuing: EXEC must abort. */
         boolean dirtyExec;
         long argvBytes;
+        /** A queued command may write or replicate (Redis's mstate.cmd_flags): a WRITE pause holds the EXEC. */
+        boolean mayReplicate;
     }
 
     /** One key a client watches. */
@@ -96,6 +98,7 @@ final class Transactions {
             s.commands.add(cmd);
             s.argvs.add(a.toArrays());
             s.argvBytes += a.totalLength();
+            if (!s.mayReplicate) s.mayReplicate = ClientPause.mayReplicate(c, cmd);
         }
         c.reply().status("QUEUED");
     }

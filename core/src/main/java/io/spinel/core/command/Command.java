@@ -47,6 +47,8 @@ public final class Command {
     public long micros;
     public long rejectedCalls;
     public long failedCalls;
+    /** LATENCY HISTOGRAM / INFO latencystats counters (latency-tracking), null until first recorded. */
+    public long[] latencyHistogram;
 
     Command(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey, int keyStep,
             List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs, String group, String since,
@@ -138,6 +140,7 @@ public final class Command {
 
     public void resetStats() {
         calls = micros = rejectedCalls = failedCalls = 0;
+        latencyHistogram = null;
         for (Command c : subcommands.values()) c.resetStats();
     }
 

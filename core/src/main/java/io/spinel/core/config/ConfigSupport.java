@@ -38,6 +38,9 @@ public final class ConfigSupport {
         "busy-reply-threshold", "min-replicas-to-write",
         // pub/sub: listed here, not only where the engine reads them, so a config file may set them
         "notify-keyspace-events", "client-output-buffer-limit",
+        // slow log and latency monitor (SlowLog, LatencyMonitor)
+        "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "latency-tracking",
+        "latency-tracking-info-percentiles",
     };
 
     /**
@@ -54,8 +57,7 @@ public final class ConfigSupport {
         "crash-log-enabled", "crash-memcheck-enabled", "use-exit-on-panic", "disable-thp", "oom-score-adj",
         "oom-score-adj-values", "supervised", "syslog-enabled", "syslog-ident", "syslog-facility",
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
-        "latency-tracking", "latency-tracking-info-percentiles", "slowlog-log-slower-than", "slowlog-max-len",
-        "latency-monitor-threshold", "acllog-max-len", "hash-max-listpack-entries",
+        "acllog-max-len", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
         "key-load-delay", "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",

@@ -176,6 +176,7 @@ public final class Db {
         if (keyspace.loading) return false;
         long when = Entries.expire(e);
         if (when < 0 || when > keyspace.now()) return false;
+        if (keyspace.expiryPaused) return true; // CLIENT PAUSE: missing to the reader, kept in the data
         remove(k, off, len);
         keyspace.expired(this, Entries.key(e));
         return true;

@@ -226,6 +226,20 @@ public final class Keyspace {
     }
 
     /**
+     * True during CLIENT PAUSE: the data set stays still, so an expired key reads as missing but
+     * is not deleted (Redis's expireIfNeeded under a pause); active expiry skips its cycles.
+     */
+    boolean expiryPaused;
+
+    public void setExpiryPaused(boolean paused) {
+        this.expiryPaused = paused;
+    }
+
+    public boolean isExpiryPaused() {
+        return expiryPaused;
+    }
+
+    /**
      * Whether an absolute expire time is already past for a command that sets it (Redis's
      * checkAlreadyExpired): such keys are deleted at once, except while loading, when the log
      * replays onto the data as it was.

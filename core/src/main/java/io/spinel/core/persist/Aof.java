@@ -128,9 +128,19 @@ final class Aof implements Engine.PropagationListener {
     void flush(boolean forceSync) {
         if (incr == null) return;
         if (buf.size() > 0) {
+            // latency monitor events of Redis's flushAppendOnlyFile (timed only while the monitor is on)
+            boolean timed = engine.latencyMonitorOn();
+            String writeEvent = !timed ? null : fsyncPolicy == 1 && unsynced.get() ? "aof-write-pending-fsync"
+                    : persistence.backgroundJobRunning() ? "aof-write-active-child" : "aof-write-alone";
+            long t0 = timed ? System.nanoTime() : 0;
             try {
                 ByteBuffer bb = ByteBuffer.wrap(buf.array(), 0, buf.size());
                 while (bb.hasRemaining()) incr.write(bb);
+                if (timed) {
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    engine.latencySample(writeEvent, ms);
+                    engine.latencySample("aof-write", ms);
+                }
                 currentSize += buf.size();
                 lastIncrSize += buf.size();
                 buf.clear();
@@ -148,7 +158,9 @@ final class Aof implements Engine.PropagationListener {
         }
         if (fsyncPolicy == 2 || forceSync) {
             try {
+                long t0 = System.nanoTime();
                 incr.force(false);
+                if (fsyncPolicy == 2) engine.latencySample("aof-fsync-always", (System.nanoTime() - t0) / 1_000_000);
             } catch (IOException e) {
                 lastWriteOk = false;
                 lastWriteError = e.getMessage() == null ? e.toString() : e.getMessage();

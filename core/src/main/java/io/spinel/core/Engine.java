@@ -416,12 +416,16 @@ public final class Engine {
         }
     }
 
+    /** Idle time after which a client's empty query buffer is given back (Redis: 2 s). */
+    private static final long QUERY_BUFFER_IDLE_MS = 2000;
+
     private void clientsCron() {
-        if (idleTimeoutSeconds <= 0) return;
         long now = System.currentTimeMillis();
         ArrayList<Client> idle = null;
         for (Client c : clients.values()) {
-            if (now - c.lastInteraction > idleTimeoutSeconds * 1000) {
+            long idleMs = now - c.lastInteraction;
+            if (idleMs > QUERY_BUFFER_IDLE_MS) c.reader.releaseIfEmpty(); // measureClients counts it below
+            if (idleTimeoutSeconds > 0 && idleMs > idleTimeoutSeconds * 1000) {
                 if (idle == null) idle = new ArrayList<>();
                 idle.add(c);
             }

@@ -78,11 +78,22 @@ public final class RespReader {
         return error;
     }
 
+    /**
+     * Gives the buffer back when nothing is pending (Redis frees an idle client's query buffer
+     * after 2 s): an idle connection then holds no 16 KB array. Returns whether it did.
+     */
+    public boolean releaseIfEmpty() {
+        if (start != end || reqType != TYPE_UNKNOWN || buf.length == 0) return false;
+        start = pos = end = 0;
+        buf = Bytes.EMPTY;
+        return true;
+    }
+
     private void makeRoom(int n) {
         int live = end - start;
         byte[] target = buf;
         if ((long) live + n > buf.length) {
-            long cap = Math.max((long) live + n, (long) buf.length * 2);
+            long cap = Math.max((long) live + n, Math.max((long) buf.length * 2, INITIAL));
             if (cap > Integer.MAX_VALUE - 8) cap = Integer.MAX_VALUE - 8;
             target = new byte[(int) cap];
         }

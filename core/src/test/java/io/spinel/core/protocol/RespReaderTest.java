@@ -38,6 +38,26 @@ class RespReaderTest {
         assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
     }
 
+    /** An idle client's query buffer is given back, never while part of a command is pending. */
+    @Test
+    void emptyBufferIsReleasedAndGrowsBackOnTheNextRead() {
+        feed("*2\r\n$4\r\nECHO\r\n$5\r\nhel");
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        assertThat(reader.releaseIfEmpty()).isFalse();
+        feed("lo\r\n");
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("ECHO", "hello");
+        assertThat(reader.releaseIfEmpty()).isFalse(); // the command has not run yet
+        reader.consumed();
+        assertThat(reader.releaseIfEmpty()).isTrue();
+        assertThat(reader.capacity()).isZero();
+        assertThat(reader.releaseIfEmpty()).isFalse();
+        feed("PING\r\n");
+        assertThat(reader.capacity()).isGreaterThanOrEqualTo(16 * 1024);
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("PING");
+    }
+
     @Test
     void multibulkByteByByteKeepsStateAcrossReads() {
         String cmd = "*2\r\n$4\r\nECHO\r\n$11\r\nhello world\r\n";

@@ -170,6 +170,7 @@ public final class Client {
         this.db = db;
         this.createdAt = now;
         this.lastInteraction = now;
+        reader.layout(CommandFamilies.BIG_ARG_LAYOUT);
         reply.setSink(connection::write);
     }
 

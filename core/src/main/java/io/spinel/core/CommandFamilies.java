@@ -4,6 +4,7 @@ import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.keyspace.SortCommand;
 import io.spinel.core.persist.PersistCommands;
+import io.spinel.core.protocol.RespReader;
 import io.spinel.core.type.list.BlockingListCommands;
 import io.spinel.core.type.list.ListCommands;
 import io.spinel.core.type.bitmap.BitmapCommands;
@@ -19,6 +20,9 @@ import io.spinel.core.type.zset.ZSetCommands;
 final class CommandFamilies {
     private CommandFamilies() {
     }
+
+    /** Which big arguments the query buffer reads with room for a command to keep them (SET's value). */
+    static final RespReader.BigArgLayout BIG_ARG_LAYOUT = StringCommands.BIG_VALUE_LAYOUT;
 
     static void registerAll(CommandTable t) {
         ConnectionCommands.register(t);

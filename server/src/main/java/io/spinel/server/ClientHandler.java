@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
+import io.spinel.core.protocol.RespReader;
 
 import java.io.IOException;
 
@@ -31,13 +32,17 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         ByteBuf in = (ByteBuf) msg;
         try {
             if (client == null || client.isClosed()) return;
-            int n = in.readableBytes();
-            byte[] dst = client.reader().writable(n);
-            in.readBytes(dst, client.reader().writeOffset(), n);
-            client.reader().commit(n);
-            engine.stats().netInputBytes += n;
+            engine.stats().netInputBytes += in.readableBytes();
             engine.stats().readsProcessed++;
-            engine.processInput(client);
+            RespReader reader = client.reader();
+            // in steps, so that a big argument goes straight into its own array (see RespReader)
+            do {
+                int n = Math.min(in.readableBytes(), reader.maxWrite());
+                byte[] dst = reader.writable(n);
+                in.readBytes(dst, reader.writeOffset(), n);
+                reader.commit(n);
+                engine.processInput(client);
+            } while (in.isReadable() && !client.isClosed());
         } finally {
             in.release();
         }

@@ -131,6 +131,78 @@ class ServerBehaviourTest {
         }
     }
 
+    private static byte[] pattern(int n, int seed) {
+        byte[] v = new byte[n];
+        for (int i = 0; i < n; i++) v[i] = (byte) ('a' + (i + seed) % 26);
+        return v;
+    }
+
+    private static byte[] bulk(byte[] v) {
+        byte[] head = ("$" + v.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] out = new byte[head.length + v.length + 2];
+        System.arraycopy(head, 0, out, 0, head.length);
+        System.arraycopy(v, 0, out, head.length, v.length);
+        out[out.length - 2] = '\r';
+        out[out.length - 1] = '\n';
+        return out;
+    }
+
+    /** Sends a command whose last-but-options argument is big, the big one in pieces with pauses. */
+    private static void sendInPieces(RawClient c, String before, byte[] big, String after) throws Exception {
+        c.sendRaw(before + "$" + big.length + "\r\n");
+        Thread.sleep(20);
+        c.sendRaw(java.util.Arrays.copyOf(big, 1000));
+        Thread.sleep(20);
+        c.sendRaw(java.util.Arrays.copyOfRange(big, 1000, big.length));
+        c.sendRaw("\r\n" + after);
+    }
+
+    /**
+     * A big SET value that arrives in pieces is read into an array that becomes the stored entry
+     * (no copy): it must read back whole, with or without EX, take APPEND and SETRANGE in place,
+     * and survive a restart; forms that cannot keep the array (NX) copy it.
+     */
+    @Test
+    void bigValuesArrivingInPiecesAreStoredWhole(@TempDir Path dir) throws Exception {
+        byte[] expected, v2 = pattern(70_000, 2);
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("dir", dir.toString()).start();
+             RawClient c = new RawClient(s.port())) {
+            byte[] v1 = pattern(100_000, 1), v3 = pattern(40_000, 3);
+            sendInPieces(c, "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n", v1, "");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+            sendInPieces(c, "*5\r\n$3\r\nSET\r\n$40\r\n" + "k".repeat(40) + "\r\n", v2,
+                    "$2\r\nEX\r\n$3\r\n100\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+            sendInPieces(c, "*4\r\n$3\r\nSET\r\n$2\r\nnx\r\n", v3, "$2\r\nNX\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+
+            assertThat(c.call("GET", "big")).isEqualTo(bulk(v1));
+            assertThat(c.call("GET", "k".repeat(40))).isEqualTo(bulk(v2));
+            assertThat(c.call("GET", "nx")).isEqualTo(bulk(v3));
+            assertThat(c.callString("OBJECT", "ENCODING", "big")).isEqualTo("$3\r\nraw\r\n");
+            String ttl = c.callString("TTL", "k".repeat(40));
+            assertThat(Integer.parseInt(ttl.substring(1, ttl.length() - 2))).isBetween(90, 100);
+            assertThat(c.callString("TTL", "big")).isEqualTo(":-1\r\n");
+
+            assertThat(c.callString("APPEND", "big", "xyz")).isEqualTo(":100003\r\n");
+            assertThat(c.callString("SETRANGE", "big", "0", "ZZ")).isEqualTo(":100003\r\n");
+            expected = java.util.Arrays.copyOf(v1, 100_003);
+            expected[0] = 'Z';
+            expected[1] = 'Z';
+            expected[100_000] = 'x';
+            expected[100_001] = 'y';
+            expected[100_002] = 'z';
+            assertThat(c.call("GET", "big")).isEqualTo(bulk(expected));
+
+            assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+        }
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("dir", dir.toString()).start();
+             RawClient c = new RawClient(s.port())) {
+            assertThat(c.call("GET", "big")).isEqualTo(bulk(expected));
+            assertThat(c.call("GET", "k".repeat(40))).isEqualTo(bulk(v2));
+        }
+    }
+
     @Test
     void idleClientsAreClosedAfterTimeout() throws Exception {
         try (SpinelServer s = SpinelServer.builder().randomPort().option("timeout", "1").start();

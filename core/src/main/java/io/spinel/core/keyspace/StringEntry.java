@@ -264,6 +264,31 @@ public final class StringEntry {
         return e;
     }
 
+    /**
+     * Where a RAW value of a key of kLen bytes starts in its entry: a big argument read into its
+     * own array at this offset can become the entry without being copied ({@link #adoptRaw}).
+     */
+    public static int rawValueOffset(int kLen, boolean hasExpire) {
+        return keyPart(kLen, hasExpire ? 0 : -1) + 4;
+    }
+
+    /** Whether {@link #adoptRaw} can turn array v, holding the value at vOff, into the entry. */
+    public static boolean canAdopt(byte[] v, int vOff, int vLen, int kLen, long expireAt) {
+        return vLen > EMBSTR_MAX && vOff == rawValueOffset(kLen, expireAt >= 0) && v.length >= vOff + vLen;
+    }
+
+    /**
+     * Makes v, which holds the value at {@link #rawValueOffset}, the RAW entry of this key by
+     * writing the header and key in front of the value (what Redis does when it keeps a big
+     * argument's query buffer as the value). Bytes after the value are spare room. Only after
+     * {@link #canAdopt} said yes, and only for an array nothing else refers to.
+     */
+    public static byte[] adoptRaw(byte[] v, byte[] k, int kOff, int kLen, int vLen, long expireAt, int lru) {
+        int p = startEntry(v, RAW, expireAt, lru, k, kOff, kLen);
+        Bytes.putIntLE(v, p, vLen);
+        return v;
+    }
+
     /** An EMBSTR/RAW entry for a value that Redis keeps as a string even if it looks numeric. */
     public static byte[] createString(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, long expireAt, int lru) {
         if (vLen <= EMBSTR_MAX) {

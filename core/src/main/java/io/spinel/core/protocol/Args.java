@@ -14,6 +14,11 @@ public final class Args {
     private int[] offs = new int[8];
     private int[] lens = new int[8];
     private int argc;
+    /**
+     * Bit i set: argument i is the whole content of an array that only it refers to (a big
+     * argument the reader read into its own array), which a command may keep as a value.
+     */
+    private long owned;
 
     public int count() {
         return argc;
@@ -53,6 +58,26 @@ public final class Args {
         // drop references so a large query buffer or value can be collected
         Arrays.fill(bufs, 0, argc, null);
         argc = 0;
+        owned = 0;
+    }
+
+    /** Adds an argument that is the only user of its array (see {@link #owned}). */
+    void addOwned(byte[] buf, int off, int len) {
+        if (argc < 64) owned |= 1L << argc;
+        add(buf, off, len);
+    }
+
+    /**
+     * Whether argument i's array belongs to it alone, so a command may keep the array (with
+     * {@link #disown}) instead of copying the bytes.
+     */
+    public boolean owned(int i) {
+        return i < 64 && (owned & (1L << i)) != 0;
+    }
+
+    /** A command kept argument i's array: nothing else may. */
+    public void disown(int i) {
+        if (i < 64) owned &= ~(1L << i);
     }
 
     public void add(byte[] buf, int off, int len) {
@@ -76,6 +101,7 @@ public final class Args {
 
     /** Replaces argument i (Redis's rewriteClientCommandArgument, e.g. for propagation). */
     public void replace(int i, byte[] whole) {
+        disown(i);
         bufs[i] = whole;
         offs[i] = 0;
         lens[i] = whole.length;

@@ -11,6 +11,12 @@ import java.util.Arrays;
  * Parsing keeps its state between reads, so a huge argument arriving in many packets is scanned
  * once, and the bytes of a command stay put until the command has run.
  *
+ * <p>A bulk argument of {@link #BIG_ARG} bytes or more that has not fully arrived gets an array of
+ * its own, as Redis gives such an argument a query buffer of its exact size and then keeps that
+ * buffer as the value: the transport copies the bytes straight into it ({@link #maxWrite} says
+ * how many it may), the argument is the whole array ({@link Args#owned}), and a {@link BigArgLayout}
+ * may leave room in front so that a command can turn the array into its entry without a copy.
+ *
  * <p>Error texts and the points where they are raised follow Redis 7.0 exactly, quirks included
  * (the count line ends at the first CR; the two bytes after a bulk are skipped, not checked).
  */
@@ -22,6 +28,24 @@ public final class RespReader {
 
     /** Longest inline request or count line without a newline (PROTO_INLINE_MAX_SIZE). */
     public static final int INLINE_MAX = 64 * 1024;
+    /** Bulk arguments from this size get their own array (PROTO_MBULK_BIG_ARG). */
+    public static final int BIG_ARG = 32 * 1024;
+    /** Most room a {@link BigArgLayout} may ask for. */
+    private static final int MAX_HEADROOM = 4096;
+
+    /**
+     * Room to leave in front of a big argument in its own array, so that the command it belongs
+     * to can use the array as stored data. Called when the argument's length is known.
+     */
+    @FunctionalInterface
+    public interface BigArgLayout {
+        /**
+         * @param parsed the arguments before this one
+         * @param argc   the command's argument count
+         * @param length the big argument's length
+         */
+        int headroom(Args parsed, int argc, int length);
+    }
     private static final int INITIAL = 16 * 1024;
     private static final int TYPE_UNKNOWN = 0, TYPE_INLINE = 1, TYPE_MULTIBULK = 2;
 
@@ -39,6 +63,14 @@ public final class RespReader {
     private String error;
 
     private final Args args;
+    private BigArgLayout layout = (parsed, argc, length) -> 0;
+
+    /** The big argument being received into its own array, or null; then {@link #end} == {@link #pos}. */
+    private byte[] big;
+    /** Where the argument starts in {@link #big}. */
+    private int bigHead;
+    /** Bytes received of the argument and its CRLF, and how many that will be. */
+    private int bigFill, bigNeed;
     /** Scratch bytes for inline arguments, which are unquoted and so cannot be slices. */
     private byte[] inlineScratch = new byte[64];
 
@@ -46,31 +78,76 @@ public final class RespReader {
         this.args = args;
     }
 
+    public void layout(BigArgLayout layout) {
+        this.layout = layout;
+    }
+
+    private boolean receivingBig() {
+        return big != null && bigFill < bigNeed;
+    }
+
+    /**
+     * The most bytes the next {@link #writable} should ask for: while a big argument is arriving,
+     * what it still lacks, so that it fills its own array and nothing else does. Writing more at
+     * once is allowed but copies the argument back into the query buffer.
+     */
+    public int maxWrite() {
+        return receivingBig() ? bigNeed - bigFill : Integer.MAX_VALUE;
+    }
+
     /** Room for at least {@code n} more bytes at {@link #writeOffset()}; returns the array. */
     public byte[] writable(int n) {
+        if (receivingBig()) {
+            if (n <= bigNeed - bigFill) return big;
+            unbig();
+        }
         if (end + n > buf.length) makeRoom(n);
         return buf;
     }
 
     public int writeOffset() {
-        return end;
+        return receivingBig() ? bigHead + bigFill : end;
     }
 
     public void commit(int n) {
-        end += n;
+        if (receivingBig()) bigFill += n;
+        else end += n;
     }
 
     /** Bytes received and not yet consumed by a complete command (the client's qbuf). */
     public int pending() {
-        return end - start;
+        return end - start + (big != null ? bigFill : 0);
     }
 
     public int capacity() {
-        return buf.length;
+        return buf.length + (big != null ? big.length : 0);
     }
 
     public boolean hasUnparsed() {
-        return pos < end;
+        return pos < end || (big != null && bigFill == bigNeed);
+    }
+
+    /** Starts receiving the bulk of n bytes at pos, of which end - pos are here, into its own array. */
+    private void startBig(int n) {
+        int argc = args.count() + multibulkLen;
+        int head = layout.headroom(args, argc, n);
+        if (head < 0 || head > MAX_HEADROOM) head = 0;
+        bigHead = head;
+        bigNeed = n + 2;
+        bigFill = end - pos;
+        big = new byte[head + bigNeed];
+        System.arraycopy(buf, pos, big, head, bigFill);
+        end = pos;
+    }
+
+    /** A writer gave more than the big argument lacks: back to receiving it in the query buffer. */
+    private void unbig() {
+        byte[] b = big;
+        int fill = bigFill;
+        big = null;
+        if (end + fill > buf.length) makeRoom(fill);
+        System.arraycopy(b, bigHead, buf, end, fill);
+        end += fill;
     }
 
     /** The protocol error message after {@link #next} returned {@link #ERROR}. */
@@ -114,7 +191,7 @@ public final class RespReader {
      * @param maxBulkLen   proto-max-bulk-len
      */
     public int next(boolean authRequired, long maxBulkLen) {
-        if (pos >= end) return NEED_MORE;
+        if (!hasUnparsed()) return NEED_MORE;
         if (reqType == TYPE_UNKNOWN) {
             start = pos;
             args.clear();
@@ -188,7 +265,16 @@ public final class RespReader {
                 if (n > 16384 && authRequired) return fail("Protocol error: unauthenticated bulk length");
                 pos = cr + 2;
                 bulkLen = n;
-                if (n + 2 > buf.length - pos) makeRoom((int) (n + 2 - (end - pos)));
+                if (n >= BIG_ARG && end - pos < n + 2) startBig((int) n);
+                else if (n + 2 > buf.length - pos) makeRoom((int) (n + 2 - (end - pos)));
+            }
+            if (big != null) {
+                if (bigFill < bigNeed) return NEED_MORE;
+                args.addOwned(big, bigHead, (int) bulkLen);
+                big = null;
+                bulkLen = -1;
+                multibulkLen--;
+                continue;
             }
             if (end - pos < bulkLen + 2) return NEED_MORE;
             args.add(buf, pos, (int) bulkLen);
@@ -226,6 +312,8 @@ public final class RespReader {
         reqType = TYPE_UNKNOWN;
         multibulkLen = 0;
         bulkLen = -1;
+        big = null;
+        bigFill = bigNeed = 0;
         args.clear();
         if (buf.length > INITIAL) buf = new byte[INITIAL];
     }

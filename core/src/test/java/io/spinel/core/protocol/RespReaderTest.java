@@ -107,6 +107,92 @@ class RespReaderTest {
         assertThat(args.len(1)).isEqualTo(size);
     }
 
+    /** The transport's way: never more than {@link RespReader#maxWrite} at once. */
+    private void feedInSteps(byte[] b) {
+        int off = 0;
+        while (off < b.length) {
+            int n = Math.min(b.length - off, reader.maxWrite());
+            byte[] dst = reader.writable(n);
+            System.arraycopy(b, off, dst, reader.writeOffset(), n);
+            reader.commit(n);
+            off += n;
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) out.writeBytes(p);
+        return out.toByteArray();
+    }
+
+    private static byte[] pattern(int n) {
+        byte[] v = new byte[n];
+        for (int i = 0; i < n; i++) v[i] = (byte) ('a' + i % 26);
+        return v;
+    }
+
+    /**
+     * A big argument still arriving goes into an array of its own, with the room the layout asks
+     * for in front; the argument owns that array, and what follows it goes to the query buffer.
+     */
+    @Test
+    void bigArgumentIsReadIntoItsOwnArrayWithTheLayoutsRoom() {
+        reader.layout((parsed, argc, length) -> argc == 3 && parsed.is(0, "set") ? 10 : 0);
+        int size = 40_000;
+        byte[] value = pattern(size);
+        feed("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\n");
+        feed(java.util.Arrays.copyOf(value, 1000));
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        assertThat(reader.maxWrite()).isEqualTo(size + 2 - 1000);
+        assertThat(reader.pending()).isGreaterThan(1000);
+        feedInSteps(concat(java.util.Arrays.copyOfRange(value, 1000, size), bytes("\r\n*1\r\n$4\r\nPING\r\n")));
+        assertThat(reader.maxWrite()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(reader.hasUnparsed()).isTrue();
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList().subList(0, 2)).containsExactly("SET", "k");
+        assertThat(args.owned(1)).isFalse();
+        assertThat(args.owned(2)).isTrue();
+        assertThat(args.off(2)).isEqualTo(10);
+        assertThat(args.len(2)).isEqualTo(size);
+        assertThat(args.buf(2)).hasSize(10 + size + 2);
+        assertThat(java.util.Arrays.copyOfRange(args.buf(2), 10, 10 + size)).isEqualTo(value);
+        reader.consumed();
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("PING");
+        assertThat(args.owned(0)).isFalse();
+    }
+
+    /** A writer that hands over more than the big argument lacks gets the plain query buffer path. */
+    @Test
+    void writingPastABigArgumentFallsBackToTheQueryBuffer() {
+        int size = 50_000;
+        byte[] value = pattern(size);
+        feed("*2\r\n$4\r\nECHO\r\n$" + size + "\r\n");
+        feed(java.util.Arrays.copyOf(value, 7));
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        feed(concat(java.util.Arrays.copyOfRange(value, 7, size), bytes("\r\nPING\r\n")));
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(args.owned(1)).isFalse();
+        assertThat(args.copy(1)).isEqualTo(value);
+        reader.consumed();
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(argList()).containsExactly("PING");
+    }
+
+    /** A big argument that has fully arrived with its header is a slice, as small ones are. */
+    @Test
+    void bigArgumentAlreadyHereIsASlice() {
+        int size = 40_000;
+        feed(concat(bytes("*2\r\n$4\r\nECHO\r\n$" + size + "\r\n"), pattern(size), bytes("\r\n")));
+        assertThat(reader.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(args.owned(1)).isFalse();
+        assertThat(args.copy(1)).isEqualTo(pattern(size));
+    }
+
     @Test
     void inlineCommandsWithQuotes() {
         feed("SET \"a b\" 'c\\'d' \"\\x41\\n\"\r\n");

@@ -11,6 +11,7 @@ import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.keyspace.StringEntry;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
+import io.spinel.core.protocol.RespReader;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.LongDouble;
 
@@ -333,11 +334,27 @@ public final class StringCommands {
             StringEntry.overwrite(e, vb, vo, vl, newExpire);
             // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
             if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
+        } else if (a.owned(valArg) && StringEntry.canAdopt(vb, vo, vl, a.len(keyArg), newExpire)) {
+            // a big value read into its own array with room for the header (BIG_VALUE_LAYOUT)
+            a.disown(valArg);
+            put(c, keyArg, StringEntry.adoptRaw(vb, a.buf(keyArg), a.off(keyArg), a.len(keyArg), vl, newExpire,
+                    ks.newLru()));
         } else {
             put(c, keyArg, StringEntry.create(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,
                     ks.newLru()));
         }
     }
+
+    /**
+     * For the query buffer: SET key value with a big value is read with room in front for the
+     * entry's header and key, so {@link #store} keeps the array as the entry instead of copying
+     * 32 KB or more (Redis keeps such an argument's buffer as the value). Five arguments are
+     * most often SET key value EX|PX|EXAT|PXAT n, so they get room for an expire; other forms
+     * (NX, GET, KEEPTTL) fall back to a copy.
+     */
+    public static final RespReader.BigArgLayout BIG_VALUE_LAYOUT = (parsed, argc, length) ->
+            parsed.count() == 2 && (argc == 3 || argc == 5) && parsed.is(0, "set")
+                    ? StringEntry.rawValueOffset(parsed.len(1), argc == 5) : 0;
 
     static void mset(Client c, boolean nx) {
         Args a = c.args();

@@ -3,6 +3,8 @@ package io.spinel.core.command;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 
+import java.util.List;
+
 /** COMMAND INFO / COMMAND DOCS / GETKEYSANDFLAGS replies, shaped as Redis 7.0 shapes them. */
 public final class KeySpecReplies {
     private KeySpecReplies() {
@@ -113,6 +115,31 @@ public final class KeySpecReplies {
     }
 
     /** The flags of the key spec that found the key at position p (GETKEYSANDFLAGS). */
+    /**
+     * The key flags of this very call for the commands whose spec says "variable_flags" (Redis
+     * asks their getkeys procedures): SET only overwrites unless it has GET, BITFIELD only reads
+     * while it has nothing but GET and OVERFLOW (a malformed call counts as a write).
+     */
+    static List<String> variableFlags(Command cmd, Args args) {
+        int argc = args.count();
+        if (cmd.name.equals("set")) {
+            for (int i = 3; i < argc; i++) {
+                if (args.is(i, "get")) return List.of("RW", "access", "update");
+            }
+            return List.of("OW", "update");
+        }
+        if (cmd.name.equals("bitfield")) {
+            for (int i = 2; i < argc; i++) {
+                int rest = argc - i - 1;
+                if (args.is(i, "get") && rest >= 2) i += 2;
+                else if (args.is(i, "overflow") && rest >= 1) i += 1;
+                else return List.of("RW", "access", "update");
+            }
+            return List.of("RO", "access");
+        }
+        return List.of("RW", "access", "update");
+    }
+
     public static void keyFlags(Reply r, Command cmd, int p, Args args) {
         IntList one = new IntList();
         for (KeySpec s : cmd.keySpecs) {
@@ -120,8 +147,9 @@ public final class KeySpecReplies {
             s.collect(args, one);
             for (int i = 0; i < one.size(); i++) {
                 if (one.get(i) == p) {
-                    r.setHeader(s.flags.size());
-                    for (String f : s.flags) r.status(f);
+                    List<String> flags = s.flags.contains("variable_flags") ? variableFlags(cmd, args) : s.flags;
+                    r.setHeader(flags.size());
+                    for (String f : flags) r.status(f);
                     return;
                 }
             }

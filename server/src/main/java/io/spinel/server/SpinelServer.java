@@ -63,9 +63,20 @@ public final class SpinelServer implements AutoCloseable {
     private final Engine engine;
     private final boolean epoll;
     private final List<Channel> listeners = new ArrayList<>();
+    /** The TCP ones among {@link #listeners}, which CONFIG SET port and bind replace. */
+    private final List<Channel> tcpListeners = new ArrayList<>();
+    /** The bind addresses the TCP listeners were opened with. */
+    private String boundAddresses = "";
+    /**
+     * Accepts on listeners opened by CONFIG SET port/bind: that runs on the engine's loop, which
+     * cannot wait for a bind that it would have to perform itself. Created on first use.
+     */
+    private EventLoopGroup rebindGroup;
+    /** Set once started: from then on CONFIG SET port/bind move the listeners. */
+    private boolean watchingListenConfig;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean stopping;
-    private int port;
+    private volatile int port;
     private String unixSocket;
     private Runnable onStopped = () -> { };
     /** Whether start-up loads the RDB or AOF found in dir. */
@@ -174,45 +185,7 @@ public final class SpinelServer implements AutoCloseable {
         int backlog = config.getInt("tcp-backlog");
         engine.setHostInfo(epoll ? "epoll" : "nio", ProcessHandle.current().info().command().orElse(""),
                 engine.configFile());
-        if (wantedPort != 0 || randomPort) {
-            Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-            ServerBootstrap b = new ServerBootstrap()
-                    .group(group)
-                    .channel(type)
-                    .option(ChannelOption.SO_BACKLOG, backlog)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.TCP_NODELAY, true)
-                    .childHandler(initializer());
-            int keepalive = config.getInt("tcp-keepalive");
-            if (keepalive > 0) {
-                b.childOption(ChannelOption.SO_KEEPALIVE, true);
-                if (epoll) {
-                    b.childOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
-                    b.childOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
-                    b.childOption(EpollChannelOption.TCP_KEEPCNT, 3);
-                }
-            }
-            int bindPort = wantedPort;
-            for (String addr : config.get("bind").split(" ")) {
-                boolean optional = addr.startsWith("-");
-                String host = optional ? addr.substring(1) : addr;
-                if (host.equals("*")) host = "0.0.0.0";
-                else if (host.equals("::*")) host = "::";
-                try {
-                    Channel ch = b.bind(new InetSocketAddress(host, bindPort)).sync().channel();
-                    listeners.add(ch);
-                    if (bindPort == 0) bindPort = ((InetSocketAddress) ch.localAddress()).getPort();
-                } catch (Exception e) {
-                    if (optional) {
-                        log.verbose("Skipping optional bind address " + host + ": " + e.getMessage());
-                        continue;
-                    }
-                    throw new IOException("Could not create server TCP listening socket " + host + ":" + bindPort
-                            + ": " + e.getMessage(), e);
-                }
-            }
-            port = bindPort;
-        }
+        if (wantedPort != 0 || randomPort) port = listenTcp(group, config.get("bind"), wantedPort, backlog);
         String socketPath = config.get("unixsocket");
         if (!socketPath.isEmpty()) {
             if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");
@@ -231,6 +204,107 @@ public final class SpinelServer implements AutoCloseable {
         }
         engine.setListenInfo(config.get("bind"), port);
         loop.submit(engine::start).sync();
+        // from now on a change of port or bind (CONFIG SET) moves the TCP listeners
+        config.listen("port", o -> {
+            if (watchingListenConfig && !stopping) changeListeners(config.get("bind"), config.getInt("port"));
+        });
+        config.listen("bind", o -> {
+            if (watchingListenConfig && !stopping) changeListeners(o.value(), port);
+        });
+        watchingListenConfig = true;
+    }
+
+    /**
+     * Opens a TCP listener on each address of bindSpec (Redis's bind syntax: "-" marks an
+     * address that may fail) at wantedPort, 0 for a port the OS picks, and returns the port.
+     * When a required address fails, what this call opened is closed again.
+     */
+    private int listenTcp(EventLoopGroup parent, String bindSpec, int wantedPort, int backlog) throws IOException {
+        Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        ServerBootstrap b = new ServerBootstrap()
+                .group(parent, group)
+                .channel(type)
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(initializer());
+        int keepalive = config.getInt("tcp-keepalive");
+        if (keepalive > 0) {
+            b.childOption(ChannelOption.SO_KEEPALIVE, true);
+            if (epoll) {
+                b.childOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
+                b.childOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
+                b.childOption(EpollChannelOption.TCP_KEEPCNT, 3);
+            }
+        }
+        int bindPort = wantedPort;
+        List<Channel> opened = new ArrayList<>();
+        for (String addr : bindSpec.split(" ")) {
+            boolean optional = addr.startsWith("-");
+            String host = optional ? addr.substring(1) : addr;
+            if (host.equals("*")) host = "0.0.0.0";
+            else if (host.equals("::*")) host = "::";
+            try {
+                Channel ch = b.bind(new InetSocketAddress(host, bindPort)).sync().channel();
+                opened.add(ch);
+                if (bindPort == 0) bindPort = ((InetSocketAddress) ch.localAddress()).getPort();
+            } catch (Exception e) {
+                if (optional) {
+                    log.verbose("Skipping optional bind address " + host + ": " + e.getMessage());
+                    continue;
+                }
+                for (Channel ch : opened) ch.close().awaitUninterruptibly();
+                throw new IOException("Could not create server TCP listening socket " + host + ":" + bindPort
+                        + ": " + e.getMessage(), e);
+            }
+        }
+        tcpListeners.addAll(opened);
+        listeners.addAll(opened);
+        boundAddresses = bindSpec;
+        return bindPort;
+    }
+
+    /**
+     * CONFIG SET port or bind, on the engine's loop: closes the TCP listeners and opens them on
+     * the new port or addresses (port 0: none), as Redis's changeListenPort/changeBindAddr do.
+     * If that fails the old ones are opened again and the error rolls the CONFIG SET back.
+     */
+    private void changeListeners(String bindSpec, int newPort) {
+        String oldSpec = boundAddresses;
+        int oldPort = port;
+        closeTcpListeners();
+        try {
+            port = newPort == 0 ? 0 : listenTcp(rebindGroup(), bindSpec, newPort, config.getInt("tcp-backlog"));
+            boundAddresses = bindSpec;
+        } catch (IOException e) {
+            log.warning(e.getMessage());
+            try {
+                port = oldPort == 0 ? 0 : listenTcp(rebindGroup(), oldSpec, oldPort, config.getInt("tcp-backlog"));
+            } catch (IOException again) {
+                log.warning("Failed to restore the previous listeners: " + again.getMessage());
+                port = 0;
+            }
+            boundAddresses = oldSpec;
+            throw new IllegalStateException(newPort != oldPort ? "Unable to listen on this port. Check server logs."
+                    : "Failed to bind to specified addresses.");
+        }
+        engine.setListenInfo(bindSpec, port);
+    }
+
+    private void closeTcpListeners() {
+        for (Channel ch : tcpListeners) {
+            listeners.remove(ch);
+            ch.close().awaitUninterruptibly();
+        }
+        tcpListeners.clear();
+    }
+
+    private EventLoopGroup rebindGroup() {
+        if (rebindGroup == null) {
+            IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+            rebindGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), io);
+        }
+        return rebindGroup;
     }
 
     private ChannelInitializer<Channel> initializer() {
@@ -325,6 +399,7 @@ public final class SpinelServer implements AutoCloseable {
             log.notice("Removing the unix socket file.");
             new File(unixSocket).delete();
         }
+        if (rebindGroup != null) rebindGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
             stopped.countDown();
             onStopped.run();

@@ -203,6 +203,46 @@ class ServerBehaviourTest {
         }
     }
 
+    /**
+     * CONFIG SET port moves the TCP listener (connections already open stay); a port that cannot
+     * be listened on fails the whole CONFIG SET, rolls back the options set with it, and leaves
+     * the server listening where it was (Redis's "CONFIG SET rollback on apply error").
+     */
+    @Test
+    void configSetPortMovesTheListenerOrRollsBack() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            int oldPort = s.port();
+            int newPort;
+            try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+                newPort = probe.getLocalPort();
+            }
+            try (RawClient c = new RawClient(oldPort)) {
+                assertThat(c.callString("CONFIG", "SET", "maxmemory", "10000002")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("CONFIG", "SET", "maxmemory", "10000001", "port",
+                        Integer.toString(taken.getLocalPort()), "client-query-buffer-limit", "10mb"))
+                        .startsWith("-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on "
+                                + "this port");
+                assertThat(c.callString("CONFIG", "GET", "maxmemory")).contains("10000002");
+                assertThat(c.callString("CONFIG", "GET", "client-query-buffer-limit")).contains("1073741824");
+                assertThat(s.port()).isEqualTo(oldPort);
+                try (RawClient again = new RawClient(oldPort)) {
+                    assertThat(again.callString("PING")).isEqualTo("+PONG\r\n");
+                }
+
+                assertThat(c.callString("CONFIG", "SET", "port", Integer.toString(newPort))).isEqualTo("+OK\r\n");
+                assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+                assertThat(c.callString("CONFIG", "GET", "port")).contains(Integer.toString(newPort));
+            }
+            assertThat(s.port()).isEqualTo(newPort);
+            try (RawClient moved = new RawClient(newPort)) {
+                assertThat(moved.callString("PING")).isEqualTo("+PONG\r\n");
+            }
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RawClient(oldPort).close())
+                    .isInstanceOf(IOException.class);
+        }
+    }
+
     @Test
     void idleClientsAreClosedAfterTimeout() throws Exception {
         try (SpinelServer s = SpinelServer.builder().randomPort().option("timeout", "1").start();

@@ -265,12 +265,19 @@ public final class Config {
     /** Stores a validated value and tells the listeners. */
     public void apply(Option o, String canonical) {
         boolean changed = !canonical.equals(o.value);
+        String old = o.value;
         o.value = canonical;
         if (!o.supported && o.harmless) {
             if (!canonical.equals(o.defaultValue)) ignoredInUse.add(o.name);
             else ignoredInUse.remove(o.name);
         }
-        if (changed) for (Consumer<Option> l : o.listeners) l.accept(o);
+        try {
+            if (changed) for (Consumer<Option> l : o.listeners) l.accept(o);
+        } catch (RuntimeException e) {
+            // the change could not be applied (e.g. a port already in use): the option keeps its value
+            o.value = old;
+            throw e;
+        }
     }
 
     public void set(String name, String value) throws ConfigException {

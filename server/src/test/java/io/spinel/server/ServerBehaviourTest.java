@@ -243,6 +243,26 @@ class ServerBehaviourTest {
         }
     }
 
+    /** CONFIG SET bind reopens the listener on the new addresses; an address it cannot bind rolls back. */
+    @Test
+    void configSetBindMovesTheListenerOrRollsBack() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             RawClient c = new RawClient(s.port())) {
+            int port = s.port();
+            assertThat(c.callString("CONFIG", "SET", "bind", "192.0.2.1"))
+                    .isEqualTo("-ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to "
+                            + "specified addresses.\r\n");
+            assertThat(c.callString("CONFIG", "GET", "bind")).contains("* -::*");
+            assertThat(c.callString("CONFIG", "SET", "bind", "127.0.0.1")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("CONFIG", "GET", "bind")).contains("127.0.0.1");
+            assertThat(s.port()).isEqualTo(port);
+            try (RawClient local = new RawClient("127.0.0.1", port)) {
+                assertThat(local.callString("PING")).isEqualTo("+PONG\r\n");
+            }
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+        }
+    }
+
     @Test
     void idleClientsAreClosedAfterTimeout() throws Exception {
         try (SpinelServer s = SpinelServer.builder().randomPort().option("timeout", "1").start();

@@ -7,6 +7,7 @@ import io.spinel.core.command.CommandTable;
 import io.spinel.core.config.Config;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.keyspace.LazyFree;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.RespReader;
 import io.spinel.core.util.Bytes;
@@ -163,6 +164,9 @@ public final class Engine {
         config.listen("lfu-log-factor", o -> keyspace.setLfuLogFactor(Integer.parseInt(o.value())));
         config.listen("lfu-decay-time", o -> keyspace.setLfuDecayTime(Integer.parseInt(o.value())));
         config.listen("lazyfree-lazy-expire", o -> lazyfreeLazyExpire = o.value().equals("yes"));
+        config.listen("lazyfree-lazy-eviction", o -> lazyfreeLazyEviction = o.value().equals("yes"));
+        config.listen("lazyfree-lazy-user-del", o -> lazyfreeLazyUserDel = o.value().equals("yes"));
+        config.listen("lazyfree-lazy-user-flush", o -> lazyfreeLazyUserFlush = o.value().equals("yes"));
         config.listen("slowlog-log-slower-than", o -> {
             slowlog.slowerThan = Long.parseLong(o.value());
             slowlog.configChanged();
@@ -791,6 +795,35 @@ public final class Engine {
     /** What the outermost running command (and everything it ran) propagates, in order. */
     private final ArrayList<Propagated> pendingPropagation = new ArrayList<>();
     private boolean lazyfreeLazyExpire;
+    private boolean lazyfreeLazyEviction;
+    private boolean lazyfreeLazyUserDel;
+    private boolean lazyfreeLazyUserFlush;
+    /** INFO lazyfreed_objects: values Redis would have freed on its lazy-free thread (see LazyFree). */
+    private long lazyfreedObjects;
+
+    /** DEL deletes lazily (lazyfree-lazy-user-del), as UNLINK always does. */
+    public boolean lazyUserDel() {
+        return lazyfreeLazyUserDel;
+    }
+
+    /** FLUSHALL/FLUSHDB without SYNC or ASYNC flush lazily (lazyfree-lazy-user-flush). */
+    public boolean lazyUserFlush() {
+        return lazyfreeLazyUserFlush;
+    }
+
+    /** A value deleted lazily (UNLINK, lazy DEL, expiry or eviction): counted as Redis counts it. */
+    public void deletedLazily(Object entry) {
+        if (LazyFree.freedInBackground(entry)) lazyfreedObjects++;
+    }
+
+    /** FLUSHALL/FLUSHDB ASYNC dropped this many keys: Redis counts each as lazily freed. */
+    public void flushedLazily(long keys) {
+        lazyfreedObjects += keys;
+    }
+
+    long lazyfreedObjects() {
+        return lazyfreedObjects;
+    }
     private static final byte[][] MULTI = {Bytes.ascii("MULTI")};
     private static final byte[][] EXEC = {Bytes.ascii("EXEC")};
 
@@ -985,7 +1018,8 @@ public final class Engine {
 
     private final Keyspace.Listener keyspaceListener = new Keyspace.Listener() {
         @Override
-        public void expired(Db db, byte[] key) {
+        public void expired(Db db, byte[] key, Object entry) {
+            if (lazyfreeLazyExpire) deletedLazily(entry);
             onExpired(db, key);
         }
 
@@ -1281,11 +1315,13 @@ public final class Engine {
 
     /** Deletes a key chosen by the eviction policy, with Redis's side effects. */
     void evict(Db db, byte[] key) {
-        db.remove(key, 0, key.length);
+        Object old = db.remove(key, 0, key.length);
+        if (lazyfreeLazyEviction) deletedLazily(old);
         transactions.keyTouched(db, key, 0, key.length);
         tracking.keyModified(null, key, 0, key.length);
         notify(Notify.EVICTED, "evicted", db, key);
-        // propagation of the deletion (AOF, replicas) hooks in here
+        // the AOF (and a replica) must forget the key too, or it comes back on the next start
+        if (propagates()) propagate(db.id(), new byte[][] {lazyfreeLazyEviction ? UNLINK : DEL, key});
     }
 
     String gcName() {
@@ -1388,6 +1424,7 @@ public final class Engine {
         commands.resetStats();
         evictor.evictedKeys = 0;
         evictedClients = 0;
+        lazyfreedObjects = 0;
     }
 
     /** Where CONFIG REWRITE writes; set by the host when it loaded a config file. */

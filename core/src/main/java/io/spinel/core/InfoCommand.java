@@ -228,7 +228,7 @@ final class InfoCommand {
         field(sb, "mem_allocator", "jvm-" + e.gcName());
         field(sb, "active_defrag_running", 0);
         field(sb, "lazyfree_pending_objects", 0);
-        field(sb, "lazyfreed_objects", 0);
+        field(sb, "lazyfreed_objects", e.lazyfreedObjects());
     }
 
     private static void persistence(Engine e, StringBuilder sb) {

@@ -33,7 +33,8 @@ public final class ConfigSupport {
         "save", "dbfilename", "rdbcompression", "rdbchecksum", "stop-writes-on-bgsave-error", "rdb-key-save-delay",
         "appendonly", "appendfilename", "appenddirname", "appendfsync", "auto-aof-rewrite-percentage",
         "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble", "aof-timestamp-enabled",
-        "aof-disable-auto-gc", "lazyfree-lazy-expire",
+        "aof-disable-auto-gc", "lazyfree-lazy-expire", "lazyfree-lazy-eviction", "lazyfree-lazy-user-del",
+        "lazyfree-lazy-user-flush",
         // scripting
         "busy-reply-threshold", "min-replicas-to-write",
         // pub/sub: listed here, not only where the engine reads them, so a config file may set them
@@ -49,8 +50,8 @@ public final class ConfigSupport {
      * is accepted; the log lists the ones set away from their default.
      */
     static final String[] HARMLESS = {
-        "dynamic-hz", "active-expire-effort", "lazyfree-lazy-eviction",
-        "lazyfree-lazy-server-del", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush", "io-threads",
+        "dynamic-hz", "active-expire-effort",
+        "lazyfree-lazy-server-del", "io-threads",
         "io-threads-do-reads", "jemalloc-bg-thread", "activedefrag", "active-defrag-cycle-min",
         "active-defrag-cycle-max", "active-defrag-threshold-lower", "active-defrag-threshold-upper",
         "active-defrag-ignore-bytes", "active-defrag-max-scan-fields", "set-proc-title", "proc-title-template",

@@ -178,7 +178,7 @@ public final class Db {
         if (when < 0 || when > keyspace.now()) return false;
         if (keyspace.expiryPaused) return true; // CLIENT PAUSE: missing to the reader, kept in the data
         remove(k, off, len);
-        keyspace.expired(this, Entries.key(e));
+        keyspace.expired(this, Entries.key(e), e);
         return true;
     }
 

@@ -28,8 +28,8 @@ public final class KeyCommands {
     private static final SplittableRandom RANDOM = new SplittableRandom();
 
     public static void register(CommandTable t) {
-        t.register("del", KeyCommands::del);
-        t.register("unlink", KeyCommands::del);
+        t.register("del", c -> del(c, c.engine().lazyUserDel()));
+        t.register("unlink", c -> del(c, true));
         t.register("exists", KeyCommands::exists);
         t.register("touch", KeyCommands::touch);
         t.register("type", KeyCommands::type);
@@ -68,14 +68,16 @@ public final class KeyCommands {
         e.notify(Notify.GENERIC, "del", db, k, off, len);
     }
 
-    static void del(Client c) {
+    /** DEL, and UNLINK ({@code lazy}: only INFO's lazyfreed_objects tells them apart here). */
+    static void del(Client c, boolean lazy) {
         Args a = c.args();
         Db db = c.db();
         long n = 0;
         for (int j = 1; j < a.count(); j++) {
             // an expired key counts as already gone: lazy expiry first, then delete
             if (!db.exists(a.buf(j), a.off(j), a.len(j))) continue;
-            db.remove(a.buf(j), a.off(j), a.len(j));
+            Object old = db.remove(a.buf(j), a.off(j), a.len(j));
+            if (lazy) c.engine().deletedLazily(old);
             deleted(c, db, a.buf(j), a.off(j), a.len(j));
             n++;
         }
@@ -358,10 +360,17 @@ public final class KeyCommands {
         throw CommandError.SYNTAX;
     }
 
+    /** FLUSHALL/FLUSHDB ASYNC, or neither flag with lazyfree-lazy-user-flush on. */
+    private static boolean lazyFlush(Client c) {
+        Args a = c.args();
+        return a.count() == 2 ? a.is(1, "async") : c.engine().lazyUserFlush();
+    }
+
     static void flushdb(Client c) {
         checkFlushArgs(c);
         c.engine().beforeFlush(c.db().id());
         long n = c.db().clear();
+        if (lazyFlush(c)) c.engine().flushedLazily(n);
         c.engine().dirty += n;
         // an empty database is flushed in the AOF and on replicas too
         c.forcePropagation();
@@ -374,6 +383,7 @@ public final class KeyCommands {
         c.engine().beforeFlush(-1);
         long n = 0;
         for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
+        if (lazyFlush(c)) c.engine().flushedLazily(n);
         c.engine().dirty += n;
         // a running BGSAVE is dropped and, with save points, the empty data set saved at once
         c.engine().persistence().afterFlushAll();

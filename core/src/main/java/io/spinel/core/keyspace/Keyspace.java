@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
 public final class Keyspace {
     /** Told about keys removed because their TTL passed (stats, notifications, propagation). */
     public interface Listener {
-        void expired(Db db, byte[] key);
+        void expired(Db db, byte[] key, Object entry);
 
         /** A read found no key (only called when key-miss events are enabled). */
         void keyMiss(Db db, byte[] k, int off, int len);
@@ -274,9 +274,9 @@ public final class Keyspace {
         hits = misses = expiredKeys = expiredTimeCapReached = 0;
     }
 
-    void expired(Db db, byte[] key) {
+    void expired(Db db, byte[] key, Object entry) {
         expiredKeys++;
-        listener.expired(db, key);
+        listener.expired(db, key, entry);
     }
 
     // ---- whole-keyspace operations ------------------------------------------------------------
@@ -348,7 +348,7 @@ public final class Keyspace {
                         long when = Entries.expire(e);
                         if (when >= 0 && when <= now) {
                             db.remove(key, 0, key.length);
-                            expired(db, key);
+                            expired(db, key, e);
                             counters[1]++;
                         } else if (when >= 0) {
                             counters[2] += when - now;

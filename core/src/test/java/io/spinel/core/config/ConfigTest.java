@@ -27,8 +27,8 @@ class ConfigTest {
         Config c = new Config();
         c.set("cluster-enabled", "no");
         assertThatThrownBy(() -> c.set("cluster-enabled", "yes")).hasMessageContaining("does not implement 'cluster-enabled'");
-        c.set("lazyfree-lazy-eviction", "yes"); // harmless: accepted and remembered for the log
-        assertThat(c.ignoredInUse()).contains("lazyfree-lazy-eviction");
+        c.set("lazyfree-lazy-server-del", "yes"); // harmless: accepted and remembered for the log
+        assertThat(c.ignoredInUse()).contains("lazyfree-lazy-server-del");
     }
 
     @Test

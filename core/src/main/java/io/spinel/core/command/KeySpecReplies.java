@@ -154,6 +154,15 @@ public final class KeySpecReplies {
                 }
             }
         }
+        // a key no spec can locate (SORT's STORE destination): Redis's getkeys procedure gives it
+        // the flags of the last spec whose start is unknown (for SORT, the one noted for STORE)
+        KeySpec unknown = null;
+        for (KeySpec s : cmd.keySpecs) if (s.begin == KeySpec.Begin.UNKNOWN) unknown = s;
+        if (unknown != null) {
+            r.setHeader(unknown.flags.size());
+            for (String f : unknown.flags) r.status(f);
+            return;
+        }
         r.setHeader(0);
     }
 }

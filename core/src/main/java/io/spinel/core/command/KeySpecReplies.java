@@ -27,7 +27,9 @@ public final class KeySpecReplies {
         r.setHeader(cmd.keySpecs.size());
         for (KeySpec s : cmd.keySpecs) keySpec(r, s);
         java.util.List<Command> subs = cmd.subcommands();
-        r.arrayHeader(subs.size());
+        // no subcommands: an empty set, as Redis writes it (an array when there are some)
+        if (subs.isEmpty()) r.setHeader(0);
+        else r.arrayHeader(subs.size());
         for (Command sub : subs) commandInfo(r, sub);
     }
 
@@ -148,6 +150,11 @@ public final class KeySpecReplies {
             for (int i = 0; i < one.size(); i++) {
                 if (one.get(i) == p) {
                     List<String> flags = s.flags.contains("variable_flags") ? variableFlags(cmd, args) : s.flags;
+                    if (cmd.keysFinder != null && flags.contains("incomplete")) {
+                        // Redis asks the command's getkeys procedure then, which reports key flags only
+                        flags = new java.util.ArrayList<>(flags);
+                        flags.remove("incomplete");
+                    }
                     r.setHeader(flags.size());
                     for (String f : flags) r.status(f);
                     return;

@@ -25,6 +25,8 @@ public final class PersistCommands {
         t.register("bgrewriteaof", PersistCommands::bgrewriteaof);
         t.register("dump", PersistCommands::dump);
         t.register("restore", PersistCommands::restore);
+        t.register("migrate", c -> Migrate.migrate(c, p(c).migrateCache));
+        t.registerKeysFinder("migrate", Migrate::keys);
     }
 
     private static Persistence p(Client c) {

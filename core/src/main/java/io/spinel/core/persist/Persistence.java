@@ -48,6 +48,8 @@ public final class Persistence {
     private final Config config;
     private final Log log;
     final Aof aof;
+    /** MIGRATE's connections to its targets. */
+    final Migrate.Cache migrateCache = new Migrate.Cache();
     private FunctionStore functions;
     private boolean started;
 
@@ -429,6 +431,7 @@ public final class Persistence {
 
     /** From the engine's cron: save points, scheduled jobs, automatic AOF rewrites. */
     public void cron() {
+        migrateCache.closeIdle(System.currentTimeMillis());
         if (!started) return;
         long now = System.currentTimeMillis() / 1000;
         if (job == null && aof.rewriteScheduled) startAofRewrite();
@@ -519,6 +522,7 @@ public final class Persistence {
 
     /** The engine stops: background threads end (files already durable stay as they are). */
     public void stop() {
+        migrateCache.closeAll();
         if (job != null) {
             Job j = job;
             kill(j);

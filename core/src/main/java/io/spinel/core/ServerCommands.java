@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.command.IntList;
 import io.spinel.core.command.KeySpecReplies;
@@ -46,7 +47,24 @@ final class ServerCommands {
         t.register("config|help", ServerCommands::configHelp);
         t.register("debug", ServerCommands::debug);
         t.register("shutdown", ServerCommands::shutdown);
+        // a standalone Redis has these and refuses them; clients probe CLUSTER INFO or NODES to
+        // find out whether they talk to a cluster
+        CommandHandler clusterDisabled = c -> {
+            throw CLUSTER_DISABLED;
+        };
+        for (String sub : CLUSTER_SUBCOMMANDS) t.register("cluster|" + sub, clusterDisabled);
+        t.register("readonly", clusterDisabled);
+        t.register("readwrite", clusterDisabled);
+        t.register("asking", clusterDisabled);
     }
+
+    private static final CommandError CLUSTER_DISABLED = CommandError.err("This instance has cluster support disabled");
+    private static final String[] CLUSTER_SUBCOMMANDS = {
+        "addslots", "addslotsrange", "bumpepoch", "count-failure-reports", "countkeysinslot", "delslots",
+        "delslotsrange", "failover", "flushslots", "forget", "getkeysinslot", "help", "info", "keyslot", "links",
+        "meet", "myid", "nodes", "replicas", "replicate", "reset", "saveconfig", "set-config-epoch", "setslot",
+        "shards", "slaves", "slots",
+    };
 
     static void time(Client c) {
         long micros = System.currentTimeMillis() * 1000 + (System.nanoTime() / 1000) % 1000;

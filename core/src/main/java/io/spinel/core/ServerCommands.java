@@ -53,9 +53,65 @@ final class ServerCommands {
             throw CLUSTER_DISABLED;
         };
         for (String sub : CLUSTER_SUBCOMMANDS) t.register("cluster|" + sub, clusterDisabled);
+        t.register("role", ServerCommands::role);
+        t.register("wait", ServerCommands::waitReplicas);
+        t.register("failover", ServerCommands::failover);
         t.register("readonly", clusterDisabled);
         t.register("readwrite", clusterDisabled);
         t.register("asking", clusterDisabled);
+    }
+
+    // ---- replication, as a master without replicas answers it ----------------------------------
+
+    /** ROLE: a master at replication offset 0 with no replicas (INFO replication says the same). */
+    static void role(Client c) {
+        Reply r = c.reply();
+        r.arrayHeader(3);
+        r.bulk("master");
+        r.integer(0);
+        r.arrayHeader(0);
+    }
+
+    /**
+     * WAIT numreplicas timeout: no replica ever acknowledges, so 0 at once when no acknowledgement
+     * is asked for (or inside MULTI), otherwise 0 when the timeout (ms, 0 = never) passes or
+     * CLIENT UNBLOCK ends the wait, as a Redis master without replicas does.
+     */
+    static void waitReplicas(Client c) {
+        long wanted = c.argLong(1);
+        long ms = c.argLong(2, CommandError.err("timeout is not an integer or out of range"));
+        if (ms < 0) throw CommandError.err("timeout is negative");
+        if (wanted <= 0 || c.inExec || c.inMulti()) {
+            c.reply().integer(0);
+            return;
+        }
+        long now = c.engine.keyspace().clock().millis();
+        long deadline = ms == 0 ? 0 : (ms > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + ms);
+        c.engine.blocking.block(c, -1, java.util.List.of(), deadline, r -> r.integer(0));
+    }
+
+    /** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]: Redis's checks, then "requires connected replicas". */
+    static void failover(Client c) {
+        Args a = c.args();
+        if (a.count() == 2 && a.is(1, "abort")) throw CommandError.err("No failover in progress.");
+        long timeout = 0;
+        boolean force = false, to = false;
+        for (int j = 1; j < a.count(); j++) {
+            if (a.is(j, "timeout") && j + 1 < a.count() && timeout == 0) {
+                timeout = c.argLong(j + 1);
+                if (timeout <= 0) throw CommandError.err("FAILOVER timeout must be greater than 0");
+                j++;
+            } else if (a.is(j, "to") && j + 2 < a.count() && !to) {
+                c.argLong(j + 2);
+                to = true;
+                j += 2;
+            } else if (a.is(j, "force") && !force) {
+                force = true;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        throw CommandError.err("FAILOVER requires connected replicas.");
     }
 
     private static final CommandError CLUSTER_DISABLED = CommandError.err("This instance has cluster support disabled");

@@ -263,6 +263,36 @@ class ServerBehaviourTest {
         }
     }
 
+    /** WAIT on a master without replicas blocks until its timeout or CLIENT UNBLOCK, then says 0 (as Redis). */
+    @Test
+    void waitBlocksUntilTimeoutOrUnblock() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             RawClient a = new RawClient(s.port());
+             RawClient b = new RawClient(s.port())) {
+            long t0 = System.nanoTime();
+            assertThat(a.callString("WAIT", "1", "150")).isEqualTo(":0\r\n");
+            assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(140_000_000L);
+            String id = a.callString("CLIENT", "ID").substring(1).trim();
+            a.sendRaw("*3\r\n$4\r\nWAIT\r\n$1\r\n1\r\n$1\r\n0\r\n");
+            awaitBlocked(b, 1);
+            assertThat(b.callString("CLIENT", "UNBLOCK", id)).isEqualTo(":1\r\n");
+            assertThat(new String(a.readReply(), StandardCharsets.US_ASCII)).isEqualTo(":0\r\n");
+            a.sendRaw("*3\r\n$4\r\nWAIT\r\n$1\r\n2\r\n$1\r\n0\r\n");
+            awaitBlocked(b, 1);
+            assertThat(b.callString("CLIENT", "UNBLOCK", id, "ERROR")).isEqualTo(":1\r\n");
+            assertThat(new String(a.readReply(), StandardCharsets.US_ASCII))
+                    .isEqualTo("-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+        }
+    }
+
+    private static void awaitBlocked(RawClient c, int n) throws Exception {
+        for (int i = 0; i < 200; i++) {
+            if (c.callString("INFO", "clients").contains("blocked_clients:" + n + "\r\n")) return;
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no client blocked");
+    }
+
     @Test
     void idleClientsAreClosedAfterTimeout() throws Exception {
         try (SpinelServer s = SpinelServer.builder().randomPort().option("timeout", "1").start();

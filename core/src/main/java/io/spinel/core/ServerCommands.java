@@ -53,12 +53,39 @@ final class ServerCommands {
             throw CLUSTER_DISABLED;
         };
         for (String sub : CLUSTER_SUBCOMMANDS) t.register("cluster|" + sub, clusterDisabled);
+        t.register("module|list", c -> c.reply().arrayHeader(0));
+        t.register("module|load", ServerCommands::moduleLoad);
+        t.register("module|loadex", ServerCommands::moduleLoad);
+        t.register("module|unload", c -> {
+            throw CommandError.err("Error unloading module: no such module with that name");
+        });
+        t.register("module|help", c -> KeyCommands.helpReply(c,
+                "MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                "LIST",
+                "    The loaded modules (none: Spinel runs no native modules).",
+                "LOAD <path> [<arg> ...]",
+                "    Load a module; always fails here.",
+                "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+                "    Load a module with configuration; always fails here.",
+                "UNLOAD <name>",
+                "    Unload a module; there is none."));
         t.register("role", ServerCommands::role);
         t.register("wait", ServerCommands::waitReplicas);
         t.register("failover", ServerCommands::failover);
         t.register("readonly", clusterDisabled);
         t.register("readwrite", clusterDisabled);
         t.register("asking", clusterDisabled);
+    }
+
+    /**
+     * MODULE LOAD/LOADEX: Redis modules are native libraries written against Redis's C API, which
+     * a JVM server cannot host; the load fails as a failed load does in Redis, with the reason in
+     * the log.
+     */
+    static void moduleLoad(Client c) {
+        c.engine.log().warning("Module " + c.args().string(2) + " failed to load: Spinel cannot run native "
+                + "Redis modules");
+        throw CommandError.err("Error loading the extension. Please check the server logs.");
     }
 
     // ---- replication, as a master without replicas answers it ----------------------------------

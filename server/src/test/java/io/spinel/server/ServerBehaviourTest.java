@@ -285,6 +285,21 @@ class ServerBehaviourTest {
         }
     }
 
+    /** With MODULE allowed, loading fails as a failed load does in Redis; LIST shows no modules. */
+    @Test
+    void moduleLoadFailsLikeAFailedLoad() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("enable-module-command", "yes").start();
+             RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("MODULE", "LOAD", "/nonexistent/m.so"))
+                    .isEqualTo("-ERR Error loading the extension. Please check the server logs.\r\n");
+            assertThat(c.callString("MODULE", "LOADEX", "/nonexistent/m.so", "ARGS", "x"))
+                    .isEqualTo("-ERR Error loading the extension. Please check the server logs.\r\n");
+            assertThat(c.callString("MODULE", "UNLOAD", "m"))
+                    .isEqualTo("-ERR Error unloading module: no such module with that name\r\n");
+            assertThat(c.callString("MODULE", "LIST")).isEqualTo("*0\r\n");
+        }
+    }
+
     private static void awaitBlocked(RawClient c, int n) throws Exception {
         for (int i = 0; i < 200; i++) {
             if (c.callString("INFO", "clients").contains("blocked_clients:" + n + "\r\n")) return;

@@ -70,7 +70,11 @@ public final class CommandTable {
                 List<String> flagNames = list(f[2]);
                 int flags = 0;
                 for (String fl : flagNames) flags |= CommandFlags.parse(fl);
-                if (name.equals("debug") || name.equals("module")) flags |= CommandFlags.PROTECTED;
+                // Redis's "protected" commands (enable-debug-command / enable-module-command)
+                if (name.equals("debug") || name.equals("module|load") || name.equals("module|loadex")
+                        || name.equals("module|unload")) {
+                    flags |= CommandFlags.PROTECTED;
+                }
                 List<KeySpec> keySpecs = new ArrayList<>();
                 if (!f[8].equals("-")) for (String ks : f[8].split(";")) keySpecs.add(KeySpec.parse(ks));
                 specs.add(new Spec(name, Integer.parseInt(f[1]), flags, flagNames, Integer.parseInt(f[3]),

@@ -25,6 +25,8 @@ public final class PersistCommands {
         t.register("bgrewriteaof", PersistCommands::bgrewriteaof);
         t.register("dump", PersistCommands::dump);
         t.register("restore", PersistCommands::restore);
+        // what a cluster's MIGRATE sends; outside a cluster it is RESTORE, as in Redis
+        t.register("restore-asking", PersistCommands::restore);
         t.register("migrate", c -> Migrate.migrate(c, p(c).migrateCache));
         t.registerKeysFinder("migrate", Migrate::keys);
     }

@@ -102,6 +102,11 @@ public final class Main {
 
         SpinelServer server;
         try {
+            if (AOT_TRAINING) {
+                try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+                    config.set("port", Integer.toString(probe.getLocalPort()));
+                }
+            }
             server = SpinelServer.start(config, log);
         } catch (Exception e) {
             log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
@@ -140,10 +145,42 @@ public final class Main {
         log.warning("Server initialized");
         if (server.port() != 0) log.notice("Ready to accept connections tcp");
         if (server.unixSocket() != null) log.notice("Ready to accept connections unix");
+        if (AOT_TRAINING) {
+            // the launcher's training run for the JDK's AOT cache: serve one client, then stop
+            trainingClient(server.port());
+            server.close();
+            return;
+        }
         try {
             server.awaitStop(); // the event loop thread is a daemon: keep the JVM up until stopped
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Set by the launcher for its training run (JDK 25+): the JVM records the classes that
+     * starting and serving a first client load, and later starts map them ready-linked.
+     */
+    private static final boolean AOT_TRAINING = Boolean.getBoolean("spinel.aotTraining");
+
+    /** Sends a few commands the way a client does and reads the replies (for the training run). */
+    private static void trainingClient(int port) {
+        if (port == 0) return;
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(("PING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
+                    + "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            java.io.InputStream in = s.getInputStream();
+            int lines = 0;
+            while (lines < 5) {
+                int c = in.read();
+                if (c < 0) break;
+                if (c == '\n') lines++;
+            }
+        } catch (IOException ignored) {
+            // training is best effort: a cache of what start-up loaded is still worth having
         }
     }
 

@@ -186,6 +186,9 @@ public final class SpinelServer implements AutoCloseable {
         engine.setHostInfo(epoll ? "epoll" : "nio", ProcessHandle.current().info().command().orElse(""),
                 engine.configFile());
         if (wantedPort != 0 || randomPort) port = listenTcp(group, config.get("bind"), wantedPort, backlog);
+        // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
+        // mean no TCP listener at all)
+        if (randomPort && wantedPort == 0 && port != 0) config.set("port", Integer.toString(port));
         String socketPath = config.get("unixsocket");
         if (!socketPath.isEmpty()) {
             if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");

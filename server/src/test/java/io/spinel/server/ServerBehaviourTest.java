@@ -218,6 +218,9 @@ class ServerBehaviourTest {
                 newPort = probe.getLocalPort();
             }
             try (RawClient c = new RawClient(oldPort)) {
+                // the port the OS picked is the configured port from then on
+                assertThat(c.callString("CONFIG", "GET", "port")).endsWith("$" + Integer.toString(oldPort).length()
+                        + "\r\n" + oldPort + "\r\n");
                 assertThat(c.callString("CONFIG", "SET", "maxmemory", "10000002")).isEqualTo("+OK\r\n");
                 assertThat(c.callString("CONFIG", "SET", "maxmemory", "10000001", "port",
                         Integer.toString(taken.getLocalPort()), "client-query-buffer-limit", "10mb"))
@@ -225,6 +228,7 @@ class ServerBehaviourTest {
                                 + "this port");
                 assertThat(c.callString("CONFIG", "GET", "maxmemory")).contains("10000002");
                 assertThat(c.callString("CONFIG", "GET", "client-query-buffer-limit")).contains("1073741824");
+                assertThat(c.callString("CONFIG", "GET", "port")).contains(Integer.toString(oldPort));
                 assertThat(s.port()).isEqualTo(oldPort);
                 try (RawClient again = new RawClient(oldPort)) {
                     assertThat(again.callString("PING")).isEqualTo("+PONG\r\n");

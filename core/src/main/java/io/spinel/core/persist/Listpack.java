@@ -11,13 +11,112 @@ import java.util.Arrays;
  * 7, 13, 16, 24, 32 or 64 bits; strings with 6, 12 or 32-bit lengths) followed by the entry's
  * length written backwards, so the list can be walked from either end.
  */
-final class Listpack {
+public final class Listpack {
     private Listpack() {
     }
 
-    static final int HEADER = 6;
-    private static final int EOF = 0xFF;
+    public static final int HEADER = 6;
+    public static final int EOF = 0xFF;
     private static final int COUNT_UNKNOWN = 65535;
+
+    // ---- entry encoding, shared by the RDB builder below and the streams' in-memory nodes -------
+
+    /** Writes an integer entry and its backlen at p (room checked by the caller); returns the end. */
+    public static int writeInt(byte[] b, int p, long v) {
+        int start = p;
+        if (v >= 0 && v <= 127) {
+            b[p++] = (byte) v;
+        } else if (v >= -4096 && v <= 4095) {
+            long u = v < 0 ? (1L << 13) + v : v;
+            b[p++] = (byte) ((u >>> 8) | 0xC0);
+            b[p++] = (byte) u;
+        } else if (v >= -32768 && v <= 32767) {
+            b[p++] = (byte) 0xF1;
+            b[p++] = (byte) v;
+            b[p++] = (byte) (v >> 8);
+        } else if (v >= -8388608 && v <= 8388607) {
+            b[p++] = (byte) 0xF2;
+            b[p++] = (byte) v;
+            b[p++] = (byte) (v >> 8);
+            b[p++] = (byte) (v >> 16);
+        } else if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
+            b[p++] = (byte) 0xF3;
+            Bytes.putIntLE(b, p, (int) v);
+            p += 4;
+        } else {
+            b[p++] = (byte) 0xF4;
+            Bytes.putLongLE(b, p, v);
+            p += 8;
+        }
+        return writeBacklen(b, p, p - start);
+    }
+
+    /** Writes bytes as a string entry (never as an integer) and its backlen at p; returns the end. */
+    public static int writeString(byte[] b, int p, byte[] s, int off, int len) {
+        int start = p;
+        if (len < 64) {
+            b[p++] = (byte) (0x80 | len);
+        } else if (len < 4096) {
+            b[p++] = (byte) (0xE0 | (len >>> 8));
+            b[p++] = (byte) len;
+        } else {
+            b[p++] = (byte) 0xF0;
+            Bytes.putIntLE(b, p, len);
+            p += 4;
+        }
+        System.arraycopy(s, off, b, p, len);
+        p += len;
+        return writeBacklen(b, p, p - start);
+    }
+
+    /** Writes bytes as lpAppend does (a canonical integer becomes an integer entry); returns the end. */
+    public static int writeElement(byte[] b, int p, byte[] s, int off, int len) {
+        if (len > 0 && len <= 20 && Bytes.isLong(s, off, len)) return writeInt(b, p, Bytes.parseLong(s, off, len));
+        return writeString(b, p, s, off, len);
+    }
+
+    /** The entry's length l written backwards, 7 bits a byte, at p; returns the end. */
+    private static int writeBacklen(byte[] b, int p, int l) {
+        if (l <= 127) {
+            b[p++] = (byte) l;
+        } else if (l < 16383) {
+            b[p++] = (byte) (l >>> 7);
+            b[p++] = (byte) ((l & 127) | 128);
+        } else if (l < 2097151) {
+            b[p++] = (byte) (l >>> 14);
+            b[p++] = (byte) (((l >>> 7) & 127) | 128);
+            b[p++] = (byte) ((l & 127) | 128);
+        } else if (l < 268435455) {
+            b[p++] = (byte) (l >>> 21);
+            b[p++] = (byte) (((l >>> 14) & 127) | 128);
+            b[p++] = (byte) (((l >>> 7) & 127) | 128);
+            b[p++] = (byte) ((l & 127) | 128);
+        } else {
+            b[p++] = (byte) (l >>> 28);
+            b[p++] = (byte) (((l >>> 21) & 127) | 128);
+            b[p++] = (byte) (((l >>> 14) & 127) | 128);
+            b[p++] = (byte) (((l >>> 7) & 127) | 128);
+            b[p++] = (byte) ((l & 127) | 128);
+        }
+        return p;
+    }
+
+    /** Bytes of the backlen of an entry of l bytes. */
+    public static int backlenSize(int l) {
+        if (l <= 127) return 1;
+        if (l < 16383) return 2;
+        if (l < 2097151) return 3;
+        if (l < 268435455) return 4;
+        return 5;
+    }
+
+    /** Writes the header: total bytes and element count (65535 when it does not fit). */
+    public static void writeHeader(byte[] b, int total, int count) {
+        Bytes.putIntLE(b, 0, total);
+        int n = Math.min(count, COUNT_UNKNOWN);
+        b[4] = (byte) n;
+        b[5] = (byte) (n >>> 8);
+    }
 
     /** Builds a listpack blob element by element, as lpAppend does (integer-looking strings become integers). */
     static final class Builder {
@@ -52,75 +151,13 @@ final class Listpack {
 
         void addString(byte[] s, int off, int len) {
             ensure(len + 10);
-            int start = p;
-            if (len < 64) {
-                b[p++] = (byte) (0x80 | len);
-            } else if (len < 4096) {
-                b[p++] = (byte) (0xE0 | (len >>> 8));
-                b[p++] = (byte) len;
-            } else {
-                b[p++] = (byte) 0xF0;
-                Bytes.putIntLE(b, p, len);
-                p += 4;
-            }
-            System.arraycopy(s, off, b, p, len);
-            p += len;
-            backlen(p - start);
+            p = writeString(b, p, s, off, len);
+            count++;
         }
 
         void addLong(long v) {
             ensure(14);
-            int start = p;
-            if (v >= 0 && v <= 127) {
-                b[p++] = (byte) v;
-            } else if (v >= -4096 && v <= 4095) {
-                long u = v < 0 ? (1L << 13) + v : v;
-                b[p++] = (byte) ((u >>> 8) | 0xC0);
-                b[p++] = (byte) u;
-            } else if (v >= -32768 && v <= 32767) {
-                b[p++] = (byte) 0xF1;
-                b[p++] = (byte) v;
-                b[p++] = (byte) (v >> 8);
-            } else if (v >= -8388608 && v <= 8388607) {
-                b[p++] = (byte) 0xF2;
-                b[p++] = (byte) v;
-                b[p++] = (byte) (v >> 8);
-                b[p++] = (byte) (v >> 16);
-            } else if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
-                b[p++] = (byte) 0xF3;
-                Bytes.putIntLE(b, p, (int) v);
-                p += 4;
-            } else {
-                b[p++] = (byte) 0xF4;
-                Bytes.putLongLE(b, p, v);
-                p += 8;
-            }
-            backlen(p - start);
-        }
-
-        private void backlen(int l) {
-            ensure(5);
-            if (l <= 127) {
-                b[p++] = (byte) l;
-            } else if (l < 16383) {
-                b[p++] = (byte) (l >>> 7);
-                b[p++] = (byte) ((l & 127) | 128);
-            } else if (l < 2097151) {
-                b[p++] = (byte) (l >>> 14);
-                b[p++] = (byte) (((l >>> 7) & 127) | 128);
-                b[p++] = (byte) ((l & 127) | 128);
-            } else if (l < 268435455) {
-                b[p++] = (byte) (l >>> 21);
-                b[p++] = (byte) (((l >>> 14) & 127) | 128);
-                b[p++] = (byte) (((l >>> 7) & 127) | 128);
-                b[p++] = (byte) ((l & 127) | 128);
-            } else {
-                b[p++] = (byte) (l >>> 28);
-                b[p++] = (byte) (((l >>> 21) & 127) | 128);
-                b[p++] = (byte) (((l >>> 14) & 127) | 128);
-                b[p++] = (byte) (((l >>> 7) & 127) | 128);
-                b[p++] = (byte) ((l & 127) | 128);
-            }
+            p = writeInt(b, p, v);
             count++;
         }
 
@@ -128,10 +165,7 @@ final class Listpack {
         byte[] finish() {
             ensure(1);
             b[p++] = (byte) EOF;
-            Bytes.putIntLE(b, 0, p);
-            int n = Math.min(count, COUNT_UNKNOWN);
-            b[4] = (byte) n;
-            b[5] = (byte) (n >>> 8);
+            writeHeader(b, p, count);
             return b;
         }
 
@@ -235,12 +269,5 @@ final class Listpack {
             p = at + l;
         }
 
-        private static int backlenSize(int l) {
-            if (l <= 127) return 1;
-            if (l < 16383) return 2;
-            if (l < 2097151) return 3;
-            if (l < 268435455) return 4;
-            return 5;
-        }
     }
 }

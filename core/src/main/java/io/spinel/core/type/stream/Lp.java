@@ -1,5 +1,6 @@
 package io.spinel.core.type.stream;
 
+import io.spinel.core.persist.Listpack;
 import io.spinel.core.util.Bytes;
 
 /**
@@ -10,9 +11,8 @@ import io.spinel.core.util.Bytes;
  * Decoding fills the fields of one reusable {@link Lp} cursor.
  */
 final class Lp {
-    static final int HEADER = 6;
-    static final int EOF = 0xFF;
-    private static final int COUNT_UNKNOWN = 65535;
+    static final int HEADER = Listpack.HEADER;
+    static final int EOF = Listpack.EOF;
 
     /** The element just decoded: an integer, or a string at buf[off, off+len). */
     boolean isInt;
@@ -102,11 +102,7 @@ final class Lp {
     }
 
     static int backlenSize(int l) {
-        if (l <= 127) return 1;
-        if (l < 16383) return 2;
-        if (l < 2097151) return 3;
-        if (l < 268435455) return 4;
-        return 5;
+        return Listpack.backlenSize(l);
     }
 
     /** Reads the backlen that ends just before p: the length of the element before p, without its backlen. */
@@ -130,7 +126,7 @@ final class Lp {
         return p - backlenSize(l) - l;
     }
 
-    // ---- encoding ---------------------------------------------------------------------------------
+    // ---- encoded sizes (the entries themselves are written by persist.Listpack) -------------------
 
     /** Encoded size (element and backlen) of an integer. */
     static int intSize(long v) {
@@ -154,88 +150,6 @@ final class Lp {
     static int size(byte[] s, int o, int l) {
         if (l > 0 && l <= 20 && Bytes.isLong(s, o, l)) return intSize(Bytes.parseLong(s, o, l));
         return strSize(l);
-    }
-
-    /** Writes an integer at p (room checked by the caller); returns the position after it. */
-    static int putInt(byte[] b, int p, long v) {
-        int start = p;
-        if (v >= 0 && v <= 127) {
-            b[p++] = (byte) v;
-        } else if (v >= -4096 && v <= 4095) {
-            long u = v < 0 ? (1L << 13) + v : v;
-            b[p++] = (byte) ((u >>> 8) | 0xC0);
-            b[p++] = (byte) u;
-        } else if (v >= -32768 && v <= 32767) {
-            b[p++] = (byte) 0xF1;
-            b[p++] = (byte) v;
-            b[p++] = (byte) (v >> 8);
-        } else if (v >= -8388608 && v <= 8388607) {
-            b[p++] = (byte) 0xF2;
-            b[p++] = (byte) v;
-            b[p++] = (byte) (v >> 8);
-            b[p++] = (byte) (v >> 16);
-        } else if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
-            b[p++] = (byte) 0xF3;
-            Bytes.putIntLE(b, p, (int) v);
-            p += 4;
-        } else {
-            b[p++] = (byte) 0xF4;
-            Bytes.putLongLE(b, p, v);
-            p += 8;
-        }
-        return putBacklen(b, p, p - start);
-    }
-
-    /** Writes bytes as lpAppend does; returns the position after them. */
-    static int put(byte[] b, int p, byte[] s, int o, int l) {
-        if (l > 0 && l <= 20 && Bytes.isLong(s, o, l)) return putInt(b, p, Bytes.parseLong(s, o, l));
-        int start = p;
-        if (l < 64) {
-            b[p++] = (byte) (0x80 | l);
-        } else if (l < 4096) {
-            b[p++] = (byte) (0xE0 | (l >>> 8));
-            b[p++] = (byte) l;
-        } else {
-            b[p++] = (byte) 0xF0;
-            Bytes.putIntLE(b, p, l);
-            p += 4;
-        }
-        System.arraycopy(s, o, b, p, l);
-        p += l;
-        return putBacklen(b, p, p - start);
-    }
-
-    private static int putBacklen(byte[] b, int p, int l) {
-        if (l <= 127) {
-            b[p++] = (byte) l;
-        } else if (l < 16383) {
-            b[p++] = (byte) (l >>> 7);
-            b[p++] = (byte) ((l & 127) | 128);
-        } else if (l < 2097151) {
-            b[p++] = (byte) (l >>> 14);
-            b[p++] = (byte) (((l >>> 7) & 127) | 128);
-            b[p++] = (byte) ((l & 127) | 128);
-        } else if (l < 268435455) {
-            b[p++] = (byte) (l >>> 21);
-            b[p++] = (byte) (((l >>> 14) & 127) | 128);
-            b[p++] = (byte) (((l >>> 7) & 127) | 128);
-            b[p++] = (byte) ((l & 127) | 128);
-        } else {
-            b[p++] = (byte) (l >>> 28);
-            b[p++] = (byte) (((l >>> 21) & 127) | 128);
-            b[p++] = (byte) (((l >>> 14) & 127) | 128);
-            b[p++] = (byte) (((l >>> 7) & 127) | 128);
-            b[p++] = (byte) ((l & 127) | 128);
-        }
-        return p;
-    }
-
-    /** Writes the header of a listpack of total bytes and element count. */
-    static void header(byte[] b, int total, int count) {
-        Bytes.putIntLE(b, 0, total);
-        int n = Math.min(count, COUNT_UNKNOWN);
-        b[4] = (byte) n;
-        b[5] = (byte) (n >>> 8);
     }
 
     static int count(byte[] b) {

@@ -2,6 +2,7 @@ package io.spinel.core.type.stream;
 
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.persist.Listpack;
 import io.spinel.core.util.Bytes;
 
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ public final class StreamValue implements Value {
         }
 
         void syncHeader() {
-            Lp.header(lp, used, elements);
+            Listpack.writeHeader(lp, used, elements);
         }
 
         /** Replaces the integer element at p by v, moving what follows if its size changes. */
@@ -78,7 +79,7 @@ public final class StreamValue implements Value {
                 System.arraycopy(lp, oldEnd, lp, p + newSize, used - oldEnd);
                 used += newSize - oldSize;
             }
-            Lp.putInt(lp, p, v);
+            Listpack.writeInt(lp, p, v);
             syncHeader();
             return p + newSize;
         }
@@ -365,11 +366,11 @@ public final class StreamValue implements Value {
             // and is trimmed to size once full
             byte[] b = new byte[size + (int) Math.min(2 * total + 64, 4096)];
             int p = Lp.HEADER;
-            p = Lp.putInt(b, p, 1);
-            p = Lp.putInt(b, p, 0);
-            p = Lp.putInt(b, p, numFields);
-            for (int i = 0; i < numFields; i++) p = Lp.put(b, p, f.buf(2 * i), f.off(2 * i), f.len(2 * i));
-            p = Lp.putInt(b, p, 0);
+            p = Listpack.writeInt(b, p, 1);
+            p = Listpack.writeInt(b, p, 0);
+            p = Listpack.writeInt(b, p, numFields);
+            for (int i = 0; i < numFields; i++) p = Listpack.writeElement(b, p, f.buf(2 * i), f.off(2 * i), f.len(2 * i));
+            p = Listpack.writeInt(b, p, 0);
             b[p++] = (byte) Lp.EOF;
             node = new Node(id.ms(), id.seq(), b, p, 4 + numFields);
             node.syncHeader();
@@ -405,22 +406,22 @@ public final class StreamValue implements Value {
         node.ensure(need);
         byte[] b = node.lp;
         int p = node.used - 1; // over the terminator
-        p = Lp.putInt(b, p, flags);
-        p = Lp.putInt(b, p, id.ms() - node.ms);
-        p = Lp.putInt(b, p, id.seq() - node.seq);
+        p = Listpack.writeInt(b, p, flags);
+        p = Listpack.writeInt(b, p, id.ms() - node.ms);
+        p = Listpack.writeInt(b, p, id.seq() - node.seq);
         int elements = 4;
         if (!same) {
-            p = Lp.putInt(b, p, numFields);
+            p = Listpack.writeInt(b, p, numFields);
             elements++;
         }
         for (int i = 0; i < n; i++) {
             if (same && (i & 1) == 0) continue;
-            p = Lp.put(b, p, f.buf(i), f.off(i), f.len(i));
+            p = Listpack.writeElement(b, p, f.buf(i), f.off(i), f.len(i));
             elements++;
         }
         long lpCount = numFields + 3;
         if (!same) lpCount += numFields + 1;
-        p = Lp.putInt(b, p, lpCount);
+        p = Listpack.writeInt(b, p, lpCount);
         b[p++] = (byte) Lp.EOF;
         node.used = p;
         node.elements += elements;
@@ -829,7 +830,7 @@ public final class StreamValue implements Value {
                 q = e.skip(b, q);
                 if ((fl & FLAG_DELETED) == 0) {
                     // flags stay one byte (values 0..3): marking never moves the entries
-                    Lp.putInt(b, flagsPos, fl | FLAG_DELETED);
+                    Listpack.writeInt(b, flagsPos, fl | FLAG_DELETED);
                     deletedHere++;
                     length--;
                 }

@@ -35,6 +35,19 @@ public final class Command {
     /** Finds keys where the key specs cannot (Redis's getkeys_proc), or null. */
     KeysFinder keysFinder;
 
+    /** The flags of the keys of this call where the key specs cannot give them, or null. */
+    KeyFlags keyFlags;
+
+    /**
+     * Key flags that depend on the call (Redis's getkeys procedures report them): SET overwrites
+     * unless it has GET, SORT's STORE destination is written, MIGRATE deletes what it moves.
+     */
+    @FunctionalInterface
+    public interface KeyFlags {
+        /** The flags of the key at argument position pos. */
+        java.util.List<String> of(Args args, int pos);
+    }
+
     /** A command-specific key finder (SORT's STORE, MIGRATE's KEYS...). */
     @FunctionalInterface
     public interface KeysFinder {

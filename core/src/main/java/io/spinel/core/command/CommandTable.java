@@ -106,6 +106,13 @@ public final class CommandTable {
         c.keysFinder = finder;
     }
 
+    /** Attaches the key flags of a command whose flags depend on the call (see {@link Command.KeyFlags}). */
+    public void registerKeyFlags(String fullName, Command.KeyFlags flags) {
+        Command c = spec(fullName);
+        if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
+        c.keyFlags = flags;
+    }
+
     /** The metadata of a command or subcommand, implemented or not. */
     public Command spec(String fullName) {
         int bar = fullName.indexOf('|');

@@ -116,60 +116,23 @@ public final class KeySpecReplies {
         }
     }
 
-    /** The flags of the key spec that found the key at position p (GETKEYSANDFLAGS). */
     /**
-     * The key flags of this very call for the commands whose spec says "variable_flags" (Redis
-     * asks their getkeys procedures): SET only overwrites unless it has GET, BITFIELD only reads
-     * while it has nothing but GET and OVERFLOW (a malformed call counts as a write).
+     * The flags of the key at position p (GETKEYSANDFLAGS): what the command says for this call
+     * when its flags vary, otherwise those of the key spec that found the key.
      */
-    static List<String> variableFlags(Command cmd, Args args) {
-        int argc = args.count();
-        if (cmd.name.equals("set")) {
-            for (int i = 3; i < argc; i++) {
-                if (args.is(i, "get")) return List.of("RW", "access", "update");
-            }
-            return List.of("OW", "update");
-        }
-        if (cmd.name.equals("bitfield")) {
-            for (int i = 2; i < argc; i++) {
-                int rest = argc - i - 1;
-                if (args.is(i, "get") && rest >= 2) i += 2;
-                else if (args.is(i, "overflow") && rest >= 1) i += 1;
-                else return List.of("RW", "access", "update");
-            }
-            return List.of("RO", "access");
-        }
-        return List.of("RW", "access", "update");
+    public static void keyFlags(Reply r, Command cmd, int p, Args args) {
+        List<String> flags = cmd.keyFlags != null ? cmd.keyFlags.of(args, p) : specFlags(cmd, p, args);
+        r.setHeader(flags.size());
+        for (String f : flags) r.status(f);
     }
 
-    public static void keyFlags(Reply r, Command cmd, int p, Args args) {
-        IntList one = new IntList();
+    private static List<String> specFlags(Command cmd, int p, Args args) {
+        IntList found = new IntList();
         for (KeySpec s : cmd.keySpecs) {
-            one.clear();
-            s.collect(args, one);
-            for (int i = 0; i < one.size(); i++) {
-                if (one.get(i) == p) {
-                    List<String> flags = s.flags.contains("variable_flags") ? variableFlags(cmd, args) : s.flags;
-                    if (cmd.keysFinder != null && flags.contains("incomplete")) {
-                        // Redis asks the command's getkeys procedure then, which reports key flags only
-                        flags = new java.util.ArrayList<>(flags);
-                        flags.remove("incomplete");
-                    }
-                    r.setHeader(flags.size());
-                    for (String f : flags) r.status(f);
-                    return;
-                }
-            }
+            found.clear();
+            s.collect(args, found);
+            for (int i = 0; i < found.size(); i++) if (found.get(i) == p) return s.flags;
         }
-        // a key no spec can locate (SORT's STORE destination): Redis's getkeys procedure gives it
-        // the flags of the last spec whose start is unknown (for SORT, the one noted for STORE)
-        KeySpec unknown = null;
-        for (KeySpec s : cmd.keySpecs) if (s.begin == KeySpec.Begin.UNKNOWN) unknown = s;
-        if (unknown != null) {
-            r.setHeader(unknown.flags.size());
-            for (String f : unknown.flags) r.status(f);
-            return;
-        }
-        r.setHeader(0);
+        return List.of();
     }
 }

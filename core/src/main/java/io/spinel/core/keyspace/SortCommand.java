@@ -36,7 +36,12 @@ public final class SortCommand {
         t.register("sort_ro", c -> sort(c, true));
         t.registerKeysFinder("sort", SortCommand::keys);
         t.registerKeysFinder("sort_ro", SortCommand::keys);
+        // the sorted key is read, the STORE destination written (Redis's sortGetKeys)
+        t.registerKeyFlags("sort", (a, pos) -> pos == 1 ? READ : STORE);
     }
+
+    private static final java.util.List<String> READ = java.util.List.of("RO", "access");
+    private static final java.util.List<String> STORE = java.util.List.of("OW", "update");
 
     /** The sorted key and, if given, the last STORE destination (skipping LIMIT/GET/BY arguments). */
     static boolean keys(Args a, io.spinel.core.command.IntList out) {

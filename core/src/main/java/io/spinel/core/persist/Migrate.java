@@ -99,6 +99,9 @@ final class Migrate {
         }
     }
 
+    /** Every key MIGRATE names is read and, unless COPY, deleted (Redis's migrateGetKeys). */
+    static final List<String> KEY_FLAGS = List.of("RW", "access", "delete");
+
     /** Redis's migrateGetKeys: the key argument, or what follows KEYS when the key argument is empty. */
     static boolean keys(Args a, IntList out) {
         int first = 3, num = 1;

@@ -29,6 +29,7 @@ public final class PersistCommands {
         t.register("restore-asking", PersistCommands::restore);
         t.register("migrate", c -> Migrate.migrate(c, p(c).migrateCache));
         t.registerKeysFinder("migrate", Migrate::keys);
+        t.registerKeyFlags("migrate", (a, pos) -> Migrate.KEY_FLAGS);
     }
 
     private static Persistence p(Client c) {

@@ -12,6 +12,7 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Bitmap commands (Redis's bitops.c): SETBIT, GETBIT, BITCOUNT, BITPOS, BITOP, BITFIELD and
@@ -39,6 +40,7 @@ public final class BitmapCommands {
         t.register("bitpos", BitmapCommands::bitpos);
         t.register("bitop", BitmapCommands::bitop);
         t.register("bitfield", c -> bitfield(c, false));
+        t.registerKeyFlags("bitfield", BitmapCommands::bitfieldKeyFlags);
         t.register("bitfield_ro", c -> bitfield(c, true));
     }
 
@@ -357,6 +359,21 @@ public final class BitmapCommands {
     // ---- BITFIELD -------------------------------------------------------------------------------------
 
     private static final int GET = 0, SET = 1, INCRBY = 2;
+
+    /**
+     * BITFIELD only reads while it has nothing but GET and OVERFLOW; a SET, an INCRBY or a
+     * malformed call makes it a write (Redis's bitfieldGetKeys).
+     */
+    static List<String> bitfieldKeyFlags(Args a, int pos) {
+        int argc = a.count();
+        for (int i = 2; i < argc; i++) {
+            int rest = argc - i - 1;
+            if (a.is(i, "get") && rest >= 2) i += 2;
+            else if (a.is(i, "overflow") && rest >= 1) i += 1;
+            else return List.of("RW", "access", "update");
+        }
+        return List.of("RO", "access");
+    }
 
     static void bitfield(Client c, boolean readOnlyCommand) {
         Args a = c.args();

@@ -16,6 +16,7 @@ import io.spinel.core.util.Bytes;
 import io.spinel.core.util.LongDouble;
 
 import java.math.BigDecimal;
+import java.util.List;
 
 /**
  * String commands (Redis's t_string.c). Values live packed with their key in a
@@ -36,6 +37,7 @@ public final class StringCommands {
     public static void register(CommandTable t) {
         t.register("get", StringCommands::get);
         t.register("set", StringCommands::set);
+        t.registerKeyFlags("set", StringCommands::setKeyFlags);
         t.register("setnx", StringCommands::setnx);
         t.register("setex", c -> setex(c, false));
         t.register("psetex", c -> setex(c, true));
@@ -177,6 +179,15 @@ public final class StringCommands {
         byte[] e = readString(c, 1);
         if (e == null) c.reply().nullBulk();
         else StringEntry.replyValue(e, c.reply());
+    }
+
+    private static final List<String> OVERWRITE = List.of("OW", "update");
+    private static final List<String> READ_WRITE = List.of("RW", "access", "update");
+
+    /** SET only overwrites its key, unless GET makes it read the old value first (Redis's setGetKeys). */
+    static List<String> setKeyFlags(Args a, int pos) {
+        for (int i = 3; i < a.count(); i++) if (a.is(i, "get")) return READ_WRITE;
+        return OVERWRITE;
     }
 
     static void set(Client c) {

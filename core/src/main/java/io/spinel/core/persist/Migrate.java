@@ -12,7 +12,6 @@ import io.spinel.core.util.Bytes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -46,9 +45,28 @@ final class Migrate {
         long lastDb = -1;
         long lastUse;
 
-        Target(SocketChannel channel, Selector selector) {
-            this.channel = channel;
-            this.selector = selector;
+        Target() throws IOException {
+            channel = SocketChannel.open();
+            try {
+                channel.configureBlocking(false);
+                selector = Selector.open();
+                channel.register(selector, 0);
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
+        }
+
+        /**
+         * Waits until the socket is ready for ops; Failure(timeout) once System.nanoTime() passes
+         * {@code until} (connSyncWrite/connSyncReadLine wait the same way).
+         */
+        void await(int ops, long until) throws IOException, Failure {
+            long left = (until - System.nanoTime()) / 1_000_000L;
+            if (left <= 0) throw new Failure(true);
+            channel.keyFor(selector).interestOps(ops);
+            selector.select(left);
+            selector.selectedKeys().clear();
         }
 
         void close() {
@@ -299,49 +317,29 @@ final class Migrate {
             it.next().close();
             it.remove();
         }
-        SocketChannel ch = null;
-        Selector sel = null;
         try {
-            ch = SocketChannel.open();
-            ch.configureBlocking(false);
-            sel = Selector.open();
-            long deadline = System.nanoTime() + timeout * 1_000_000L;
-            int p = Integer.parseInt(port);
-            if (!ch.connect(new InetSocketAddress(host, p))) {
-                ch.register(sel, SelectionKey.OP_CONNECT);
-                while (!ch.finishConnect()) {
-                    long left = (deadline - System.nanoTime()) / 1_000_000L;
-                    if (left <= 0) throw new SocketTimeoutException();
-                    sel.select(left);
-                    sel.selectedKeys().clear();
-                }
+            t = new Target();
+        } catch (IOException e) {
+            throw new CommandError("IOERR error or timeout connecting to the client");
+        }
+        try {
+            long until = System.nanoTime() + timeout * 1_000_000L;
+            if (!t.channel.connect(new InetSocketAddress(host, Integer.parseInt(port)))) {
+                while (!t.channel.finishConnect()) t.await(SelectionKey.OP_CONNECT, until);
             }
-            ch.socket().setTcpNoDelay(true);
-            t = new Target(ch, sel);
-            t.lastUse = System.currentTimeMillis();
-            cache.targets.put(name, t);
-            return t;
-        } catch (IOException | RuntimeException e) {
-            boolean timedOut = e instanceof SocketTimeoutException;
-            if (sel != null) {
-                try {
-                    sel.close();
-                } catch (IOException ignored) {
-                    // failing anyway
-                }
-            }
-            if (ch != null) {
-                try {
-                    ch.close();
-                } catch (IOException ignored) {
-                    // failing anyway
-                }
-            }
+            t.channel.socket().setTcpNoDelay(true);
+        } catch (Failure timedOut) {
             // only a connection that never completes is a connect error in Redis (it waits for the
             // socket to become writable); a refused one fails at the first write
-            if (timedOut) throw new CommandError("IOERR error or timeout connecting to the client");
+            t.close();
+            throw new CommandError("IOERR error or timeout connecting to the client");
+        } catch (IOException | RuntimeException e) {
+            t.close();
             throw new Failure(false);
         }
+        t.lastUse = System.currentTimeMillis();
+        cache.targets.put(name, t);
+        return t;
     }
 
     private static void drop(Cache cache, String host, String port) {
@@ -353,19 +351,10 @@ final class Migrate {
     private static void write(Target t, byte[] bytes, long timeout) throws Failure {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         try {
-            SelectionKey key = t.channel.keyFor(t.selector);
-            if (key == null) key = t.channel.register(t.selector, 0);
-            key.interestOps(SelectionKey.OP_WRITE);
             long until = System.nanoTime() + timeout * 1_000_000L;
             while (b.hasRemaining()) {
-                if (t.channel.write(b) > 0) {
-                    until = System.nanoTime() + timeout * 1_000_000L;
-                    continue;
-                }
-                long left = (until - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) throw new Failure(true);
-                t.selector.select(left);
-                t.selector.selectedKeys().clear();
+                if (t.channel.write(b) > 0) until = System.nanoTime() + timeout * 1_000_000L;
+                else t.await(SelectionKey.OP_WRITE, until);
             }
         } catch (IOException e) {
             throw new Failure(false);
@@ -376,9 +365,6 @@ final class Migrate {
     private static String readLine(Target t, long timeout) throws Failure {
         StringBuilder line = new StringBuilder();
         try {
-            SelectionKey key = t.channel.keyFor(t.selector);
-            if (key == null) key = t.channel.register(t.selector, 0);
-            key.interestOps(SelectionKey.OP_READ);
             long until = System.nanoTime() + timeout * 1_000_000L;
             while (true) {
                 while (t.in.hasRemaining()) {
@@ -394,11 +380,7 @@ final class Migrate {
                 int n = t.channel.read(t.in);
                 t.in.flip();
                 if (n < 0) throw new Failure(false);
-                if (n > 0) continue;
-                long left = (until - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) throw new Failure(true);
-                t.selector.select(left);
-                t.selector.selectedKeys().clear();
+                if (n == 0) t.await(SelectionKey.OP_READ, until);
             }
         } catch (IOException e) {
             throw new Failure(false);

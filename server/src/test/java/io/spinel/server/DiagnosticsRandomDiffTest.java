@@ -1,11 +1,9 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.RawClient;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,22 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DiagnosticsRandomDiffTest {
     private static final int COMMANDS = 400;
 
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     /** One server: a client that runs the commands and one that monitors. */
     private static final class Side implements AutoCloseable {
@@ -166,7 +150,7 @@ class DiagnosticsRandomDiffTest {
     @Test
     void monitorLinesAndSlowLogEntriesMatchRedis() throws Exception {
         Random r = new Random(20240607);
-        try (Side red = new Side(redis.port()); Side sp = new Side(spinel.port())) {
+        try (Side red = new Side(servers.redis().port()); Side sp = new Side(servers.spinel().port())) {
             int[] lines = new int[1];
             for (int i = 0; i < COMMANDS; i++) {
                 List<byte[]> cmd = command(r, lines);

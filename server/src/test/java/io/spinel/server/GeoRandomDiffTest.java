@@ -1,11 +1,9 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.RawClient;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -35,22 +33,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * decimals, where this never shows).
  */
 class GeoRandomDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static final String[] KEYS = {"g1", "g2", "g3", "str", "nokey"};
     private static final String[] UNITS = {"m", "km", "ft", "mi", "KM", "Mi", "M", "fT"};
@@ -331,7 +315,7 @@ class GeoRandomDiffTest {
         rnd = new SplittableRandom(seed);
         seen.clear();
         holdsDistances.clear();
-        try (RawClient r = new RawClient(redis.port()); RawClient s = new RawClient(spinel.port())) {
+        try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port())) {
             for (RawClient c : new RawClient[] {r, s}) {
                 c.call("FLUSHALL");
                 c.call("CONFIG", "SET", "zset-max-listpack-entries", Integer.toString(entries));
@@ -380,8 +364,8 @@ class GeoRandomDiffTest {
     /** GEOADD and the STORE forms notify (and signal) exactly as Redis does. */
     @Test
     void keyspaceNotifications() throws Exception {
-        try (RawClient r = new RawClient(redis.port()); RawClient s = new RawClient(spinel.port());
-             RawClient rs = new RawClient(redis.port()); RawClient ss = new RawClient(spinel.port())) {
+        try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port());
+             RawClient rs = new RawClient(servers.redis().port()); RawClient ss = new RawClient(servers.spinel().port())) {
             String[][] script = {
                 {"FLUSHALL"},
                 {"CONFIG", "SET", "notify-keyspace-events", "KEA"},
@@ -427,7 +411,7 @@ class GeoRandomDiffTest {
     void boundaryRadiusesAndBoxes() throws Exception {
         rnd = new SplittableRandom(99);
         seen.clear();
-        try (RawClient r = new RawClient(redis.port()); RawClient s = new RawClient(spinel.port())) {
+        try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port())) {
             List<String> add = new ArrayList<>(List.of("GEOADD", "edge"));
             List<double[]> positions = new ArrayList<>();
             for (int i = 0; i < 150; i++) {

@@ -1,11 +1,9 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.DualRun;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -25,22 +23,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * membership). Set -Dfuzz.seed=N to replay a run.
  */
 class HashRandomDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static final String[] KEYS = {"h0", "h1", "h2", "h3"};
     private Random rnd;
@@ -77,7 +61,7 @@ class HashRandomDiffTest {
     void randomHashCommands() throws IOException {
         long seed = Long.getLong("fuzz.seed", 7_2026L);
         rnd = new Random(seed);
-        try (DualRun d = new DualRun(redis.port(), spinel.port(), "hash fuzz seed " + seed)) {
+        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "hash fuzz seed " + seed)) {
             d.both("FLUSHALL");
             d.both("SET", "str", "a string");
             try {

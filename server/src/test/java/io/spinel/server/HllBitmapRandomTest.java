@@ -1,10 +1,8 @@
 package io.spinel.server;
 
-import io.spinel.server.testing.RedisServerProcess;
+import io.spinel.server.testing.ServerPair;
 import io.spinel.server.testing.TwinClients;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,25 +21,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * included, so the HLL and bitmap bytes themselves are compared).
  */
 class HllBitmapRandomTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static TwinClients twins() throws IOException {
-        TwinClients t = new TwinClients(redis.port(), spinel.port());
+        TwinClients t = new TwinClients(servers.redis().port(), servers.spinel().port());
         t.call("FLUSHALL");
         return t;
     }

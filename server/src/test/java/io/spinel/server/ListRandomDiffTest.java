@@ -1,10 +1,8 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.RawClient;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -27,27 +25,13 @@ class ListRandomDiffTest {
     private static final String[] KEYS = {"l0", "l1", "l2", "l3", "l4"};
     private static final int COMMANDS = 3000;
 
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     @ParameterizedTest(name = "seed {0}, list-max-listpack-size {1}")
     @CsvSource({"1, -2", "2, 3", "3, -1", "4, 1", "5, -5"})
     void randomListCommandsMatchRedis(long seed, int fill) throws IOException {
-        try (RawClient r = new RawClient(redis.port()); RawClient s = new RawClient(spinel.port())) {
+        try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port())) {
             for (RawClient c : new RawClient[] {r, s}) {
                 c.call("FLUSHALL");
                 c.call("CONFIG", "SET", "list-max-listpack-size", Integer.toString(fill));

@@ -1,11 +1,9 @@
 package io.spinel.server;
 
-import io.spinel.server.testing.RedisServerProcess;
+import io.spinel.server.testing.ServerPair;
 import io.spinel.server.testing.TwinClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,24 +17,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * message order and framing included, in RESP2 and RESP3.
  */
 class PubSubDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed: differential tests skipped");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static TwinClient twin(List<String> diffs) throws IOException {
-        return new TwinClient(redis.port(), spinel.port(), diffs);
+        return new TwinClient(servers.redis().port(), servers.spinel().port(), diffs);
     }
 
     @Test

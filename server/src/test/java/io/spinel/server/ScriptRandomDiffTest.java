@@ -1,10 +1,8 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.RawClient;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -43,27 +41,13 @@ class ScriptRandomDiffTest {
             + "o[#o + 1] = t if t == 'string' then o[#o + 1] = redis.call('get', k) elseif t == 'list' then "
             + "o[#o + 1] = table.concat(redis.call('lrange', k, 0, -1), '|') end end return o";
 
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 4, 5, 6})
     void randomScriptsMatchRedis(long seed) throws IOException {
-        try (RawClient r = new RawClient(redis.port()); RawClient s = new RawClient(spinel.port())) {
+        try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port())) {
             for (RawClient c : new RawClient[] {r, s}) {
                 c.call("FLUSHALL");
                 c.call("SCRIPT", "FLUSH");

@@ -1,11 +1,9 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.DualRun;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -27,22 +25,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Set -Dfuzz.seed=N to replay a run.
  */
 class SetRandomDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static final String[] KEYS = {"s0", "s1", "s2", "s3", "s4"};
     private Random rnd;
@@ -84,7 +68,7 @@ class SetRandomDiffTest {
     void randomSetCommands() throws IOException {
         long seed = Long.getLong("fuzz.seed", 11_2026L);
         rnd = new Random(seed);
-        try (DualRun d = new DualRun(redis.port(), spinel.port(), "set fuzz seed " + seed)) {
+        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "set fuzz seed " + seed)) {
             d.both("FLUSHALL");
             d.both("SET", "str", "a string");
             try {

@@ -1,12 +1,10 @@
 package io.spinel.server;
 
-import io.spinel.server.testing.RedisServerProcess;
+import io.spinel.server.testing.ServerPair;
 import io.spinel.server.testing.TwinClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -20,26 +18,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (data, timeouts, errors for deleted keys and destroyed groups, CLIENT UNBLOCK) must be identical.
  */
 class StreamBlockingDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed: differential tests skipped");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private final List<String> diffs = new ArrayList<>();
 
     private TwinClient twin() throws IOException {
-        TwinClient t = new TwinClient(redis.port(), spinel.port(), diffs);
+        TwinClient t = new TwinClient(servers.redis().port(), servers.spinel().port(), diffs);
         t.r.setTimeout(3000);
         t.s.setTimeout(3000);
         return t;

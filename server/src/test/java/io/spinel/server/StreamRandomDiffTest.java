@@ -1,11 +1,9 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.DualRun;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -23,22 +21,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * without them, XCLAIM uses TIME). Set -Dfuzz.seed=N to replay a run.
  */
 class StreamRandomDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static final String[] KEYS = {"x0", "x1", "x2"};
     private static final String[] GROUPS = {"g0", "g1"};
@@ -92,7 +76,7 @@ class StreamRandomDiffTest {
     void randomStreamCommands() throws IOException {
         long seed = Long.getLong("fuzz.seed", 5_2026L);
         rnd = new Random(seed);
-        try (DualRun d = new DualRun(redis.port(), spinel.port(), "stream fuzz seed " + seed)) {
+        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "stream fuzz seed " + seed)) {
             d.both("FLUSHALL");
             d.both("SET", "str", "a string");
             try {

@@ -1,10 +1,8 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.RawClient;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -25,22 +23,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * conversions frequent. A failure prints the seed and the commands that led to it.
  */
 class ZSetRandomDiffTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
-
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     private static final String[] KEYS = {"z1", "z2", "z3", "z4", "str", "nokey", "lx1"};
     /**
@@ -255,7 +239,7 @@ class ZSetRandomDiffTest {
     @CsvSource({"1, 128, 64", "2, 8, 4", "3, 0, 0", "4, 4, 64", "5, 16, 16", "6, 3, 2"})
     void randomSequences(long seed, int entries, int value) throws Exception {
         rnd = new SplittableRandom(seed);
-        try (RawClient r = new RawClient(redis.port()); RawClient s = new RawClient(spinel.port())) {
+        try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port())) {
             for (RawClient c : new RawClient[] {r, s}) {
                 c.call("FLUSHALL");
                 c.call("CONFIG", "SET", "zset-max-listpack-entries", Integer.toString(entries));

@@ -6,11 +6,9 @@ import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.type.zset.SetInput;
 import io.spinel.server.testing.DiffScript;
 import io.spinel.server.testing.RawClient;
-import io.spinel.server.testing.RedisServerProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import io.spinel.server.testing.ServerPair;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -32,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * these commands work on it unchanged.)
  */
 class ZSetSetInputsTest {
-    private static RedisServerProcess redis;
-    private static SpinelServer spinel;
+    @RegisterExtension
+    static final ServerPair servers = new ServerPair();
 
     /** The smallest honest SET value: members in insertion order. */
     static final class TestSet implements Value, SetInput {
@@ -82,30 +80,16 @@ class ZSetSetInputsTest {
         }
     }
 
-    @BeforeAll
-    static void start() throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(),
-                "redis-server not installed: differential tests skipped (apt-get install redis-server)");
-        redis = RedisServerProcess.start();
-        spinel = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (spinel != null) spinel.close();
-        if (redis != null) redis.close();
-    }
-
     private static void putSet(String key, String... members) throws Exception {
-        try (RawClient r = new RawClient(redis.port())) {
+        try (RawClient r = new RawClient(servers.redis().port())) {
             List<String> cmd = new ArrayList<>(List.of("SADD", key));
             cmd.addAll(Arrays.asList(members));
             r.call(cmd.toArray(new String[0]));
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
-        spinel.engine().execute(() -> {
+        servers.spinel().engine().execute(() -> {
             byte[] k = key.getBytes(StandardCharsets.ISO_8859_1);
-            spinel.engine().keyspace().db(0).put(k, new DbObject(k, new TestSet(members), -1, 0));
+            servers.spinel().engine().keyspace().db(0).put(k, new DbObject(k, new TestSet(members), -1, 0));
             done.complete(null);
         });
         done.get(5, TimeUnit.SECONDS);
@@ -113,7 +97,7 @@ class ZSetSetInputsTest {
 
     @Test
     void setsCountAsMembersWithScoreOne() throws Exception {
-        DiffScript d = new DiffScript(redis.port(), spinel.port());
+        DiffScript d = new DiffScript(servers.redis().port(), servers.spinel().port());
         try {
             d.reset();
             putSet("seta", "a", "b", "c", "d");

@@ -367,10 +367,12 @@ public final class StreamCommands {
             int moreargs = argc - 1 - i;
             if (xadd && a.len(i) == 1 && a.buf(i)[a.off(i)] == '*') {
                 break;
-            } else if (a.is(i, "maxlen") && moreargs > 0) {
+            } else if ((a.is(i, "maxlen") || a.is(i, "minid")) && moreargs > 0) {
+                boolean maxlen = a.is(i, "maxlen");
                 if (t.strategy != StreamValue.TRIM_NONE) {
                     throw CommandError.err("syntax error, MAXLEN and MINID options at the same time are not compatible");
                 }
+                // an optional '~' (approximate) or '=' (exact) before the threshold
                 t.approx = false;
                 if (moreargs >= 2 && a.len(i + 1) == 1 && a.buf(i + 1)[a.off(i + 1)] == '~') {
                     t.approx = true;
@@ -378,25 +380,14 @@ public final class StreamCommands {
                 } else if (moreargs >= 2 && a.len(i + 1) == 1 && a.buf(i + 1)[a.off(i + 1)] == '=') {
                     i++;
                 }
-                t.maxlen = c.argLong(i + 1);
-                if (t.maxlen < 0) throw CommandError.err("The MAXLEN argument must be >= 0.");
-                i++;
-                t.strategy = StreamValue.TRIM_MAXLEN;
-                t.strategyArgIdx = i;
-            } else if (a.is(i, "minid") && moreargs > 0) {
-                if (t.strategy != StreamValue.TRIM_NONE) {
-                    throw CommandError.err("syntax error, MAXLEN and MINID options at the same time are not compatible");
+                if (maxlen) {
+                    t.maxlen = c.argLong(i + 1);
+                    if (t.maxlen < 0) throw CommandError.err("The MAXLEN argument must be >= 0.");
+                } else {
+                    t.minId = parseId(c, i + 1, 0, true, null);
                 }
-                t.approx = false;
-                if (moreargs >= 2 && a.len(i + 1) == 1 && a.buf(i + 1)[a.off(i + 1)] == '~') {
-                    t.approx = true;
-                    i++;
-                } else if (moreargs >= 2 && a.len(i + 1) == 1 && a.buf(i + 1)[a.off(i + 1)] == '=') {
-                    i++;
-                }
-                t.minId = parseId(c, i + 1, 0, true, null);
                 i++;
-                t.strategy = StreamValue.TRIM_MINID;
+                t.strategy = maxlen ? StreamValue.TRIM_MAXLEN : StreamValue.TRIM_MINID;
                 t.strategyArgIdx = i;
             } else if (a.is(i, "limit") && moreargs > 0) {
                 t.limit = c.argLong(i + 1);

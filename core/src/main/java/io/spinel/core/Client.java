@@ -32,17 +32,25 @@ public final class Client {
 
         String localAddress();
 
-        /** Whether the peer connected over a unix socket or from a loopback address. */
-        boolean isLocal();
+        /** Whether the peer connected over a unix socket or from a loopback address (in-process: yes). */
+        default boolean isLocal() {
+            return true;
+        }
 
         /** Whether this is a unix domain socket connection (CLIENT LIST flag U). */
-        boolean isUnixSocket();
+        default boolean isUnixSocket() {
+            return false;
+        }
 
         /** Bytes written to the connection but not yet sent to the peer (output buffer limits). */
-        long pendingBytes();
+        default long pendingBytes() {
+            return 0;
+        }
 
-        /** A file-descriptor-like number for CLIENT LIST (fd=). */
-        int fd();
+        /** A file-descriptor-like number for CLIENT LIST (fd=); -1 where there is no socket. */
+        default int fd() {
+            return -1;
+        }
 
         /**
          * Closes the connection at once, dropping what was not sent yet (client eviction, output
@@ -79,26 +87,6 @@ public final class Client {
         @Override
         public String localAddress() {
             return "";
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public boolean isUnixSocket() {
-            return false;
-        }
-
-        @Override
-        public long pendingBytes() {
-            return 0;
-        }
-
-        @Override
-        public int fd() {
-            return -1;
         }
     }
 

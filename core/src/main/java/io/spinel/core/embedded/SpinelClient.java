@@ -317,20 +317,8 @@ public final class SpinelClient implements AutoCloseable {
             return "embedded:0";
         }
 
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
 
-        @Override
-        public boolean isUnixSocket() {
-            return false;
-        }
 
-        @Override
-        public int fd() {
-            return -1;
-        }
 
         /** Reply bytes not yet decoded (output buffer limits count them as unsent). */
         public long pendingBytes() {

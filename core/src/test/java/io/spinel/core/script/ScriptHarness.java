@@ -84,25 +84,5 @@ final class ScriptHarness implements AutoCloseable {
         public String localAddress() {
             return "127.0.0.1:2";
         }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public boolean isUnixSocket() {
-            return false;
-        }
-
-        @Override
-        public int fd() {
-            return 9;
-        }
-
-        /** Output waiting to be sent (Connection.pendingBytes on branches that have it): none here. */
-        public long pendingBytes() {
-            return 0;
-        }
     }
 }

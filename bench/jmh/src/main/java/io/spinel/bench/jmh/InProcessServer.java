@@ -156,25 +156,5 @@ final class InProcessServer implements AutoCloseable {
         public String localAddress() {
             return "127.0.0.1:0"; // in-process: no socket
         }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public boolean isUnixSocket() {
-            return false;
-        }
-
-        @Override
-        public long pendingBytes() {
-            return 0;
-        }
-
-        @Override
-        public int fd() {
-            return 8;
-        }
     }
 }

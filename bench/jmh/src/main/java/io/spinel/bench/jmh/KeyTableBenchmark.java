@@ -49,7 +49,7 @@ public class KeyTableBenchmark {
     public void setUp() {
         Keyspace keyspace = new Keyspace(1, new Keyspace.Listener() {
             @Override
-            public void expired(Db d, byte[] key) {
+            public void expired(Db d, byte[] key, Object entry) {
             }
 
             @Override

@@ -1,5 +1,6 @@
 package io.spinel.server;
 
+import io.netty.util.ResourceLeakDetector;
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
@@ -23,6 +24,20 @@ public final class Main {
     private Main() {
     }
 
+    /**
+     * Netty samples one buffer in 128 for leak tracking unless told otherwise: a tracked buffer is
+     * wrapped in another class, which makes the read path's calls polymorphic, and its records
+     * are kept and dropped on the event loop. The standalone server leaves that off (as servers
+     * built on Netty do in production) unless -Dio.netty.leakDetection.level asks for it; an
+     * embedding application keeps whatever it chose for its own Netty.
+     */
+    private static void disableLeakDetectionUnlessAsked() {
+        if (System.getProperty("io.netty.leakDetection.level") == null
+                && System.getProperty("io.netty.leakDetectionLevel") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
+    }
+
     public static void main(String[] argv) {
         List<String> args = new ArrayList<>(Arrays.asList(argv));
         if (args.size() == 1 && (args.get(0).equals("-v") || args.get(0).equals("--version"))) {
@@ -33,6 +48,7 @@ public final class Main {
             System.out.println(usage());
             return;
         }
+        disableLeakDetectionUnlessAsked();
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
         String configFile = null;

@@ -2,7 +2,7 @@
 # The single-command side-by-side tables of docs/BENCHMARKS.md (issues 4, 8 and 10), each one a
 # bench/compare.sh run at -c 50 -P 1 with its data prepared on both servers by --setup:
 #
-#   bench/commands.sh [--rounds N] [--no-docs] [name ...]
+#   bench/commands.sh [--rounds N] [--warmup N] [--no-docs] [name ...]
 #
 # names: pfadd pfcount setbit bitcount geoadd geosearch evalsha eval publish (default: all).
 # PFCOUNT reads an HLL filled by one PFADD of 20,000 elements; BITCOUNT counts the 12.5 KB string
@@ -17,6 +17,7 @@ names=()
 while (( $# )); do
   case "$1" in
     --rounds) opts+=(--rounds "$2"); shift 2 ;;
+    --warmup) opts+=(--warmup "$2"); shift 2 ;;
     --no-docs) opts+=(--no-docs); shift ;;
     *) names+=("$1"); shift ;;
   esac

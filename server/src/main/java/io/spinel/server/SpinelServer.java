@@ -87,7 +87,8 @@ public final class SpinelServer implements AutoCloseable {
         this.config = config;
         this.log = log;
         this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("spinel.nio");
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : NioIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
         this.loop = group.next();
         this.engine = new Engine(config, loop, loop::inEventLoop, log);

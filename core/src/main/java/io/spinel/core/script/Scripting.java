@@ -135,6 +135,14 @@ public final class Scripting {
      */
     /** Turns each redis.call reply into Lua values (reused: one reply is parsed at a time). */
     private final LuaResp.Parser replyParser = new LuaResp.Parser();
+    /**
+     * The command name a script called last and what it resolved to: a script calls the same
+     * command from a string constant, whose bytes are the same array on every call, so the name
+     * lookup runs once per constant instead of once per call. (Container commands, which resolve on
+     * their second argument too, are not remembered.)
+     */
+    private byte[] lastCalledName;
+    private Command lastCalled;
 
     /** The hook every script runs with (one object, not one per call): it watches the running script. */
     private final Interp.Hook busyHook = interp -> hook(running, this.busyThresholdMs);
@@ -344,7 +352,15 @@ public final class Scripting {
         Client c = ctx.client;
         Args a = c.args();
         a.set(argv);
-        Command cmd = engine.commands().resolve(a);
+        Command cmd;
+        if (argv[0] == lastCalledName) {
+            cmd = lastCalled;
+        } else {
+            cmd = engine.commands().resolve(a);
+            boolean remember = cmd != null && !cmd.isContainer();
+            lastCalledName = remember ? argv[0] : null;
+            lastCalled = remember ? cmd : null;
+        }
         String err = cmd != null ? RedisApi.check(this, ctx, cmd, argv.length) : unimplementedError(a);
         if (err != null) {
             countError(Bytes.ascii(err.startsWith("-") ? err.substring(1) : "ERR " + err));

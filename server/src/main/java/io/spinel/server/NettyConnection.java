@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
 import io.spinel.core.Client;
@@ -46,12 +47,12 @@ final class NettyConnection implements Client.Connection {
         this.local = format(channel.localAddress(), false);
         this.unixSocket = channel.localAddress() instanceof DomainSocketAddress;
         this.isLocal = unixSocket || isLoopback(channel.remoteAddress());
-        this.fd = channel instanceof UnixChannel ? ((UnixChannel) channel).fd().intValue() : -1;
+        FileDescriptor descriptor = channel instanceof UnixChannel ? ((UnixChannel) channel).fd() : null;
+        this.fd = descriptor == null ? -1 : descriptor.intValue();
         // only when the pipeline holds nothing but the ClientHandler: no encoder sits between
         // the replies and the socket
         boolean plain = channel.pipeline().first() instanceof ClientHandler && channel.pipeline().last() instanceof ClientHandler;
-        this.socket = plain && channel instanceof UnixChannel && ((UnixChannel) channel).fd() instanceof Socket
-                ? (Socket) ((UnixChannel) channel).fd() : null;
+        this.socket = plain && descriptor instanceof Socket ? (Socket) descriptor : null;
     }
 
     private static boolean isLoopback(SocketAddress a) {

@@ -19,7 +19,7 @@ final class SpinBeforeSleep implements SelectStrategy {
     private static final long ACTIVE_NANOS = 1_000_000;
 
     private final long spinNanos;
-    /** When the loop last came to choose, i.e. finished a turn. */
+    /** When the loop last came to choose with no task waiting (the end of an ordinary turn). */
     private long lastTurn;
 
     SpinBeforeSleep(long spinNanos) {
@@ -32,7 +32,7 @@ final class SpinBeforeSleep implements SelectStrategy {
         long now = System.nanoTime();
         boolean active = now - lastTurn < ACTIVE_NANOS;
         lastTurn = now;
-        if (active && spinNanos > 0) {
+        if (active) {
             long deadline = now + spinNanos;
             do {
                 int ready = selectNow.get();

@@ -87,8 +87,10 @@ public final class SpinelServer implements AutoCloseable {
         this.config = config;
         this.log = log;
         this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("spinel.nio");
+        // (see SpinBeforeSleep; 0 keeps Netty's own choice: block whenever no task is waiting)
         long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : NioIoHandler.newFactory();
+        IoHandlerFactory io = !epoll ? NioIoHandler.newFactory()
+                : spin > 0 ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : EpollIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
         this.loop = group.next();
         this.engine = new Engine(config, loop, loop::inEventLoop, log);

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,7 +68,7 @@ class SocketWriteTest {
             byte[] want = expected.toByteArray();
             byte[] got = readSlowly(in, want.length);
             assertThat(got.length).isEqualTo(want.length);
-            assertThat(java.util.Arrays.mismatch(got, want)).as("offset of the first wrong byte").isEqualTo(-1);
+            assertThat(Arrays.mismatch(got, want)).as("offset of the first wrong byte").isEqualTo(-1);
         }
         // the server is still fine for everyone else
         assertThat(r.ping()).isEqualTo("PONG");
@@ -84,6 +85,6 @@ class SocketWriteTest {
             got += k;
             if (step++ < 50) Thread.sleep(2);
         }
-        return java.util.Arrays.copyOf(out, got);
+        return Arrays.copyOf(out, got);
     }
 }

@@ -711,11 +711,12 @@ public final class Engine {
             currentClient = outerClient;
             callDepth--;
         }
-        long micros = (System.nanoTime() - start) / 1000;
+        long nanos = System.nanoTime() - start;
+        long micros = nanos / 1000;
         // a command that blocked counts as one call when it is served, as in Redis
         if (c.blockedInCall) c.blockedInCall = false;
         else cmd.calls++;
-        cmd.micros += micros;
+        cmd.nanos += nanos;
         stats.commandsProcessed++;
         lastCallMicros = micros;
         if (!replaying) afterCall(c, cmd, micros);

@@ -335,9 +335,9 @@ final class InfoCommand {
         for (Command c : all) {
             if (c.calls == 0 && c.failedCalls == 0 && c.rejectedCalls == 0) continue;
             sb.append("cmdstat_").append(c.name).append(":calls=").append(c.calls)
-                    .append(",usec=").append(c.micros)
+                    .append(",usec=").append(c.nanos / 1000)
                     .append(",usec_per_call=").append(String.format(Locale.ROOT, "%.2f",
-                            c.calls == 0 ? 0.0 : (double) c.micros / c.calls))
+                            c.calls == 0 ? 0.0 : c.nanos / 1000.0 / c.calls))
                     .append(",rejected_calls=").append(c.rejectedCalls)
                     .append(",failed_calls=").append(c.failedCalls).append("\r\n");
         }

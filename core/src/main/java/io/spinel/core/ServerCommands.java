@@ -150,11 +150,12 @@ final class ServerCommands {
     };
 
     static void time(Client c) {
-        long micros = System.currentTimeMillis() * 1000 + (System.nanoTime() / 1000) % 1000;
+        // the wall clock with microseconds (Instant reads it in one call, so the two parts agree)
+        java.time.Instant now = java.time.Instant.now();
         Reply r = c.reply();
         r.arrayHeader(2);
-        r.bulk(Bytes.longToBytes(micros / 1_000_000));
-        r.bulk(Bytes.longToBytes(micros % 1_000_000));
+        r.bulk(Bytes.longToBytes(now.getEpochSecond()));
+        r.bulk(Bytes.longToBytes(now.getNano() / 1000));
     }
 
     // ---- COMMAND ------------------------------------------------------------------------------

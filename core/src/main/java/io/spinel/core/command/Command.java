@@ -57,7 +57,9 @@ public final class Command {
 
     // INFO commandstats
     public long calls;
-    public long micros;
+    /** Time spent in the command, in nanoseconds (INFO shows microseconds; summing truncated
+     * microseconds per call would count a sub-microsecond command as taking no time at all). */
+    public long nanos;
     public long rejectedCalls;
     public long failedCalls;
     /** LATENCY HISTOGRAM / INFO latencystats counters (latency-tracking), null until first recorded. */
@@ -152,7 +154,7 @@ public final class Command {
     }
 
     public void resetStats() {
-        calls = micros = rejectedCalls = failedCalls = 0;
+        calls = nanos = rejectedCalls = failedCalls = 0;
         latencyHistogram = null;
         for (Command c : subcommands.values()) c.resetStats();
     }

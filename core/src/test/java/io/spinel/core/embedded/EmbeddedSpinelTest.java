@@ -55,6 +55,22 @@ class EmbeddedSpinelTest {
     }
 
     @Test
+    void timeNeverRunsBackwardsAndKeepsMicrosecondsInRange() {
+        // TIME's two parts come from one reading of the wall clock: consecutive calls do not go back
+        long previous = 0;
+        for (int i = 0; i < 20_000; i++) {
+            List<?> t = (List<?>) redis.execute("TIME");
+            long seconds = Long.parseLong((String) t.get(0));
+            long micros = Long.parseLong((String) t.get(1));
+            assertThat(micros).isBetween(0L, 999_999L);
+            long now = seconds * 1_000_000 + micros;
+            assertThat(now).isGreaterThanOrEqualTo(previous);
+            previous = now;
+        }
+        assertThat(previous / 1000).isCloseTo(System.currentTimeMillis(), org.assertj.core.data.Offset.offset(5_000L));
+    }
+
+    @Test
     void resp3RepliesDecodeToMapsDoublesAndBooleans() {
         try (SpinelClient c = spinel.newClient()) {
             Object hello = c.execute("HELLO", "3");

@@ -167,39 +167,99 @@ public final class RdbIn {
     public byte[] readString() {
         long len = readLenOrEncoding();
         if (encoded) {
-            switch ((int) len) {
-                case Rdb.ENC_INT8:
-                    return Bytes.longToBytes((byte) readByte());
-                case Rdb.ENC_INT16: {
-                    int lo = readByte();
-                    int hi = readByte();
-                    return Bytes.longToBytes((short) (lo | hi << 8));
-                }
-                case Rdb.ENC_INT32:
-                    return Bytes.longToBytes(readIntLE());
-                case Rdb.ENC_LZF: {
-                    int clen = readIntLen();
-                    int ulen = readIntLen();
-                    byte[] c = new byte[clen];
-                    readFully(c, 0, clen);
-                    byte[] out = new byte[ulen];
-                    try {
-                        Lzf.decompress(c, 0, clen, out, 0, ulen);
-                    } catch (IllegalArgumentException e) {
-                        throw new RdbException(e.getMessage());
-                    }
-                    return out;
-                }
-                default:
-                    throw new RdbException("Unknown RDB string encoding type " + len);
-            }
+            if (len != Rdb.ENC_LZF) return readEncodedInteger(len);
+            int clen = readIntLen();
+            int ulen = readIntLen();
+            return decompress(clen, new byte[ulen], ulen);
         }
-        if (len < 0 || len > Integer.MAX_VALUE - 16) throw new RdbException("String too long: " + Long.toUnsignedString(len));
-        int n = (int) len;
-        if (in == null && n > limit - pos) throw eof();
+        int n = plainLength(len);
         byte[] s = new byte[n];
         readFully(s, 0, n);
         return s;
+    }
+
+    /** Buffers {@link #readTransient} reuses: the string, and the compressed form of an LZF one. */
+    private byte[] transientBuf = new byte[0];
+    private byte[] compressedBuf = new byte[0];
+    private int transientLength;
+
+    /**
+     * A string the caller is done with before its next read from this stream (a packed blob that
+     * is turned into Spinel's own encoding): returned in a buffer this stream reuses, its length
+     * in {@link #transientLength()}. Loading a file reads one such blob per collection, and
+     * allocating each only to drop it made a good part of the garbage a load collects.
+     */
+    public byte[] readTransient() {
+        long len = readLenOrEncoding();
+        if (encoded) {
+            if (len != Rdb.ENC_LZF) {
+                byte[] b = readEncodedInteger(len);
+                transientLength = b.length;
+                return b;
+            }
+            int clen = readIntLen();
+            int ulen = readIntLen();
+            transientLength = ulen;
+            return decompress(clen, transientBuffer(ulen), ulen);
+        }
+        int n = plainLength(len);
+        byte[] b = transientBuffer(n);
+        readFully(b, 0, n);
+        transientLength = n;
+        return b;
+    }
+
+    /** Strings up to this size share the reused buffer; a bigger one gets an array of its own. */
+    private static final int TRANSIENT_REUSE_LIMIT = 1 << 20;
+
+    private byte[] transientBuffer(int n) {
+        if (n <= transientBuf.length) return transientBuf;
+        if (n > TRANSIENT_REUSE_LIMIT) return new byte[n];
+        return transientBuf = new byte[Math.max(n, Math.min(TRANSIENT_REUSE_LIMIT, transientBuf.length * 2))];
+    }
+
+    /** The length of the string the last {@link #readTransient} returned. */
+    public int transientLength() {
+        return transientLength;
+    }
+
+    private byte[] readEncodedInteger(long encoding) {
+        switch ((int) encoding) {
+            case Rdb.ENC_INT8:
+                return Bytes.longToBytes((byte) readByte());
+            case Rdb.ENC_INT16: {
+                int lo = readByte();
+                int hi = readByte();
+                return Bytes.longToBytes((short) (lo | hi << 8));
+            }
+            case Rdb.ENC_INT32:
+                return Bytes.longToBytes(readIntLE());
+            default:
+                throw new RdbException("Unknown RDB string encoding type " + encoding);
+        }
+    }
+
+    /** Reads clen compressed bytes and expands them into out[0, ulen). */
+    private byte[] decompress(int clen, byte[] out, int ulen) {
+        if (in == null && clen > limit - pos) throw eof();
+        if (compressedBuf.length < clen && clen <= TRANSIENT_REUSE_LIMIT) {
+            compressedBuf = new byte[Math.max(clen, Math.min(TRANSIENT_REUSE_LIMIT, compressedBuf.length * 2))];
+        }
+        byte[] c = clen <= TRANSIENT_REUSE_LIMIT ? compressedBuf : new byte[clen];
+        readFully(c, 0, clen);
+        try {
+            Lzf.decompress(c, 0, clen, out, 0, ulen);
+        } catch (IllegalArgumentException e) {
+            throw new RdbException(e.getMessage());
+        }
+        return out;
+    }
+
+    private int plainLength(long len) {
+        if (len < 0 || len > Integer.MAX_VALUE - 16) throw new RdbException("String too long: " + Long.toUnsignedString(len));
+        int n = (int) len;
+        if (in == null && n > limit - pos) throw eof();
+        return n;
     }
 
     /** The old text double encoding (RDB_TYPE_ZSET): a length byte (253 nan, 254 +inf, 255 -inf) and text. */

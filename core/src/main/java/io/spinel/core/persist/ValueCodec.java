@@ -2,6 +2,7 @@ package io.spinel.core.persist;
 
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
+import io.spinel.core.keyspace.KeySet;
 import io.spinel.core.keyspace.StringEntry;
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
@@ -220,9 +221,9 @@ final class ValueCodec {
      * @throws RdbException for malformed data or a type Spinel cannot hold
      */
     static Object read(int type, RdbIn in, byte[] key, long expire, int lru, EncodingConfig cfg) {
-        if (type == Rdb.TYPE_STRING) {
-            byte[] v = in.readString();
-            return StringEntry.create(key, 0, key.length, v, 0, v.length, expire, lru);
+        if (type == Rdb.TYPE_STRING) { // the entry is a copy: the value is read into a reused buffer
+            byte[] v = in.readTransient();
+            return StringEntry.create(key, 0, key.length, v, 0, in.transientLength(), expire, lru);
         }
         Value v;
         switch (type) {
@@ -278,19 +279,22 @@ final class ValueCodec {
         return new DbObject(key, v, expire, lru);
     }
 
+    // The packed blobs are read into the stream's reusable buffer: every collection read from
+    // them copies what it keeps into its own encoding before the next read.
+
     private static Ziplist ziplist(RdbIn in) {
-        byte[] b = in.readString();
-        return new Ziplist(b, 0, b.length);
+        byte[] b = in.readTransient();
+        return new Ziplist(b, 0, in.transientLength());
     }
 
     private static Listpack.Reader listpack(RdbIn in) {
-        byte[] b = in.readString();
-        return new Listpack.Reader(b, 0, b.length);
+        byte[] b = in.readTransient();
+        return new Listpack.Reader(b, 0, in.transientLength());
     }
 
     private static Zipmap zipmap(RdbIn in) {
-        byte[] b = in.readString();
-        return new Zipmap(b, 0, b.length);
+        byte[] b = in.readTransient();
+        return new Zipmap(b, 0, in.transientLength());
     }
 
     private static ListValue readPlainList(RdbIn in, EncodingConfig cfg) {
@@ -316,13 +320,16 @@ final class ValueCodec {
                     throw new RdbException("Quicklist integrity check failed.");
                 }
             }
-            byte[] data = in.readString();
-            if (data.length == 0) throw new RdbException("Quicklist integrity check failed.");
-            if (container == Rdb.CONTAINER_PLAIN) {
+            if (container == Rdb.CONTAINER_PLAIN) { // one big element
+                byte[] data = in.readString();
+                if (data.length == 0) throw new RdbException("Quicklist integrity check failed.");
                 l.pushTail(data, 0, data.length);
                 continue;
             }
-            Elements el = v2 ? new Listpack.Reader(data, 0, data.length) : new Ziplist(data, 0, data.length);
+            byte[] data = in.readTransient();
+            int length = in.transientLength();
+            if (length == 0) throw new RdbException("Quicklist integrity check failed.");
+            Elements el = v2 ? new Listpack.Reader(data, 0, length) : new Ziplist(data, 0, length);
             while (el.next()) {
                 if (el.isInt()) {
                     byte[] t = Bytes.longToBytes(el.intValue());
@@ -390,9 +397,16 @@ final class ValueCodec {
 
     private static ZSet readPackedZSet(Elements el, EncodingConfig cfg) {
         ZSet z = ZSet.newPacked();
-        DupCheck dups = new DupCheck();
+        KeySet seen = null;
         while (el.next()) {
-            byte[] m = el.bytes();
+            // the member is read in place: the blob stays put while the cursor moves to the score
+            byte[] mb = el.buf;
+            int mo = el.off, ml = el.len;
+            if (el.isInt()) {
+                mb = Bytes.longToBytes(el.intValue());
+                mo = 0;
+                ml = mb.length;
+            }
             if (!el.next()) throw new RdbException("Zset listpack integrity check failed.");
             double score;
             if (el.isInt()) {
@@ -401,12 +415,25 @@ final class ValueCodec {
                 score = Doubles.parseOrNaN(el.buf, el.off, el.len);
                 if (Double.isNaN(score)) throw new RdbException("Zset listpack integrity check failed.");
             }
-            if (!dups.add(m)) throw new RdbException("Zset listpack integrity check failed.");
-            z.insertLoaded(score, m, 0, m.length);
+            boolean isNew;
+            if (z.isPacked() && z.size() >= LINEAR_DUP_CHECK) {
+                if (seen == null) seen = membersOf(z);
+                isNew = seen.add(Bytes.copy(mb, mo, ml));
+            } else {
+                isNew = !z.contains(mb, mo, ml);
+            }
+            if (!isNew) throw new RdbException("Zset listpack integrity check failed.");
+            z.insertLoaded(score, mb, mo, ml);
         }
         if (z.size() == 0) throw EMPTY;
         if (z.size() > cfg.zsetMaxListpackEntries) z.toSkiplist();
         return z;
+    }
+
+    private static KeySet membersOf(ZSet z) {
+        KeySet set = new KeySet();
+        for (ZIter it = z.first(); it.valid(); it.next()) set.add(it.member());
+        return set;
     }
 
     private static HashValue readPlainHash(RdbIn in, EncodingConfig cfg) {
@@ -426,28 +453,50 @@ final class ValueCodec {
 
     private static HashValue readPackedHash(Elements el, EncodingConfig cfg, boolean zipmap) {
         HashValue h = new HashValue();
-        DupCheck dups = new DupCheck();
+        KeySet seen = null;
         int maxLen = 0;
         while (el.next()) {
-            byte[] f = el.bytes();
+            // the field is read in place: the blob stays put while the cursor moves to the value
+            byte[] fb = el.buf;
+            int fo = el.off, fl = el.len;
+            if (el.isInt()) {
+                fb = Bytes.longToBytes(el.intValue());
+                fo = 0;
+                fl = fb.length;
+            }
             if (!el.next()) throw new RdbException("Hash listpack integrity check failed.");
-            byte[] v = el.bytes();
-            if (!dups.add(f)) throw new RdbException("Hash listpack integrity check failed.");
-            maxLen = Math.max(maxLen, Math.max(f.length, v.length));
-            h.appendLoaded(f, 0, f.length, v, 0, v.length);
+            byte[] vb = el.buf;
+            int vo = el.off, vl = el.len;
+            if (el.isInt()) {
+                vb = Bytes.longToBytes(el.intValue());
+                vo = 0;
+                vl = vb.length;
+            }
+            boolean isNew;
+            if (h.length() >= LINEAR_DUP_CHECK) {
+                if (seen == null) seen = fieldsOf(h);
+                isNew = seen.add(Bytes.copy(fb, fo, fl));
+            } else {
+                isNew = !h.exists(fb, fo, fl);
+            }
+            if (!isNew) throw new RdbException("Hash listpack integrity check failed.");
+            maxLen = Math.max(maxLen, Math.max(fl, vl));
+            h.appendLoaded(fb, fo, fl, vb, vo, vl);
         }
         if (h.length() == 0) throw EMPTY;
         if (h.length() > cfg.hashMaxListpackEntries || (zipmap && maxLen > cfg.hashMaxListpackValue)) h.toHashtable();
         return h;
     }
 
-    /** Duplicate detection for packed collections read element by element. */
-    /** Members seen so far in a loaded collection (the arrays themselves: no wrapper per member). */
-    private static final class DupCheck {
-        private final io.spinel.core.keyspace.KeySet seen = new io.spinel.core.keyspace.KeySet();
-
-        boolean add(byte[] m) {
-            return seen.add(m);
-        }
+    private static KeySet fieldsOf(HashValue h) {
+        KeySet set = new KeySet();
+        h.forEachPair(p -> set.add(p[0]));
+        return set;
     }
+
+    /**
+     * Duplicates in a packed collection being loaded are looked for by a scan of what it holds so
+     * far (no allocation per member) while it is shorter than this; past it, in a set of copies.
+     */
+    private static final int LINEAR_DUP_CHECK = 256;
 }

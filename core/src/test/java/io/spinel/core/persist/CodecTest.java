@@ -133,6 +133,80 @@ class CodecTest {
         assertThatThrownBy(() -> new Listpack.Reader(badTotal, 0, badTotal.length)).isInstanceOf(RdbException.class);
     }
 
+    /** An RDB value of the given packed type holding these elements (numbers become integer entries). */
+    private static Object loadPacked(int type, List<String> elements) {
+        Listpack.Builder b = new Listpack.Builder(16);
+        for (String e : elements) {
+            byte[] x = e.getBytes(StandardCharsets.ISO_8859_1);
+            b.add(x, 0, x.length);
+        }
+        byte[] blob = java.util.Arrays.copyOf(b.finish(), b.length());
+        RdbOut out = new RdbOut(16, false);
+        out.writeString(blob);
+        byte[] payload = out.toByteArray();
+        io.spinel.core.keyspace.EncodingConfig cfg =
+                new io.spinel.core.keyspace.EncodingConfig(new io.spinel.core.config.Config());
+        return ValueCodec.read(type, new RdbIn(payload, 0, payload.length), Bytes.ascii("k"), -1, 0, cfg);
+    }
+
+    private static List<String> pairs(int n, java.util.function.IntFunction<String> first,
+                                      java.util.function.IntFunction<String> second) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(first.apply(i));
+            out.add(second.apply(i));
+        }
+        return out;
+    }
+
+    @Test
+    void packedHashesAndZsetsLoadInPlaceAndRefuseDuplicates() {
+        // fields and members are read in place from the blob (strings) or as digits (integers)
+        var h = (io.spinel.core.keyspace.DbObject) loadPacked(Rdb.TYPE_HASH_LISTPACK,
+                List.of("f", "v", "12", "34", "-7", "x", "g", "5"));
+        var hash = (io.spinel.core.type.hash.HashValue) h.value;
+        assertThat(hash.length()).isEqualTo(4);
+        assertThat(hash.encoding()).isEqualTo("listpack");
+        assertThat(hash.get(Bytes.ascii("12"), 0, 2)).isEqualTo(Bytes.ascii("34"));
+        assertThat(hash.get(Bytes.ascii("-7"), 0, 2)).isEqualTo(Bytes.ascii("x"));
+        assertThat(hash.get(Bytes.ascii("g"), 0, 1)).isEqualTo(Bytes.ascii("5"));
+        var z = (io.spinel.core.keyspace.DbObject) loadPacked(Rdb.TYPE_ZSET_LISTPACK,
+                List.of("a", "1", "42", "2.5", "b", "3"));
+        var zset = (io.spinel.core.type.zset.ZSet) z.value;
+        assertThat(zset.size()).isEqualTo(3);
+        assertThat(zset.score(Bytes.ascii("42"), 0, 2)).isEqualTo(2.5);
+
+        // a repeated field or member, as a string or as an integer, among few or past the scan limit
+        for (int n : new int[] {3, 300, 600}) {
+            List<String> dupField = pairs(n, i -> "f" + i, i -> "v");
+            dupField.add("f" + (n - 2));
+            dupField.add("again");
+            assertThatThrownBy(() -> loadPacked(Rdb.TYPE_HASH_LISTPACK, dupField))
+                    .isInstanceOf(RdbException.class).hasMessageContaining("Hash listpack integrity check failed");
+            List<String> dupIntField = pairs(n, Integer::toString, i -> "v");
+            dupIntField.add("1");
+            dupIntField.add("again");
+            assertThatThrownBy(() -> loadPacked(Rdb.TYPE_HASH_LISTPACK, dupIntField))
+                    .isInstanceOf(RdbException.class).hasMessageContaining("Hash listpack integrity check failed");
+            List<String> dupMember = pairs(n, i -> "m" + i, Integer::toString);
+            dupMember.add("m0");
+            dupMember.add("9");
+            assertThatThrownBy(() -> loadPacked(Rdb.TYPE_ZSET_LISTPACK, dupMember))
+                    .isInstanceOf(RdbException.class).hasMessageContaining("Zset listpack integrity check failed");
+            // without the repeat, all of them load (past 512 fields a hashtable, past 128 members a skiplist)
+            dupField.subList(dupField.size() - 2, dupField.size()).clear();
+            var loaded = (io.spinel.core.type.hash.HashValue) ((io.spinel.core.keyspace.DbObject)
+                    loadPacked(Rdb.TYPE_HASH_LISTPACK, dupField)).value;
+            assertThat(loaded.length()).isEqualTo(n);
+            assertThat(loaded.encoding()).isEqualTo(n > 512 ? "hashtable" : "listpack");
+            dupMember.subList(dupMember.size() - 2, dupMember.size()).clear();
+            var members = (io.spinel.core.type.zset.ZSet) ((io.spinel.core.keyspace.DbObject)
+                    loadPacked(Rdb.TYPE_ZSET_LISTPACK, dupMember)).value;
+            assertThat(members.size()).isEqualTo(n);
+            assertThat(members.encoding()).isEqualTo(n > 128 ? "skiplist" : "listpack");
+        }
+    }
+
     @Test
     void ziplistAndZipmapAreRead() {
         byte[] zl = OldEncodings.ziplist("hello", 5L, -1L, 12L, 13L, 300L, -70000L, 1L << 40, "x".repeat(70), "y".repeat(20000));

@@ -220,7 +220,10 @@ public final class Db {
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
         if (hasTtl && !hadTtl) {
-            volatileKeys.put(h, copyKey(k, off, len), k, off, len);
+            // a loaded key is a fresh array of exactly the key (putComplete); a command's is a
+            // slice of the query buffer and must be copied
+            byte[] owned = !mayGrowLater && off == 0 && len == k.length ? k : copyKey(k, off, len);
+            volatileKeys.put(h, owned, k, off, len);
         } else if (hadTtl && !hasTtl) {
             volatileKeys.remove(h, k, off, len);
         }

@@ -398,15 +398,11 @@ final class ValueCodec {
     private static ZSet readPackedZSet(Elements el, EncodingConfig cfg) {
         ZSet z = ZSet.newPacked();
         KeySet seen = null;
+        Slice member = new Slice();
         while (el.next()) {
-            // the member is read in place: the blob stays put while the cursor moves to the score
-            byte[] mb = el.buf;
-            int mo = el.off, ml = el.len;
-            if (el.isInt()) {
-                mb = Bytes.longToBytes(el.intValue());
-                mo = 0;
-                ml = mb.length;
-            }
+            member.of(el);
+            byte[] mb = member.buf;
+            int mo = member.off, ml = member.len;
             if (!el.next()) throw new RdbException("Zset listpack integrity check failed.");
             double score;
             if (el.isInt()) {
@@ -455,23 +451,16 @@ final class ValueCodec {
         HashValue h = new HashValue();
         KeySet seen = null;
         int maxLen = 0;
+        Slice field = new Slice();
+        Slice value = new Slice();
         while (el.next()) {
-            // the field is read in place: the blob stays put while the cursor moves to the value
-            byte[] fb = el.buf;
-            int fo = el.off, fl = el.len;
-            if (el.isInt()) {
-                fb = Bytes.longToBytes(el.intValue());
-                fo = 0;
-                fl = fb.length;
-            }
+            field.of(el);
+            byte[] fb = field.buf;
+            int fo = field.off, fl = field.len;
             if (!el.next()) throw new RdbException("Hash listpack integrity check failed.");
-            byte[] vb = el.buf;
-            int vo = el.off, vl = el.len;
-            if (el.isInt()) {
-                vb = Bytes.longToBytes(el.intValue());
-                vo = 0;
-                vl = vb.length;
-            }
+            value.of(el);
+            byte[] vb = value.buf;
+            int vo = value.off, vl = value.len;
             boolean isNew;
             if (h.length() >= LINEAR_DUP_CHECK) {
                 if (seen == null) seen = fieldsOf(h);
@@ -492,6 +481,29 @@ final class ValueCodec {
         KeySet set = new KeySet();
         h.forEachPair(p -> set.add(p[0]));
         return set;
+    }
+
+    /**
+     * An element of a packed blob as bytes: a string where it lies in the blob (which stays put
+     * while the cursor moves on, so a field is still readable next to its value), an integer as
+     * its decimal text.
+     */
+    private static final class Slice {
+        byte[] buf;
+        int off;
+        int len;
+
+        void of(Elements el) {
+            if (el.isInt()) {
+                buf = Bytes.longToBytes(el.intValue());
+                off = 0;
+                len = buf.length;
+            } else {
+                buf = el.buf;
+                off = el.off;
+                len = el.len;
+            }
+        }
     }
 
     /**

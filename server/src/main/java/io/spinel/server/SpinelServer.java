@@ -86,7 +86,8 @@ public final class SpinelServer implements AutoCloseable {
         this.loadData = loadData;
         this.config = config;
         this.log = log;
-        this.epoll = Epoll.isAvailable() && !Boolean.getBoolean("spinel.nio");
+        // (the property first: asking Epoll loads and unpacks its native library)
+        this.epoll = !Boolean.getBoolean("spinel.nio") && Epoll.isAvailable();
         // (see SpinBeforeSleep; 0 keeps Netty's own choice: block whenever no task is waiting)
         long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
         IoHandlerFactory io = !epoll ? NioIoHandler.newFactory()

@@ -93,7 +93,20 @@ public final class SpinelClient implements AutoCloseable {
         return sc;
     }
 
+    /**
+     * How long a blocking call polls for its reply before it parks, in nanoseconds
+     * ({@code -Dspinel.embedded.spinMicros}, default 20). A simple command's reply is back within a
+     * few microseconds, and parking and being woken costs as much again on a busy machine. Not on
+     * a single CPU, where polling would only hold up the engine thread.
+     */
+    private static final long SPIN_NANOS = Runtime.getRuntime().availableProcessors() > 1
+            ? Long.getLong("spinel.embedded.spinMicros", 20) * 1000 : 0;
+
     private static <T> T join(CompletableFuture<T> f) {
+        if (SPIN_NANOS > 0 && !f.isDone()) {
+            long deadline = System.nanoTime() + SPIN_NANOS;
+            while (!f.isDone() && System.nanoTime() - deadline < 0) Thread.onSpinWait();
+        }
         try {
             return f.get();
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package io.spinel.junit;
 
+import io.spinel.core.embedded.ManualClock;
 import io.spinel.core.embedded.SpinelClient;
 import io.spinel.server.SpinelServer;
 
@@ -16,11 +17,14 @@ final class RunningSpinel implements AutoCloseable {
     /** The unique id of the extension context whose end stops this server. */
     final String owner;
     final URI uri;
+    /** The clock the server's keys expire by, when the tests move it; null for the system clock. */
+    final ManualClock clock;
     private final String password;
     private SpinelClient client;
 
-    private RunningSpinel(SpinelServer server, String owner, String password) {
+    private RunningSpinel(SpinelServer server, String owner, String password, ManualClock clock) {
         this.server = server;
+        this.clock = clock;
         this.owner = owner;
         this.password = password;
         String auth = password.isEmpty() ? "" : ":" + userInfo(password) + "@";
@@ -32,14 +36,16 @@ final class RunningSpinel implements AutoCloseable {
         return URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    static RunningSpinel start(List<String[]> options, String owner) {
+    static RunningSpinel start(List<String[]> options, boolean manualClock, String owner) {
         SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", HOST);
+        ManualClock clock = manualClock ? new ManualClock() : null;
+        if (clock != null) b.clock(clock);
         String password = "";
         for (String[] o : options) {
             b.option(o[0], o[1]);
             if (o[0].equalsIgnoreCase("requirepass")) password = o[1];
         }
-        return new RunningSpinel(b.start(), owner, password);
+        return new RunningSpinel(b.start(), owner, password, clock);
     }
 
     int port() {

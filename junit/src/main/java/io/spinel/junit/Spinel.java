@@ -59,4 +59,13 @@ public @interface Spinel {
      * fails the class with the reason.
      */
     String[] config() default {};
+
+    /**
+     * Run the server on a {@link io.spinel.core.embedded.ManualClock} that tests move forward
+     * themselves: inject it (a {@code ManualClock} field annotated {@link SpinelInstance}, or a
+     * parameter of that type), set a TTL, {@code advance} past it, and the key is gone on its next
+     * access (and from DBSIZE within the next active expiry cycle, about 100 ms). The clock starts
+     * at the wall-clock time and keeps what tests did to it for the server's lifetime.
+     */
+    boolean manualClock() default false;
 }

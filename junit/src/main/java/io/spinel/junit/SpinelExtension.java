@@ -1,5 +1,6 @@
 package io.spinel.junit;
 
+import io.spinel.core.embedded.ManualClock;
 import io.spinel.core.embedded.SpinelClient;
 import io.spinel.server.SpinelServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -60,8 +61,15 @@ public final class SpinelExtension
         private Spinel.Lifecycle lifecycle = Spinel.Lifecycle.PER_CLASS;
         private boolean flushAfterEach = true;
         private final List<String[]> options = new ArrayList<>();
+        private boolean manualClock;
 
         private Builder() {
+        }
+
+        /** Run the server on a {@link ManualClock} that tests inject and move (see {@link Spinel#manualClock()}). */
+        public Builder manualClock(boolean manual) {
+            this.manualClock = manual;
+            return this;
         }
 
         public Builder lifecycle(Spinel.Lifecycle lifecycle) {
@@ -81,17 +89,18 @@ public final class SpinelExtension
         }
 
         public SpinelExtension build() {
-            return new SpinelExtension(new Settings(lifecycle, flushAfterEach, List.copyOf(options)));
+            return new SpinelExtension(new Settings(lifecycle, flushAfterEach, List.copyOf(options), manualClock));
         }
     }
 
-    private record Settings(Spinel.Lifecycle lifecycle, boolean flushAfterEach, List<String[]> options) {
-        static final Settings DEFAULT = new Settings(Spinel.Lifecycle.PER_CLASS, true, List.of());
+    private record Settings(Spinel.Lifecycle lifecycle, boolean flushAfterEach, List<String[]> options,
+                            boolean manualClock) {
+        static final Settings DEFAULT = new Settings(Spinel.Lifecycle.PER_CLASS, true, List.of(), false);
 
         static Settings of(Spinel a) {
             List<String[]> options = new ArrayList<>();
             for (String line : a.config()) options.add(parseLine(line));
-            return new Settings(a.lifecycle(), a.flushAfterEach(), options);
+            return new Settings(a.lifecycle(), a.flushAfterEach(), options, a.manualClock());
         }
 
         /** "name value" as in redis.conf; a value in double quotes may hold spaces. */
@@ -177,7 +186,7 @@ public final class SpinelExtension
     private RunningSpinel start(Settings s, ExtensionContext ctx) {
         RunningSpinel r;
         try {
-            r = RunningSpinel.start(s.options(), ctx.getUniqueId());
+            r = RunningSpinel.start(s.options(), s.manualClock(), ctx.getUniqueId());
         } catch (IllegalArgumentException e) {
             throw new ExtensionConfigurationException("Spinel configuration: " + e.getMessage(), e);
         }
@@ -265,8 +274,13 @@ public final class SpinelExtension
             default:
                 if (type == SpinelServer.class) return r.server;
                 if (type == SpinelClient.class) return r.client();
+                if (type == ManualClock.class) {
+                    if (r.clock != null) return r.clock;
+                    throw new ExtensionConfigurationException("@SpinelInstance " + where + ": the server runs on "
+                            + "the system clock; ask for a ManualClock with @Spinel(manualClock = true)");
+                }
                 throw new ExtensionConfigurationException("@SpinelInstance " + where
-                        + " must be a SpinelServer or a SpinelClient");
+                        + " must be a SpinelServer, a SpinelClient or a ManualClock");
         }
     }
 
@@ -275,7 +289,8 @@ public final class SpinelExtension
     @Override
     public boolean supportsParameter(ParameterContext pc, ExtensionContext ec) {
         Class<?> type = pc.getParameter().getType();
-        return kind(pc.getParameter()) != null || type == SpinelServer.class || type == SpinelClient.class;
+        return kind(pc.getParameter()) != null || type == SpinelServer.class || type == SpinelClient.class
+                || type == ManualClock.class;
     }
 
     @Override

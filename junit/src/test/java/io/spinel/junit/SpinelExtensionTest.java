@@ -2,6 +2,7 @@ package io.spinel.junit;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.spinel.core.embedded.ManualClock;
 import io.spinel.core.embedded.SpinelClient;
 import io.spinel.server.SpinelServer;
 import org.junit.jupiter.api.BeforeAll;
@@ -364,6 +365,56 @@ class SpinelExtensionTest {
                 instanceOf(ExtensionConfigurationException.class),
                 message("Spinel configuration: Invalid option 'hz' value 'often': argument couldn't be parsed "
                         + "into an integer"))));
+    }
+
+    // ---- a clock the tests move ------------------------------------------------------------------
+
+    @Spinel(manualClock = true)
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    static class ManualClockFixture {
+        @SpinelPort int port;
+        @SpinelInstance ManualClock clock;
+
+        @Test
+        @Order(1)
+        void keysExpireWhenTheClockIsMovedPastTheirTtl() throws InterruptedException {
+            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                jedis.setex("session", 3600, "data");
+                jedis.set("kept", "v");
+                assertThat(jedis.ttl("session")).isEqualTo(3600L);
+                clock.advance(java.time.Duration.ofMinutes(59));
+                assertThat(jedis.ttl("session")).isEqualTo(60L);
+                assertThat(jedis.get("session")).isEqualTo("data");
+                clock.advance(java.time.Duration.ofSeconds(61));
+                assertThat(jedis.get("session")).isNull(); // lazy expiry, an hour later in a moment
+                jedis.pexpire("kept", 500);
+                clock.advanceMillis(501);
+                // the active cycle (hz 10) reclaims it without an access
+                long deadline = System.currentTimeMillis() + 5000;
+                while (jedis.dbSize() != 0 && System.currentTimeMillis() < deadline) Thread.sleep(20);
+                assertThat(jedis.dbSize()).isZero();
+            }
+        }
+
+        @Test
+        @Order(2)
+        void theSameClockIsAParameterToo(ManualClock parameter) {
+            assertThat(parameter).isSameAs(clock);
+        }
+    }
+
+    @Spinel
+    static class NoManualClockFixture {
+        @Test
+        void asksForAClock(ManualClock clock) {
+        }
+    }
+
+    @Test
+    void aManualClockMovesTheServersTime() {
+        assertAllPassed(run(ManualClockFixture.class), 2);
+        run(NoManualClockFixture.class).allEvents().assertThatEvents().haveExactly(1, event(finishedWithFailure(
+                message(m -> m.contains("@Spinel(manualClock = true)")))));
     }
 
     static class RegisteredFixture {

@@ -20,6 +20,7 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
+import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
 
@@ -83,6 +84,10 @@ public final class SpinelServer implements AutoCloseable {
     private final boolean loadData;
 
     private SpinelServer(Config config, Log log, boolean loadData) {
+        this(config, log, loadData, null);
+    }
+
+    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock) {
         this.loadData = loadData;
         this.config = config;
         this.log = log;
@@ -95,6 +100,7 @@ public final class SpinelServer implements AutoCloseable {
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
         this.loop = group.next();
         this.engine = new Engine(config, loop, loop::inEventLoop, log);
+        if (clock != null) engine.keyspace().setClock(clock); // before the loop runs anything
         engine.setShutdownHandler(this::shutdownRequested);
     }
 
@@ -108,6 +114,7 @@ public final class SpinelServer implements AutoCloseable {
         private final List<String[]> options = new ArrayList<>();
         private boolean randomPort;
         private Log log = Log.silent();
+        private Keyspace.Clock clock;
 
         /**
          * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would.
@@ -128,6 +135,16 @@ public final class SpinelServer implements AutoCloseable {
         /** Listen on a free port chosen by the OS (read it back with {@link SpinelServer#port()}). */
         public Builder randomPort() {
             randomPort = true;
+            return this;
+        }
+
+        /**
+         * The clock keys expire by, instead of the system's: with a
+         * {@link io.spinel.core.embedded.ManualClock} a test sets a TTL, advances the clock past
+         * it and sees the key gone, without waiting. TIME, LASTSAVE and the like keep the wall clock.
+         */
+        public Builder clock(Keyspace.Clock clock) {
+            this.clock = clock;
             return this;
         }
 
@@ -155,7 +172,7 @@ public final class SpinelServer implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            SpinelServer s = new SpinelServer(config, log, load);
+            SpinelServer s = new SpinelServer(config, log, load, clock);
             try {
                 s.bind(randomPort);
             } catch (Exception e) {

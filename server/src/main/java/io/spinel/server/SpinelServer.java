@@ -83,10 +83,6 @@ public final class SpinelServer implements AutoCloseable {
     /** Whether start-up loads the RDB or AOF found in dir. */
     private final boolean loadData;
 
-    private SpinelServer(Config config, Log log, boolean loadData) {
-        this(config, log, loadData, null);
-    }
-
     private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock) {
         this.loadData = loadData;
         this.config = config;
@@ -185,7 +181,7 @@ public final class SpinelServer implements AutoCloseable {
 
     /** Starts a server from an already loaded configuration (the command line launcher). */
     static SpinelServer start(Config config, Log log) throws Exception {
-        SpinelServer s = new SpinelServer(config, log, true);
+        SpinelServer s = new SpinelServer(config, log, true, null);
         try {
             s.bind(false);
         } catch (Exception e) {

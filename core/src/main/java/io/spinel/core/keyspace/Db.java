@@ -196,34 +196,33 @@ public final class Db {
      * the replaced entry's LFU counter (RESTORE, COPY, RENAME) remove the old entry first.
      */
     public Object put(byte[] k, int off, int len, Object e) {
-        return put(k, off, len, e, true);
+        return put(k, off, len, e, false);
     }
 
     /**
-     * {@link #put} for an entry whose value is already complete (the RDB loader): it is measured
-     * once now, not again after the command, which after loading a few million collections made
-     * the first command pay for measuring them all a second time.
+     * {@link #put} for what the RDB loader made: the value is complete, so it is measured once now,
+     * not again after the command (which after loading a few million collections made the first
+     * command pay for measuring them all a second time); and k is a fresh array of exactly the
+     * key, which the expiry index may keep as it is.
      */
     public Object putComplete(byte[] k, Object e) {
-        return put(k, 0, k.length, e, false);
+        return put(k, 0, k.length, e, true);
     }
 
-    private Object put(byte[] k, int off, int len, Object e, boolean mayGrowLater) {
+    private Object put(byte[] k, int off, int len, Object e, boolean loaded) {
         long h = KeyHash.of(k, off, len);
         Object old = table.put(h, e, k, off, len);
         // Redis's dbOverwrite: under an LFU policy a new value inherits the access frequency of the
         // one it replaces, or hot keys that are rewritten would look new and be evicted first
         if (old != null && old != e && keyspace.lfu()) Entries.setLru(e, Entries.lru(old));
-        account(e, old, mayGrowLater);
+        account(e, old, !loaded);
         if (old == null) keyspace.keyAdded(this, k, off, len);
         else if (frozen != null && old != e) frozen.beforeChange(h, old);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
         if (hasTtl && !hadTtl) {
-            // a loaded key is a fresh array of exactly the key (putComplete); a command's is a
-            // slice of the query buffer and must be copied
-            byte[] owned = !mayGrowLater && off == 0 && len == k.length ? k : copyKey(k, off, len);
-            volatileKeys.put(h, owned, k, off, len);
+            // a command's key is a slice of the query buffer: the index keeps a copy
+            volatileKeys.put(h, loaded ? k : copyKey(k, off, len), k, off, len);
         } else if (hadTtl && !hasTtl) {
             volatileKeys.remove(h, k, off, len);
         }

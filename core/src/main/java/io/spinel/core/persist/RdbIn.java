@@ -213,9 +213,13 @@ public final class RdbIn {
     private static final int TRANSIENT_REUSE_LIMIT = 1 << 20;
 
     private byte[] transientBuffer(int n) {
-        if (n <= transientBuf.length) return transientBuf;
-        if (n > TRANSIENT_REUSE_LIMIT) return new byte[n];
-        return transientBuf = new byte[Math.max(n, Math.min(TRANSIENT_REUSE_LIMIT, transientBuf.length * 2))];
+        return n > TRANSIENT_REUSE_LIMIT ? new byte[n] : (transientBuf = atLeast(transientBuf, n));
+    }
+
+    /** current if it holds n bytes, else a bigger array (doubling, up to the reuse limit). */
+    private static byte[] atLeast(byte[] current, int n) {
+        if (n <= current.length) return current;
+        return new byte[Math.max(n, Math.min(TRANSIENT_REUSE_LIMIT, current.length * 2))];
     }
 
     /** The length of the string the last {@link #readTransient} returned. */
@@ -242,10 +246,7 @@ public final class RdbIn {
     /** Reads clen compressed bytes and expands them into out[0, ulen). */
     private byte[] decompress(int clen, byte[] out, int ulen) {
         if (in == null && clen > limit - pos) throw eof();
-        if (compressedBuf.length < clen && clen <= TRANSIENT_REUSE_LIMIT) {
-            compressedBuf = new byte[Math.max(clen, Math.min(TRANSIENT_REUSE_LIMIT, compressedBuf.length * 2))];
-        }
-        byte[] c = clen <= TRANSIENT_REUSE_LIMIT ? compressedBuf : new byte[clen];
+        byte[] c = clen > TRANSIENT_REUSE_LIMIT ? new byte[clen] : (compressedBuf = atLeast(compressedBuf, clen));
         readFully(c, 0, clen);
         try {
             Lzf.decompress(c, 0, clen, out, 0, ulen);

@@ -401,8 +401,6 @@ final class ValueCodec {
         Slice member = new Slice();
         while (el.next()) {
             member.of(el);
-            byte[] mb = member.buf;
-            int mo = member.off, ml = member.len;
             if (!el.next()) throw new RdbException("Zset listpack integrity check failed.");
             double score;
             if (el.isInt()) {
@@ -414,12 +412,12 @@ final class ValueCodec {
             boolean isNew;
             if (z.isPacked() && z.size() >= LINEAR_DUP_CHECK) {
                 if (seen == null) seen = membersOf(z);
-                isNew = seen.add(Bytes.copy(mb, mo, ml));
+                isNew = seen.add(member.copy());
             } else {
-                isNew = !z.contains(mb, mo, ml);
+                isNew = !z.contains(member.buf, member.off, member.len);
             }
             if (!isNew) throw new RdbException("Zset listpack integrity check failed.");
-            z.insertLoaded(score, mb, mo, ml);
+            z.insertLoaded(score, member.buf, member.off, member.len);
         }
         if (z.size() == 0) throw EMPTY;
         if (z.size() > cfg.zsetMaxListpackEntries) z.toSkiplist();
@@ -455,22 +453,18 @@ final class ValueCodec {
         Slice value = new Slice();
         while (el.next()) {
             field.of(el);
-            byte[] fb = field.buf;
-            int fo = field.off, fl = field.len;
             if (!el.next()) throw new RdbException("Hash listpack integrity check failed.");
             value.of(el);
-            byte[] vb = value.buf;
-            int vo = value.off, vl = value.len;
             boolean isNew;
             if (h.length() >= LINEAR_DUP_CHECK) {
                 if (seen == null) seen = fieldsOf(h);
-                isNew = seen.add(Bytes.copy(fb, fo, fl));
+                isNew = seen.add(field.copy());
             } else {
-                isNew = !h.exists(fb, fo, fl);
+                isNew = !h.exists(field.buf, field.off, field.len);
             }
             if (!isNew) throw new RdbException("Hash listpack integrity check failed.");
-            maxLen = Math.max(maxLen, Math.max(fl, vl));
-            h.appendLoaded(fb, fo, fl, vb, vo, vl);
+            maxLen = Math.max(maxLen, Math.max(field.len, value.len));
+            h.appendLoaded(field.buf, field.off, field.len, value.buf, value.off, value.len);
         }
         if (h.length() == 0) throw EMPTY;
         if (h.length() > cfg.hashMaxListpackEntries || (zipmap && maxLen > cfg.hashMaxListpackValue)) h.toHashtable();
@@ -503,6 +497,10 @@ final class ValueCodec {
                 off = el.off;
                 len = el.len;
             }
+        }
+
+        byte[] copy() {
+            return Bytes.copy(buf, off, len);
         }
     }
 

@@ -342,6 +342,16 @@ public final class Engine {
         return inLoop.getAsBoolean();
     }
 
+    private IdleHeapReturn heapReturn;
+
+    /**
+     * Makes the server run {@code collect} (a full GC) once it is idle after its data shrank by
+     * half (see {@link IdleHeapReturn}). For a standalone server only: it owns the JVM.
+     */
+    public void setIdleHeapReturn(Runnable collect) {
+        heapReturn = collect == null ? null : new IdleHeapReturn(collect);
+    }
+
     public void setShutdownHandler(ShutdownHandler h) {
         this.shutdownHandler = h;
     }
@@ -409,8 +419,11 @@ public final class Engine {
             }
             measureClients();
             evictClients();
-            usedMemory();
+            long used = usedMemory();
             if (maxmemory > 0 && !paused) performEvictions();
+            if (heapReturn != null && heapReturn.tick(used, stats.commandsProcessed, System.currentTimeMillis())) {
+                log.verbose("Data shrank to " + used + " bytes while idle: heap collected and returned to the OS");
+            }
             tracking.limitTable();
             if (activeRehashing) keyspace.rehashStep();
             persistence.cron();

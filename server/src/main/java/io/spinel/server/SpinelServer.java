@@ -182,6 +182,9 @@ public final class SpinelServer implements AutoCloseable {
     /** Starts a server from an already loaded configuration (the command line launcher). */
     static SpinelServer start(Config config, Log log) throws Exception {
         SpinelServer s = new SpinelServer(config, log, true, null);
+        // The standalone server owns its JVM: give the heap back after the data shrank
+        // (-Dspinel.idleHeapReturn=false turns it off).
+        if (!"false".equals(System.getProperty("spinel.idleHeapReturn"))) s.engine.setIdleHeapReturn(System::gc);
         try {
             s.bind(false);
         } catch (Exception e) {

@@ -352,6 +352,14 @@ public final class Engine {
         heapReturn = collect == null ? null : new IdleHeapReturn(collect);
     }
 
+    /**
+     * MEMORY PURGE: a standalone server collects its heap and gives the free part back to the OS,
+     * as Redis has jemalloc purge its dirty pages; an embedded one leaves its host's heap alone.
+     */
+    void purgeHeap() {
+        if (heapReturn != null) heapReturn.collectNow(usedMemory());
+    }
+
     public void setShutdownHandler(ShutdownHandler h) {
         this.shutdownHandler = h;
     }

@@ -31,6 +31,12 @@ final class IdleHeapReturn {
         this.collect = collect;
     }
 
+    /** MEMORY PURGE: collect now, whatever the data did. */
+    void collectNow(long usedMemory) {
+        collect.run();
+        peak = usedMemory;
+    }
+
     /** Called from serverCron; returns whether it collected. */
     boolean tick(long usedMemory, long commandsProcessed, long nowMillis) {
         if (usedMemory > peak) peak = usedMemory;
@@ -43,8 +49,7 @@ final class IdleHeapReturn {
         if (nowMillis - idleSince < IDLE_MILLIS || drop < MIN_DROP || drop * 2 < peak || usedMemory > MAX_LIVE) {
             return false;
         }
-        collect.run();
-        peak = usedMemory;
+        collectNow(usedMemory);
         return true;
     }
 }

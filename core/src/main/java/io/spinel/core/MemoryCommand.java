@@ -23,7 +23,10 @@ final class MemoryCommand {
         t.register("memory|stats", MemoryCommand::stats);
         t.register("memory|doctor", MemoryCommand::doctor);
         t.register("memory|malloc-stats", MemoryCommand::mallocStats);
-        t.register("memory|purge", c -> c.reply().ok());
+        t.register("memory|purge", c -> {
+            c.engine.purgeHeap();
+            c.reply().ok();
+        });
         t.register("memory|help", c -> KeyCommands.helpReply(c,
                 "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                 "DOCTOR",
@@ -31,7 +34,7 @@ final class MemoryCommand {
                 "MALLOC-STATS",
                 "    The state of the JVM heap pools.",
                 "PURGE",
-                "    Nothing to do on the JVM: the garbage collector returns memory on its own.",
+                "    Collect the heap and return its free memory to the OS (standalone server only).",
                 "STATS",
                 "    Memory usage details.",
                 "USAGE <key> [SAMPLES <count>]",

@@ -12,25 +12,26 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * An engine without a network: commands are fed to one client's query buffer and its replies
- * come back as text (RESP with CRLF). Everything runs on the test thread.
+ * come back as text (RESP with CRLF). Everything runs on the test thread. (Public for the
+ * engine's own tests in io.spinel.core.)
  */
-final class ScriptHarness implements AutoCloseable {
+public final class ScriptHarness implements AutoCloseable {
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "script-harness");
         t.setDaemon(true);
         return t;
     });
-    final Engine engine;
+    public final Engine engine;
     private final Conn conn = new Conn();
     private final Client client;
 
-    ScriptHarness() {
+    public ScriptHarness() {
         engine = new Engine(new Config(), loop, () -> true, Log.silent());
         client = engine.connect(conn);
     }
 
     /** Runs one command; returns everything it replied. */
-    String call(String... args) {
+    public String call(String... args) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         b.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
         for (String a : args) {

@@ -3,6 +3,7 @@ package io.spinel.core;
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandFlags;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 
 import java.util.ArrayList;
@@ -36,11 +37,19 @@ final class ClientPause {
     }
 
     static void register(CommandTable t) {
-        t.register("client|pause", ClientPause::pauseCommand);
-        t.register("client|unpause", c -> {
-            c.engine.pause.unpause();
-            c.reply().ok();
-        });
+        t.registerLazily(ClientPause::handler, "client|pause", "client|unpause");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "client|pause" -> ClientPause::pauseCommand;
+            case "client|unpause" -> c -> {
+                c.engine.pause.unpause();
+                c.reply().ok();
+            };
+            default -> null;
+        };
     }
 
     private static void pauseCommand(Client c) {

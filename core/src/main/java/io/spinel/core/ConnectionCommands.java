@@ -1,6 +1,7 @@
 package io.spinel.core;
 
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.protocol.Args;
@@ -26,37 +27,48 @@ final class ConnectionCommands {
     private static final byte[] PONG_BULK = Bytes.ascii("pong");
 
     static void register(CommandTable t) {
-        t.register("ping", ConnectionCommands::ping);
-        t.register("echo", c -> c.reply().bulk(c.args().buf(1), c.args().off(1), c.args().len(1)));
-        t.register("select", ConnectionCommands::select);
-        t.register("auth", ConnectionCommands::auth);
-        t.register("hello", ConnectionCommands::hello);
-        t.register("quit", c -> {
-            c.reply().ok();
-            c.closeAfterReply();
-        });
-        t.register("reset", ConnectionCommands::reset);
-        t.register("client|id", c -> c.reply().integer(c.id));
-        t.register("client|getname", c -> {
-            if (c.name == null) c.reply().nullBulk();
-            else c.reply().bulk(c.name.getBytes(StandardCharsets.ISO_8859_1));
-        });
-        t.register("client|setname", c -> {
-            setName(c, c.args().string(2));
-            c.reply().ok();
-        });
-        t.register("client|setinfo", ConnectionCommands::setinfo);
-        t.register("client|info", c -> c.reply().verbatim(clientInfo(c) + "\n", "txt"));
-        t.register("client|list", ConnectionCommands::list);
-        t.register("client|kill", ConnectionCommands::kill);
-        t.register("client|reply", ConnectionCommands::replyMode);
-        t.register("client|no-evict", c -> {
-            c.noEvict = onOff(c);
-            c.engine.updateClientMemory(c); // moves it in or out of the evictable total
-        });
-        t.register("client|no-touch", c -> c.noTouch = onOff(c));
-        t.register("client|help", ConnectionCommands::help);
-        t.register("client|unblock", ConnectionCommands::unblock);
+        t.registerLazily(ConnectionCommands::handler,
+                "ping", "echo", "select", "auth", "hello", "quit", "reset", "client|id", "client|getname",
+                "client|setname", "client|setinfo", "client|info", "client|list", "client|kill", "client|reply",
+                "client|no-evict", "client|no-touch", "client|help", "client|unblock");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "ping" -> ConnectionCommands::ping;
+            case "echo" -> c -> c.reply().bulk(c.args().buf(1), c.args().off(1), c.args().len(1));
+            case "select" -> ConnectionCommands::select;
+            case "auth" -> ConnectionCommands::auth;
+            case "hello" -> ConnectionCommands::hello;
+            case "quit" -> c -> {
+                c.reply().ok();
+                c.closeAfterReply();
+            };
+            case "reset" -> ConnectionCommands::reset;
+            case "client|id" -> c -> c.reply().integer(c.id);
+            case "client|getname" -> c -> {
+                if (c.name == null) c.reply().nullBulk();
+                else c.reply().bulk(c.name.getBytes(StandardCharsets.ISO_8859_1));
+            };
+            case "client|setname" -> c -> {
+                setName(c, c.args().string(2));
+                c.reply().ok();
+            };
+            case "client|setinfo" -> ConnectionCommands::setinfo;
+            case "client|info" -> c -> c.reply().verbatim(clientInfo(c) + "\n", "txt");
+            case "client|list" -> ConnectionCommands::list;
+            case "client|kill" -> ConnectionCommands::kill;
+            case "client|reply" -> ConnectionCommands::replyMode;
+            case "client|no-evict" -> c -> {
+                c.noEvict = onOff(c);
+                c.engine.updateClientMemory(c); // moves it in or out of the evictable total
+            };
+            case "client|no-touch" -> c -> c.noTouch = onOff(c);
+            case "client|help" -> ConnectionCommands::help;
+            case "client|unblock" -> ConnectionCommands::unblock;
+            default -> null;
+        };
     }
 
     static void ping(Client c) {

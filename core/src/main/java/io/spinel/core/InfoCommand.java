@@ -1,6 +1,7 @@
 package io.spinel.core;
 
 import io.spinel.core.command.Command;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Keyspace;
@@ -32,7 +33,15 @@ final class InfoCommand {
             "module_list", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"};
 
     static void register(CommandTable t) {
-        t.register("info", InfoCommand::info);
+        t.registerLazily(InfoCommand::handler, "info");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "info" -> InfoCommand::info;
+            default -> null;
+        };
     }
 
     static void info(Client c) {

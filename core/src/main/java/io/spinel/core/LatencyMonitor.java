@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.protocol.Reply;
@@ -55,26 +56,36 @@ final class LatencyMonitor {
     }
 
     static void register(CommandTable t) {
-        t.register("latency|latest", c -> c.engine.latency.latest(c.reply()));
-        t.register("latency|history", c -> c.engine.latency.history(c));
-        t.register("latency|reset", c -> c.engine.latency.reset(c));
-        t.register("latency|graph", c -> c.engine.latency.graph(c));
-        t.register("latency|doctor", c -> c.reply().verbatim(c.engine.latency.doctor(), "txt"));
-        t.register("latency|histogram", c -> c.engine.latency.histogram(c));
-        t.register("latency|help", c -> KeyCommands.helpReply(c, new String[] {
-            "DOCTOR",
-            "    Show a report of the latency events seen, with advice.",
-            "GRAPH <event>",
-            "    Show a text chart of the samples of <event>.",
-            "HISTORY <event>",
-            "    Show the samples of <event>: pairs of unix time and milliseconds.",
-            "LATEST",
-            "    Show each event's latest sample and its all-time maximum.",
-            "RESET [<event> ...]",
-            "    Forget the samples of the events named (all events when none is named).",
-            "HISTOGRAM [COMMAND ...]",
-            "    Show the latency distribution of the commands named, as a cumulative histogram.",
-            "    With no command named, of every command that ran."}));
+        t.registerLazily(LatencyMonitor::handler,
+                "latency|latest", "latency|history", "latency|reset", "latency|graph", "latency|doctor",
+                "latency|histogram", "latency|help");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "latency|latest" -> c -> c.engine.latency.latest(c.reply());
+            case "latency|history" -> c -> c.engine.latency.history(c);
+            case "latency|reset" -> c -> c.engine.latency.reset(c);
+            case "latency|graph" -> c -> c.engine.latency.graph(c);
+            case "latency|doctor" -> c -> c.reply().verbatim(c.engine.latency.doctor(), "txt");
+            case "latency|histogram" -> c -> c.engine.latency.histogram(c);
+            case "latency|help" -> c -> KeyCommands.helpReply(c, new String[] {
+                "DOCTOR",
+                "    Show a report of the latency events seen, with advice.",
+                "GRAPH <event>",
+                "    Show a text chart of the samples of <event>.",
+                "HISTORY <event>",
+                "    Show the samples of <event>: pairs of unix time and milliseconds.",
+                "LATEST",
+                "    Show each event's latest sample and its all-time maximum.",
+                "RESET [<event> ...]",
+                "    Forget the samples of the events named (all events when none is named).",
+                "HISTOGRAM [COMMAND ...]",
+                "    Show the latency distribution of the commands named, as a cumulative histogram.",
+                "    With no command named, of every command that ran."});
+            default -> null;
+        };
     }
 
     /** Records an event's duration if the monitor is on and it reached the threshold. */

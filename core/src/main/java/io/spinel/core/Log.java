@@ -15,8 +15,10 @@ public final class Log {
     public static final int NOTICE = 2;
     public static final int WARNING = 3;
     private static final char[] MARKS = {'.', '-', '*', '#'};
-    private static final DateTimeFormatter TIME =
-            DateTimeFormatter.ofPattern("dd MMM yyyy HH:mm:ss.SSS", Locale.ENGLISH);
+    /** Made with the first line written: an embedded server that logs nothing never loads java.time's formatters. */
+    private static final class Time {
+        static final DateTimeFormatter FORMAT = DateTimeFormatter.ofPattern("dd MMM yyyy HH:mm:ss.SSS", Locale.ENGLISH);
+    }
 
     private volatile PrintStream out;
     private volatile int level = NOTICE;
@@ -61,7 +63,7 @@ public final class Log {
 
     public void log(int lvl, String msg) {
         if (!enabled(lvl)) return;
-        String line = pid + ":" + role + " " + TIME.format(LocalDateTime.now()) + " " + MARKS[lvl] + " " + msg;
+        String line = pid + ":" + role + " " + Time.FORMAT.format(LocalDateTime.now()) + " " + MARKS[lvl] + " " + msg;
         PrintStream o = out;
         synchronized (this) {
             o.println(line);

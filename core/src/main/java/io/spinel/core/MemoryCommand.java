@@ -1,5 +1,6 @@
 package io.spinel.core;
 
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.KeyCommands;
@@ -20,25 +21,34 @@ final class MemoryCommand {
     }
 
     static void register(CommandTable t) {
-        t.register("memory|stats", MemoryCommand::stats);
-        t.register("memory|doctor", MemoryCommand::doctor);
-        t.register("memory|malloc-stats", MemoryCommand::mallocStats);
-        t.register("memory|purge", c -> {
-            c.engine.purgeHeap();
-            c.reply().ok();
-        });
-        t.register("memory|help", c -> KeyCommands.helpReply(c,
-                "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "DOCTOR",
-                "    A report on memory problems, if any.",
-                "MALLOC-STATS",
-                "    The state of the JVM heap pools.",
-                "PURGE",
-                "    Collect the heap and return its free memory to the OS (standalone server only).",
-                "STATS",
-                "    Memory usage details.",
-                "USAGE <key> [SAMPLES <count>]",
-                "    The estimated memory used by a key and its value."));
+        t.registerLazily(MemoryCommand::handler,
+                "memory|stats", "memory|doctor", "memory|malloc-stats", "memory|purge", "memory|help");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "memory|stats" -> MemoryCommand::stats;
+            case "memory|doctor" -> MemoryCommand::doctor;
+            case "memory|malloc-stats" -> MemoryCommand::mallocStats;
+            case "memory|purge" -> c -> {
+                c.engine.purgeHeap();
+                c.reply().ok();
+            };
+            case "memory|help" -> c -> KeyCommands.helpReply(c,
+                    "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "DOCTOR",
+                    "    A report on memory problems, if any.",
+                    "MALLOC-STATS",
+                    "    The state of the JVM heap pools.",
+                    "PURGE",
+                    "    Collect the heap and return its free memory to the OS (standalone server only).",
+                    "STATS",
+                    "    Memory usage details.",
+                    "USAGE <key> [SAMPLES <count>]",
+                    "    The estimated memory used by a key and its value.");
+            default -> null;
+        };
     }
 
     static void stats(Client c) {

@@ -1,6 +1,7 @@
 package io.spinel.core;
 
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 
@@ -27,7 +28,15 @@ final class Monitors {
     }
 
     static void register(CommandTable t) {
-        t.register("monitor", Monitors::monitorCommand);
+        t.registerLazily(Monitors::handler, "monitor");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "monitor" -> Monitors::monitorCommand;
+            default -> null;
+        };
     }
 
     private static void monitorCommand(Client c) {

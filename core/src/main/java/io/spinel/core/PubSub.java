@@ -1,6 +1,7 @@
 package io.spinel.core;
 
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.protocol.Args;
@@ -76,31 +77,42 @@ final class PubSub {
     }
 
     static void register(CommandTable t) {
-        t.register("subscribe", c -> c.engine.pubsub.subscribe(c, Kind.CHANNEL));
-        t.register("psubscribe", c -> c.engine.pubsub.subscribe(c, Kind.PATTERN));
-        t.register("ssubscribe", c -> c.engine.pubsub.subscribe(c, Kind.SHARD));
-        t.register("unsubscribe", c -> c.engine.pubsub.unsubscribe(c, Kind.CHANNEL));
-        t.register("punsubscribe", c -> c.engine.pubsub.unsubscribe(c, Kind.PATTERN));
-        t.register("sunsubscribe", c -> c.engine.pubsub.unsubscribe(c, Kind.SHARD));
-        t.register("publish", c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), false)));
-        t.register("spublish", c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), true)));
-        t.register("pubsub|channels", c -> c.engine.pubsub.listChannels(c, false));
-        t.register("pubsub|shardchannels", c -> c.engine.pubsub.listChannels(c, true));
-        t.register("pubsub|numsub", c -> c.engine.pubsub.numsub(c, false));
-        t.register("pubsub|shardnumsub", c -> c.engine.pubsub.numsub(c, true));
-        t.register("pubsub|numpat", c -> c.reply().integer(c.engine.pubsub.patterns.size()));
-        t.register("pubsub|help", c -> KeyCommands.helpReply(c,
-                "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "CHANNELS [<pattern>]",
-                "    The active channels, optionally only those matching <pattern>.",
-                "NUMPAT",
-                "    The number of patterns subscribed to.",
-                "NUMSUB [<channel> ...]",
-                "    The number of subscribers of each channel (pattern subscribers not counted).",
-                "SHARDCHANNELS [<pattern>]",
-                "    The active shard channels, optionally only those matching <pattern>.",
-                "SHARDNUMSUB [<shardchannel> ...]",
-                "    The number of subscribers of each shard channel."));
+        t.registerLazily(PubSub::handler,
+                "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "publish",
+                "spublish", "pubsub|channels", "pubsub|shardchannels", "pubsub|numsub", "pubsub|shardnumsub",
+                "pubsub|numpat", "pubsub|help");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "subscribe" -> c -> c.engine.pubsub.subscribe(c, Kind.CHANNEL);
+            case "psubscribe" -> c -> c.engine.pubsub.subscribe(c, Kind.PATTERN);
+            case "ssubscribe" -> c -> c.engine.pubsub.subscribe(c, Kind.SHARD);
+            case "unsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.CHANNEL);
+            case "punsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.PATTERN);
+            case "sunsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.SHARD);
+            case "publish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), false));
+            case "spublish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), true));
+            case "pubsub|channels" -> c -> c.engine.pubsub.listChannels(c, false);
+            case "pubsub|shardchannels" -> c -> c.engine.pubsub.listChannels(c, true);
+            case "pubsub|numsub" -> c -> c.engine.pubsub.numsub(c, false);
+            case "pubsub|shardnumsub" -> c -> c.engine.pubsub.numsub(c, true);
+            case "pubsub|numpat" -> c -> c.reply().integer(c.engine.pubsub.patterns.size());
+            case "pubsub|help" -> c -> KeyCommands.helpReply(c,
+                    "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "CHANNELS [<pattern>]",
+                    "    The active channels, optionally only those matching <pattern>.",
+                    "NUMPAT",
+                    "    The number of patterns subscribed to.",
+                    "NUMSUB [<channel> ...]",
+                    "    The number of subscribers of each channel (pattern subscribers not counted).",
+                    "SHARDCHANNELS [<pattern>]",
+                    "    The active shard channels, optionally only those matching <pattern>.",
+                    "SHARDNUMSUB [<shardchannel> ...]",
+                    "    The number of subscribers of each shard channel.");
+            default -> null;
+        };
     }
 
     enum Kind {

@@ -30,51 +30,67 @@ final class ServerCommands {
     }
 
     static void register(CommandTable t) {
-        t.register("time", ServerCommands::time);
-        t.register("lastsave", c -> c.reply().integer(c.engine.lastSaveSeconds()));
-        t.register("command", ServerCommands::commandAll);
-        t.register("command|count", c -> c.reply().integer(c.engine.commands.commands().size()));
-        t.register("command|list", ServerCommands::commandList);
-        t.register("command|info", ServerCommands::commandInfo);
-        t.register("command|docs", ServerCommands::commandDocs);
-        t.register("command|getkeys", c -> getKeys(c, false));
-        t.register("command|getkeysandflags", c -> getKeys(c, true));
-        t.register("command|help", ServerCommands::commandHelp);
-        t.register("config|get", ServerCommands::configGet);
-        t.register("config|set", ServerCommands::configSet);
-        t.register("config|resetstat", ServerCommands::configResetStat);
-        t.register("config|rewrite", ServerCommands::configRewrite);
-        t.register("config|help", ServerCommands::configHelp);
-        t.register("debug", ServerCommands::debug);
-        t.register("shutdown", ServerCommands::shutdown);
-        // a standalone Redis has these and refuses them; clients probe CLUSTER INFO or NODES to
-        // find out whether they talk to a cluster
-        CommandHandler clusterDisabled = c -> {
-            throw CLUSTER_DISABLED;
+        t.registerLazily(ServerCommands::handler,
+                "time", "lastsave", "command", "command|count", "command|list", "command|info", "command|docs",
+                "command|getkeys", "command|getkeysandflags", "command|help", "config|get", "config|set",
+                "config|resetstat", "config|rewrite", "config|help", "debug", "shutdown", "module|list",
+                "module|load", "module|loadex", "module|unload", "module|help", "role", "wait", "failover",
+                "readonly", "readwrite", "asking");
+        for (String sub : CLUSTER_SUBCOMMANDS) t.register("cluster|" + sub, ServerCommands::clusterDisabled);
+    }
+
+    /**
+     * CLUSTER and the cluster-only commands: a standalone Redis has these and refuses them; clients
+     * probe CLUSTER INFO or NODES to find out whether they talk to a cluster.
+     */
+    private static void clusterDisabled(Client c) {
+        throw CLUSTER_DISABLED;
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "time" -> ServerCommands::time;
+            case "lastsave" -> c -> c.reply().integer(c.engine.lastSaveSeconds());
+            case "command" -> ServerCommands::commandAll;
+            case "command|count" -> c -> c.reply().integer(c.engine.commands.commands().size());
+            case "command|list" -> ServerCommands::commandList;
+            case "command|info" -> ServerCommands::commandInfo;
+            case "command|docs" -> ServerCommands::commandDocs;
+            case "command|getkeys" -> c -> getKeys(c, false);
+            case "command|getkeysandflags" -> c -> getKeys(c, true);
+            case "command|help" -> ServerCommands::commandHelp;
+            case "config|get" -> ServerCommands::configGet;
+            case "config|set" -> ServerCommands::configSet;
+            case "config|resetstat" -> ServerCommands::configResetStat;
+            case "config|rewrite" -> ServerCommands::configRewrite;
+            case "config|help" -> ServerCommands::configHelp;
+            case "debug" -> ServerCommands::debug;
+            case "shutdown" -> ServerCommands::shutdown;
+            case "module|list" -> c -> c.reply().arrayHeader(0);
+            case "module|load" -> ServerCommands::moduleLoad;
+            case "module|loadex" -> ServerCommands::moduleLoad;
+            case "module|unload" -> c -> {
+                throw CommandError.err("Error unloading module: no such module with that name");
+            };
+            case "module|help" -> c -> KeyCommands.helpReply(c,
+                    "MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "LIST",
+                    "    The loaded modules (none: Spinel runs no native modules).",
+                    "LOAD <path> [<arg> ...]",
+                    "    Load a module; always fails here.",
+                    "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+                    "    Load a module with configuration; always fails here.",
+                    "UNLOAD <name>",
+                    "    Unload a module; there is none.");
+            case "role" -> ServerCommands::role;
+            case "wait" -> ServerCommands::waitReplicas;
+            case "failover" -> ServerCommands::failover;
+            case "readonly" -> ServerCommands::clusterDisabled;
+            case "readwrite" -> ServerCommands::clusterDisabled;
+            case "asking" -> ServerCommands::clusterDisabled;
+            default -> null;
         };
-        for (String sub : CLUSTER_SUBCOMMANDS) t.register("cluster|" + sub, clusterDisabled);
-        t.register("module|list", c -> c.reply().arrayHeader(0));
-        t.register("module|load", ServerCommands::moduleLoad);
-        t.register("module|loadex", ServerCommands::moduleLoad);
-        t.register("module|unload", c -> {
-            throw CommandError.err("Error unloading module: no such module with that name");
-        });
-        t.register("module|help", c -> KeyCommands.helpReply(c,
-                "MODULE <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                "LIST",
-                "    The loaded modules (none: Spinel runs no native modules).",
-                "LOAD <path> [<arg> ...]",
-                "    Load a module; always fails here.",
-                "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
-                "    Load a module with configuration; always fails here.",
-                "UNLOAD <name>",
-                "    Unload a module; there is none."));
-        t.register("role", ServerCommands::role);
-        t.register("wait", ServerCommands::waitReplicas);
-        t.register("failover", ServerCommands::failover);
-        t.register("readonly", clusterDisabled);
-        t.register("readwrite", clusterDisabled);
-        t.register("asking", clusterDisabled);
     }
 
     /**

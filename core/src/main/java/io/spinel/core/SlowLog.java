@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.protocol.Args;
@@ -34,21 +35,29 @@ final class SlowLog {
     long maxLen = 128;
 
     static void register(CommandTable t) {
-        t.register("slowlog|get", SlowLog::get);
-        t.register("slowlog|len", c -> c.reply().integer(c.engine.slowlog.entries.size()));
-        t.register("slowlog|reset", c -> {
-            c.engine.slowlog.entries.clear();
-            c.reply().ok();
-        });
-        t.register("slowlog|help", c -> KeyCommands.helpReply(c, new String[] {
-            "GET [<count>]",
-            "    Show the newest <count> entries (10 unless given; -1 shows them all). Each entry is",
-            "    an array: id, unix time, duration in microseconds, the command and its arguments,",
-            "    the client's address and port, and the client's name.",
-            "LEN",
-            "    Show how many entries the slow log holds.",
-            "RESET",
-            "    Empty the slow log."}));
+        t.registerLazily(SlowLog::handler, "slowlog|get", "slowlog|len", "slowlog|reset", "slowlog|help");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "slowlog|get" -> SlowLog::get;
+            case "slowlog|len" -> c -> c.reply().integer(c.engine.slowlog.entries.size());
+            case "slowlog|reset" -> c -> {
+                c.engine.slowlog.entries.clear();
+                c.reply().ok();
+            };
+            case "slowlog|help" -> c -> KeyCommands.helpReply(c, new String[] {
+                "GET [<count>]",
+                "    Show the newest <count> entries (10 unless given; -1 shows them all). Each entry is",
+                "    an array: id, unix time, duration in microseconds, the command and its arguments,",
+                "    the client's address and port, and the client's name.",
+                "LEN",
+                "    Show how many entries the slow log holds.",
+                "RESET",
+                "    Empty the slow log."});
+            default -> null;
+        };
     }
 
     /**

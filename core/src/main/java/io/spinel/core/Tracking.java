@@ -3,6 +3,7 @@ package io.spinel.core;
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandFlags;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.command.IntList;
 import io.spinel.core.protocol.Args;
@@ -72,10 +73,19 @@ final class Tracking {
     }
 
     static void register(CommandTable t) {
-        t.register("client|tracking", c -> c.engine.tracking.trackingCommand(c));
-        t.register("client|caching", Tracking::caching);
-        t.register("client|getredir", c -> c.reply().integer(c.tracking == null ? -1 : c.tracking.redirect));
-        t.register("client|trackinginfo", Tracking::trackingInfo);
+        t.registerLazily(Tracking::handler,
+                "client|tracking", "client|caching", "client|getredir", "client|trackinginfo");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "client|tracking" -> c -> c.engine.tracking.trackingCommand(c);
+            case "client|caching" -> Tracking::caching;
+            case "client|getredir" -> c -> c.reply().integer(c.tracking == null ? -1 : c.tracking.redirect);
+            case "client|trackinginfo" -> Tracking::trackingInfo;
+            default -> null;
+        };
     }
 
     int trackingClients() {

@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.protocol.Args;
@@ -52,15 +53,23 @@ final class Transactions {
     }
 
     static void register(CommandTable t) {
-        t.register("multi", Transactions::multi);
-        t.register("exec", c -> c.engine.transactions.exec(c));
-        t.register("discard", Transactions::discard);
-        t.register("watch", c -> c.engine.transactions.watch(c));
-        t.register("unwatch", c -> {
-            c.engine.transactions.unwatchAll(c);
-            c.dirtyCas = false;
-            c.reply().ok();
-        });
+        t.registerLazily(Transactions::handler, "multi", "exec", "discard", "watch", "unwatch");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "multi" -> Transactions::multi;
+            case "exec" -> c -> c.engine.transactions.exec(c);
+            case "discard" -> Transactions::discard;
+            case "watch" -> c -> c.engine.transactions.watch(c);
+            case "unwatch" -> c -> {
+                c.engine.transactions.unwatchAll(c);
+                c.dirtyCas = false;
+                c.reply().ok();
+            };
+            default -> null;
+        };
     }
 
     /** Commands that run at once even inside MULTI. */

@@ -18,7 +18,8 @@ import java.util.Locale;
  *
  * <pre>
  *   startup [runs]           warm start -> first PING reply, close, and FLUSHALL round trip, in this JVM
- *   cold spinel|jedis-mock   the first start in a fresh JVM (what the first test class pays)
+ *   cold spinel|jedis-mock|embedded   the first start in a fresh JVM (what the first test class pays;
+ *                            embedded: EmbeddedSpinel, the engine without a socket)
  *   serve spinel|jedis-mock PORT   serves on 127.0.0.1:PORT until killed (for redis-benchmark)
  * </pre>
  *
@@ -98,6 +99,13 @@ public final class JedisMockComparison {
 
     private static void cold(String name) throws IOException {
         long t0 = System.nanoTime();
+        if (name.equals("embedded")) { // the engine alone, no socket: what the transport adds is the rest
+            try (EmbeddedSpinel e = EmbeddedSpinel.start()) {
+                e.client().ping();
+                System.out.printf(Locale.ROOT, "%s cold start -> first PING: %.1f ms%n", name, (System.nanoTime() - t0) / 1e6);
+            }
+            return;
+        }
         try (Handle h = starter(name).start(0); Socket s = connect(h.port())) {
             ping(s);
             System.out.printf(Locale.ROOT, "%s cold start -> first PING: %.1f ms%n", name, (System.nanoTime() - t0) / 1e6);

@@ -32,6 +32,8 @@ public final class Command {
     final Map<String, Command> subcommands = new TreeMap<>();
 
     CommandHandler handler;
+    /** Makes {@link #handler} on the first call, for commands registered lazily; null otherwise. */
+    CommandTable.HandlerSource handlerSource;
     /** Finds keys where the key specs cannot (Redis's getkeys_proc), or null. */
     KeysFinder keysFinder;
 
@@ -108,11 +110,19 @@ public final class Command {
     }
 
     public CommandHandler handler() {
-        return handler;
+        CommandHandler h = handler;
+        return h != null || handlerSource == null ? h : makeHandler();
+    }
+
+    private CommandHandler makeHandler() {
+        CommandHandler h = handlerSource.handler(name);
+        if (h == null) throw new IllegalStateException("command " + name + " was registered without a handler");
+        handler = h; // (a race between threads makes two equal handlers, either will do)
+        return h;
     }
 
     public boolean implemented() {
-        return handler != null || subcommands.values().stream().anyMatch(Command::implemented);
+        return handler != null || handlerSource != null || subcommands.values().stream().anyMatch(Command::implemented);
     }
 
     /** Implemented subcommands, by name. */

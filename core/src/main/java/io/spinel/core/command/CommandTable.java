@@ -96,6 +96,32 @@ public final class CommandTable {
         Command c = spec(fullName);
         if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
         c.handler = handler;
+        c.handlerSource = null;
+        index = null;
+    }
+
+    /**
+     * Where a family's handlers come from when they are made on first use: the handler for a full
+     * command name, or null if the family has none by that name.
+     */
+    @FunctionalInterface
+    public interface HandlerSource {
+        CommandHandler handler(String fullName);
+    }
+
+    /**
+     * Registers commands whose handlers the family makes when each first runs. A handler written
+     * as a lambda or method reference costs a class the JVM spins when the expression is first
+     * evaluated; registering some 330 of them eagerly was a third of a server's first start in a
+     * fresh JVM, for commands most servers never see.
+     */
+    public void registerLazily(HandlerSource family, String... fullNames) {
+        for (String fullName : fullNames) {
+            Command c = spec(fullName);
+            if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
+            c.handler = null;
+            c.handlerSource = family;
+        }
         index = null;
     }
 

@@ -22,19 +22,34 @@ public final class EncodingConfig {
     public volatile int streamNodeMaxEntries;
 
     public EncodingConfig(Config config) {
-        config.listen("hash-max-listpack-entries", o -> hashMaxListpackEntries = intValue(o.value()));
-        config.listen("hash-max-listpack-value", o -> hashMaxListpackValue = intValue(o.value()));
-        config.listen("set-max-intset-entries", o -> setMaxIntsetEntries = intValue(o.value()));
-        config.listen("zset-max-listpack-entries", o -> zsetMaxListpackEntries = intValue(o.value()));
-        config.listen("zset-max-listpack-value", o -> zsetMaxListpackValue = intValue(o.value()));
-        config.listen("list-max-listpack-size", o -> listMaxListpackSize = intValue(o.value()));
-        config.listen("list-compress-depth", o -> listCompressDepth = intValue(o.value()));
-        config.listen("hll-sparse-max-bytes", o -> hllSparseMaxBytes = intValue(o.value()));
-        config.listen("stream-node-max-bytes", o -> streamNodeMaxBytes = intValue(o.value()));
-        config.listen("stream-node-max-entries", o -> streamNodeMaxEntries = intValue(o.value()));
+        for (String name : OPTIONS) config.listen(name, this::apply);
         // Redis 7.2's set-max-listpack-* do not exist in 7.0: sets go from intset to hashtable.
         setMaxListpackEntries = 0;
         setMaxListpackValue = 0;
+    }
+
+    private static final String[] OPTIONS = {
+            "hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",
+            "zset-max-listpack-entries", "zset-max-listpack-value", "list-max-listpack-size", "list-compress-depth",
+            "hll-sparse-max-bytes", "stream-node-max-bytes", "stream-node-max-entries"
+    };
+
+    /** One listener for all of them (a lambda each is a class spun at a server's first start). */
+    private void apply(Config.Option o) {
+        int v = intValue(o.value());
+        switch (o.name) {
+            case "hash-max-listpack-entries" -> hashMaxListpackEntries = v;
+            case "hash-max-listpack-value" -> hashMaxListpackValue = v;
+            case "set-max-intset-entries" -> setMaxIntsetEntries = v;
+            case "zset-max-listpack-entries" -> zsetMaxListpackEntries = v;
+            case "zset-max-listpack-value" -> zsetMaxListpackValue = v;
+            case "list-max-listpack-size" -> listMaxListpackSize = v;
+            case "list-compress-depth" -> listCompressDepth = v;
+            case "hll-sparse-max-bytes" -> hllSparseMaxBytes = v;
+            case "stream-node-max-bytes" -> streamNodeMaxBytes = v;
+            case "stream-node-max-entries" -> streamNodeMaxEntries = v;
+            default -> throw new IllegalArgumentException(o.name);
+        }
     }
 
     /**

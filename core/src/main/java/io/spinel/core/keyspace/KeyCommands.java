@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
@@ -28,37 +29,49 @@ public final class KeyCommands {
     private static final SplittableRandom RANDOM = new SplittableRandom();
 
     public static void register(CommandTable t) {
-        t.register("del", c -> del(c, c.engine().lazyUserDel()));
-        t.register("unlink", c -> del(c, true));
-        t.register("exists", KeyCommands::exists);
-        t.register("touch", KeyCommands::touch);
-        t.register("type", KeyCommands::type);
-        t.register("rename", c -> rename(c, false));
-        t.register("renamenx", c -> rename(c, true));
-        t.register("move", KeyCommands::move);
-        t.register("copy", KeyCommands::copy);
-        t.register("keys", KeyCommands::keys);
-        t.register("scan", KeyCommands::scan);
-        t.register("randomkey", KeyCommands::randomkey);
-        t.register("dbsize", c -> c.reply().integer(c.db().size()));
-        t.register("flushdb", KeyCommands::flushdb);
-        t.register("flushall", KeyCommands::flushall);
-        t.register("swapdb", KeyCommands::swapdb);
-        t.register("expire", c -> expire(c, c.engine().keyspace().now(), false));
-        t.register("pexpire", c -> expire(c, c.engine().keyspace().now(), true));
-        t.register("expireat", c -> expire(c, 0, false));
-        t.register("pexpireat", c -> expire(c, 0, true));
-        t.register("ttl", c -> ttl(c, false, false));
-        t.register("pttl", c -> ttl(c, true, false));
-        t.register("expiretime", c -> ttl(c, false, true));
-        t.register("pexpiretime", c -> ttl(c, true, true));
-        t.register("persist", KeyCommands::persist);
-        t.register("object|encoding", c -> object(c, "encoding"));
-        t.register("object|refcount", c -> object(c, "refcount"));
-        t.register("object|idletime", c -> object(c, "idletime"));
-        t.register("object|freq", c -> object(c, "freq"));
-        t.register("object|help", KeyCommands::objectHelp);
-        t.register("memory|usage", KeyCommands::memoryUsage);
+        t.registerLazily(KeyCommands::handler,
+                "del", "unlink", "exists", "touch", "type", "rename", "renamenx", "move", "copy", "keys", "scan",
+                "randomkey", "dbsize", "flushdb", "flushall", "swapdb", "expire", "pexpire", "expireat", "pexpireat",
+                "ttl", "pttl", "expiretime", "pexpiretime", "persist", "object|encoding", "object|refcount",
+                "object|idletime", "object|freq", "object|help", "memory|usage");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "del" -> c -> del(c, c.engine().lazyUserDel());
+            case "unlink" -> c -> del(c, true);
+            case "exists" -> KeyCommands::exists;
+            case "touch" -> KeyCommands::touch;
+            case "type" -> KeyCommands::type;
+            case "rename" -> c -> rename(c, false);
+            case "renamenx" -> c -> rename(c, true);
+            case "move" -> KeyCommands::move;
+            case "copy" -> KeyCommands::copy;
+            case "keys" -> KeyCommands::keys;
+            case "scan" -> KeyCommands::scan;
+            case "randomkey" -> KeyCommands::randomkey;
+            case "dbsize" -> c -> c.reply().integer(c.db().size());
+            case "flushdb" -> KeyCommands::flushdb;
+            case "flushall" -> KeyCommands::flushall;
+            case "swapdb" -> KeyCommands::swapdb;
+            case "expire" -> c -> expire(c, c.engine().keyspace().now(), false);
+            case "pexpire" -> c -> expire(c, c.engine().keyspace().now(), true);
+            case "expireat" -> c -> expire(c, 0, false);
+            case "pexpireat" -> c -> expire(c, 0, true);
+            case "ttl" -> c -> ttl(c, false, false);
+            case "pttl" -> c -> ttl(c, true, false);
+            case "expiretime" -> c -> ttl(c, false, true);
+            case "pexpiretime" -> c -> ttl(c, true, true);
+            case "persist" -> KeyCommands::persist;
+            case "object|encoding" -> c -> object(c, "encoding");
+            case "object|refcount" -> c -> object(c, "refcount");
+            case "object|idletime" -> c -> object(c, "idletime");
+            case "object|freq" -> c -> object(c, "freq");
+            case "object|help" -> KeyCommands::objectHelp;
+            case "memory|usage" -> KeyCommands::memoryUsage;
+            default -> null;
+        };
     }
 
     private static void deleted(Client c, Db db, byte[] k, int off, int len) {

@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
@@ -32,12 +33,20 @@ public final class SortCommand {
     private static final byte[] SORTSTORE = Bytes.ascii("sortstore");
 
     public static void register(CommandTable t) {
-        t.register("sort", c -> sort(c, false));
-        t.register("sort_ro", c -> sort(c, true));
+        t.registerLazily(SortCommand::handler, "sort", "sort_ro");
         t.registerKeysFinder("sort", SortCommand::keys);
         t.registerKeysFinder("sort_ro", SortCommand::keys);
         // the sorted key is read, the STORE destination written (Redis's sortGetKeys)
         t.registerKeyFlags("sort", (a, pos) -> pos == 1 ? READ : STORE);
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "sort" -> c -> sort(c, false);
+            case "sort_ro" -> c -> sort(c, true);
+            default -> null;
+        };
     }
 
     private static final java.util.List<String> READ = java.util.List.of("RO", "access");

@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Keyspace;
@@ -20,16 +21,25 @@ public final class PersistCommands {
     }
 
     public static void register(CommandTable t) {
-        t.register("save", PersistCommands::save);
-        t.register("bgsave", PersistCommands::bgsave);
-        t.register("bgrewriteaof", PersistCommands::bgrewriteaof);
-        t.register("dump", PersistCommands::dump);
-        t.register("restore", PersistCommands::restore);
-        // what a cluster's MIGRATE sends; outside a cluster it is RESTORE, as in Redis
-        t.register("restore-asking", PersistCommands::restore);
-        t.register("migrate", c -> Migrate.migrate(c, p(c).migrateCache));
+        t.registerLazily(PersistCommands::handler,
+                "save", "bgsave", "bgrewriteaof", "dump", "restore", "restore-asking", "migrate");
         t.registerKeysFinder("migrate", Migrate::keys);
         t.registerKeyFlags("migrate", (a, pos) -> Migrate.KEY_FLAGS);
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "save" -> PersistCommands::save;
+            case "bgsave" -> PersistCommands::bgsave;
+            case "bgrewriteaof" -> PersistCommands::bgrewriteaof;
+            case "dump" -> PersistCommands::dump;
+            case "restore" -> PersistCommands::restore;
+            // what a cluster's MIGRATE sends; outside a cluster it is RESTORE, as in Redis
+            case "restore-asking" -> PersistCommands::restore;
+            case "migrate" -> c -> Migrate.migrate(c, p(c).migrateCache);
+            default -> null;
+        };
     }
 
     private static Persistence p(Client c) {

@@ -3,6 +3,7 @@ package io.spinel.core.script;
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
@@ -57,20 +58,30 @@ final class EvalScripts {
     }
 
     static void register(CommandTable t) {
-        t.register("eval", c -> Scripting.of(c).eval.eval(c, false, false));
-        t.register("evalsha", c -> Scripting.of(c).eval.eval(c, true, false));
-        t.register("eval_ro", c -> Scripting.of(c).eval.eval(c, false, true));
-        t.register("evalsha_ro", c -> Scripting.of(c).eval.eval(c, true, true));
+        t.registerLazily(EvalScripts::handler,
+                "eval", "evalsha", "eval_ro", "evalsha_ro", "script|load", "script|exists", "script|flush",
+                "script|kill", "script|debug", "script|help");
         for (String name : new String[] {"eval", "evalsha", "eval_ro", "evalsha_ro"}) {
             boolean sha = name.startsWith("evalsha");
             t.spec(name).setDynamicFlags((c, flags) -> Scripting.of(c).eval.commandFlags(c, flags, sha));
         }
-        t.register("script|load", c -> Scripting.of(c).eval.load(c));
-        t.register("script|exists", c -> Scripting.of(c).eval.exists(c));
-        t.register("script|flush", c -> Scripting.of(c).eval.flush(c));
-        t.register("script|kill", c -> Scripting.of(c).kill(c, true));
-        t.register("script|debug", EvalScripts::debug);
-        t.register("script|help", EvalScripts::help);
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "eval" -> c -> Scripting.of(c).eval.eval(c, false, false);
+            case "evalsha" -> c -> Scripting.of(c).eval.eval(c, true, false);
+            case "eval_ro" -> c -> Scripting.of(c).eval.eval(c, false, true);
+            case "evalsha_ro" -> c -> Scripting.of(c).eval.eval(c, true, true);
+            case "script|load" -> c -> Scripting.of(c).eval.load(c);
+            case "script|exists" -> c -> Scripting.of(c).eval.exists(c);
+            case "script|flush" -> c -> Scripting.of(c).eval.flush(c);
+            case "script|kill" -> c -> Scripting.of(c).kill(c, true);
+            case "script|debug" -> EvalScripts::debug;
+            case "script|help" -> EvalScripts::help;
+            default -> null;
+        };
     }
 
     // ---- shebang ------------------------------------------------------------------------------

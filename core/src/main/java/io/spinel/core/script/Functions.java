@@ -3,6 +3,7 @@ package io.spinel.core.script;
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.keyspace.KeyCommands;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
@@ -138,20 +139,30 @@ final class Functions {
     }
 
     static void register(CommandTable t) {
-        t.register("fcall", c -> Scripting.of(c).functions.fcall(c, false));
-        t.register("fcall_ro", c -> Scripting.of(c).functions.fcall(c, true));
+        t.registerLazily(Functions::handler,
+                "fcall", "fcall_ro", "function|load", "function|delete", "function|list", "function|flush",
+                "function|dump", "function|restore", "function|stats", "function|kill", "function|help");
         for (String name : new String[] {"fcall", "fcall_ro"}) {
             t.spec(name).setDynamicFlags((c, flags) -> Scripting.of(c).functions.commandFlags(c, flags));
         }
-        t.register("function|load", c -> Scripting.of(c).functions.load(c));
-        t.register("function|delete", c -> Scripting.of(c).functions.delete(c));
-        t.register("function|list", c -> Scripting.of(c).functions.list(c));
-        t.register("function|flush", c -> Scripting.of(c).functions.flush(c));
-        t.register("function|dump", c -> Scripting.of(c).functions.dump(c));
-        t.register("function|restore", c -> Scripting.of(c).functions.restore(c));
-        t.register("function|stats", c -> Scripting.of(c).functions.stats(c));
-        t.register("function|kill", c -> Scripting.of(c).kill(c, false));
-        t.register("function|help", Functions::help);
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "fcall" -> c -> Scripting.of(c).functions.fcall(c, false);
+            case "fcall_ro" -> c -> Scripting.of(c).functions.fcall(c, true);
+            case "function|load" -> c -> Scripting.of(c).functions.load(c);
+            case "function|delete" -> c -> Scripting.of(c).functions.delete(c);
+            case "function|list" -> c -> Scripting.of(c).functions.list(c);
+            case "function|flush" -> c -> Scripting.of(c).functions.flush(c);
+            case "function|dump" -> c -> Scripting.of(c).functions.dump(c);
+            case "function|restore" -> c -> Scripting.of(c).functions.restore(c);
+            case "function|stats" -> c -> Scripting.of(c).functions.stats(c);
+            case "function|kill" -> c -> Scripting.of(c).kill(c, false);
+            case "function|help" -> Functions::help;
+            default -> null;
+        };
     }
 
     private static boolean validName(String name) {

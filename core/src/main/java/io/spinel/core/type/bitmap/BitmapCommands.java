@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.StringEntry;
@@ -34,14 +35,23 @@ public final class BitmapCommands {
             "Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.");
 
     public static void register(CommandTable t) {
-        t.register("setbit", BitmapCommands::setbit);
-        t.register("getbit", BitmapCommands::getbit);
-        t.register("bitcount", BitmapCommands::bitcount);
-        t.register("bitpos", BitmapCommands::bitpos);
-        t.register("bitop", BitmapCommands::bitop);
-        t.register("bitfield", c -> bitfield(c, false));
+        t.registerLazily(BitmapCommands::handler,
+                "setbit", "getbit", "bitcount", "bitpos", "bitop", "bitfield", "bitfield_ro");
         t.registerKeyFlags("bitfield", BitmapCommands::bitfieldKeyFlags);
-        t.register("bitfield_ro", c -> bitfield(c, true));
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "setbit" -> BitmapCommands::setbit;
+            case "getbit" -> BitmapCommands::getbit;
+            case "bitcount" -> BitmapCommands::bitcount;
+            case "bitpos" -> BitmapCommands::bitpos;
+            case "bitop" -> BitmapCommands::bitop;
+            case "bitfield" -> c -> bitfield(c, false);
+            case "bitfield_ro" -> c -> bitfield(c, true);
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------------

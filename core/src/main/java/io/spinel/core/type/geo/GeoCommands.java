@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.DbObject;
@@ -31,16 +32,26 @@ public final class GeoCommands {
     }
 
     public static void register(CommandTable t) {
-        t.register("geoadd", GeoCommands::geoadd);
-        t.register("geodist", GeoCommands::geodist);
-        t.register("geohash", GeoCommands::geohash);
-        t.register("geopos", GeoCommands::geopos);
-        t.register("georadius", c -> search(c, 1, RADIUS_COORDS));
-        t.register("georadiusbymember", c -> search(c, 1, RADIUS_MEMBER));
-        t.register("georadius_ro", c -> search(c, 1, RADIUS_COORDS | NO_STORE));
-        t.register("georadiusbymember_ro", c -> search(c, 1, RADIUS_MEMBER | NO_STORE));
-        t.register("geosearch", c -> search(c, 1, GEOSEARCH));
-        t.register("geosearchstore", c -> search(c, 2, GEOSEARCH | GEOSEARCHSTORE));
+        t.registerLazily(GeoCommands::handler,
+                "geoadd", "geodist", "geohash", "geopos", "georadius", "georadiusbymember", "georadius_ro",
+                "georadiusbymember_ro", "geosearch", "geosearchstore");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "geoadd" -> GeoCommands::geoadd;
+            case "geodist" -> GeoCommands::geodist;
+            case "geohash" -> GeoCommands::geohash;
+            case "geopos" -> GeoCommands::geopos;
+            case "georadius" -> c -> search(c, 1, RADIUS_COORDS);
+            case "georadiusbymember" -> c -> search(c, 1, RADIUS_MEMBER);
+            case "georadius_ro" -> c -> search(c, 1, RADIUS_COORDS | NO_STORE);
+            case "georadiusbymember_ro" -> c -> search(c, 1, RADIUS_MEMBER | NO_STORE);
+            case "geosearch" -> c -> search(c, 1, GEOSEARCH);
+            case "geosearchstore" -> c -> search(c, 2, GEOSEARCH | GEOSEARCHSTORE);
+            default -> null;
+        };
     }
 
     private static final byte[] ZADD = Bytes.ascii("zadd");

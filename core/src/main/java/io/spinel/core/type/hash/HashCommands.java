@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
@@ -35,22 +36,32 @@ public final class HashCommands {
             "value is out of range, value must between -9223372036854775807 and 9223372036854775807");
 
     public static void register(CommandTable t) {
-        t.register("hset", c -> hset(c, true));
-        t.register("hmset", c -> hset(c, false));
-        t.register("hsetnx", HashCommands::hsetnx);
-        t.register("hget", HashCommands::hget);
-        t.register("hmget", HashCommands::hmget);
-        t.register("hdel", HashCommands::hdel);
-        t.register("hlen", HashCommands::hlen);
-        t.register("hstrlen", HashCommands::hstrlen);
-        t.register("hexists", HashCommands::hexists);
-        t.register("hkeys", c -> hgetall(c, true, false));
-        t.register("hvals", c -> hgetall(c, false, true));
-        t.register("hgetall", c -> hgetall(c, true, true));
-        t.register("hincrby", HashCommands::hincrby);
-        t.register("hincrbyfloat", HashCommands::hincrbyfloat);
-        t.register("hrandfield", HashCommands::hrandfield);
-        t.register("hscan", HashCommands::hscan);
+        t.registerLazily(HashCommands::handler,
+                "hset", "hmset", "hsetnx", "hget", "hmget", "hdel", "hlen", "hstrlen", "hexists", "hkeys", "hvals",
+                "hgetall", "hincrby", "hincrbyfloat", "hrandfield", "hscan");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "hset" -> c -> hset(c, true);
+            case "hmset" -> c -> hset(c, false);
+            case "hsetnx" -> HashCommands::hsetnx;
+            case "hget" -> HashCommands::hget;
+            case "hmget" -> HashCommands::hmget;
+            case "hdel" -> HashCommands::hdel;
+            case "hlen" -> HashCommands::hlen;
+            case "hstrlen" -> HashCommands::hstrlen;
+            case "hexists" -> HashCommands::hexists;
+            case "hkeys" -> c -> hgetall(c, true, false);
+            case "hvals" -> c -> hgetall(c, false, true);
+            case "hgetall" -> c -> hgetall(c, true, true);
+            case "hincrby" -> HashCommands::hincrby;
+            case "hincrbyfloat" -> HashCommands::hincrbyfloat;
+            case "hrandfield" -> HashCommands::hrandfield;
+            case "hscan" -> HashCommands::hscan;
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.StringEntry;
@@ -35,11 +36,19 @@ public final class HllCommands {
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     public static void register(CommandTable t) {
-        t.register("pfadd", HllCommands::pfadd);
-        t.register("pfcount", HllCommands::pfcount);
-        t.register("pfmerge", HllCommands::pfmerge);
-        t.register("pfdebug", HllCommands::pfdebug);
-        t.register("pfselftest", HllCommands::pfselftest);
+        t.registerLazily(HllCommands::handler, "pfadd", "pfcount", "pfmerge", "pfdebug", "pfselftest");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "pfadd" -> HllCommands::pfadd;
+            case "pfcount" -> HllCommands::pfcount;
+            case "pfmerge" -> HllCommands::pfmerge;
+            case "pfdebug" -> HllCommands::pfdebug;
+            case "pfselftest" -> HllCommands::pfselftest;
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ package io.spinel.core.type.list;
 
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
@@ -26,11 +27,19 @@ public final class BlockingListCommands {
     private static final byte[] RPOPLPUSH = Bytes.ascii("RPOPLPUSH");
 
     public static void register(CommandTable t) {
-        t.register("blpop", c -> blockingPop(c, true));
-        t.register("brpop", c -> blockingPop(c, false));
-        t.register("blmpop", BlockingListCommands::blmpop);
-        t.register("blmove", BlockingListCommands::blmove);
-        t.register("brpoplpush", BlockingListCommands::brpoplpush);
+        t.registerLazily(BlockingListCommands::handler, "blpop", "brpop", "blmpop", "blmove", "brpoplpush");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "blpop" -> c -> blockingPop(c, true);
+            case "brpop" -> c -> blockingPop(c, false);
+            case "blmpop" -> BlockingListCommands::blmpop;
+            case "blmove" -> BlockingListCommands::blmove;
+            case "brpoplpush" -> BlockingListCommands::brpoplpush;
+            default -> null;
+        };
     }
 
     /** BLPOP|BRPOP key [key ...] timeout */

@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.DbObject;
@@ -31,23 +32,33 @@ public final class ListCommands {
     private static final byte[] RPOP = Bytes.ascii("RPOP");
 
     public static void register(CommandTable t) {
-        t.register("lpush", c -> push(c, true, false));
-        t.register("rpush", c -> push(c, false, false));
-        t.register("lpushx", c -> push(c, true, true));
-        t.register("rpushx", c -> push(c, false, true));
-        t.register("linsert", ListCommands::linsert);
-        t.register("llen", ListCommands::llen);
-        t.register("lindex", ListCommands::lindex);
-        t.register("lset", ListCommands::lset);
-        t.register("lpop", c -> pop(c, true));
-        t.register("rpop", c -> pop(c, false));
-        t.register("lmpop", ListCommands::lmpop);
-        t.register("lrange", ListCommands::lrange);
-        t.register("ltrim", ListCommands::ltrim);
-        t.register("lpos", ListCommands::lpos);
-        t.register("lrem", ListCommands::lrem);
-        t.register("lmove", ListCommands::lmove);
-        t.register("rpoplpush", c -> move(c, false, true));
+        t.registerLazily(ListCommands::handler,
+                "lpush", "rpush", "lpushx", "rpushx", "linsert", "llen", "lindex", "lset", "lpop", "rpop", "lmpop",
+                "lrange", "ltrim", "lpos", "lrem", "lmove", "rpoplpush");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "lpush" -> c -> push(c, true, false);
+            case "rpush" -> c -> push(c, false, false);
+            case "lpushx" -> c -> push(c, true, true);
+            case "rpushx" -> c -> push(c, false, true);
+            case "linsert" -> ListCommands::linsert;
+            case "llen" -> ListCommands::llen;
+            case "lindex" -> ListCommands::lindex;
+            case "lset" -> ListCommands::lset;
+            case "lpop" -> c -> pop(c, true);
+            case "rpop" -> c -> pop(c, false);
+            case "lmpop" -> ListCommands::lmpop;
+            case "lrange" -> ListCommands::lrange;
+            case "ltrim" -> ListCommands::ltrim;
+            case "lpos" -> ListCommands::lpos;
+            case "lrem" -> ListCommands::lrem;
+            case "lmove" -> ListCommands::lmove;
+            case "rpoplpush" -> c -> move(c, false, true);
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------

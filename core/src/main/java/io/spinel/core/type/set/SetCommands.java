@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.DbObject;
@@ -36,23 +37,33 @@ public final class SetCommands {
     private static final CommandError NOT_POSITIVE = CommandError.err("value is out of range, must be positive");
 
     public static void register(CommandTable t) {
-        t.register("sadd", SetCommands::sadd);
-        t.register("srem", SetCommands::srem);
-        t.register("smove", SetCommands::smove);
-        t.register("sismember", SetCommands::sismember);
-        t.register("smismember", SetCommands::smismember);
-        t.register("scard", SetCommands::scard);
-        t.register("spop", SetCommands::spop);
-        t.register("srandmember", SetCommands::srandmember);
-        t.register("smembers", c -> sinter(c, 1, c.argc() - 1, -1, false, 0));
-        t.register("sinter", c -> sinter(c, 1, c.argc() - 1, -1, false, 0));
-        t.register("sinterstore", c -> sinter(c, 2, c.argc() - 2, 1, false, 0));
-        t.register("sintercard", SetCommands::sintercard);
-        t.register("sunion", c -> unionDiff(c, 1, c.argc() - 1, -1, false));
-        t.register("sunionstore", c -> unionDiff(c, 2, c.argc() - 2, 1, false));
-        t.register("sdiff", c -> unionDiff(c, 1, c.argc() - 1, -1, true));
-        t.register("sdiffstore", c -> unionDiff(c, 2, c.argc() - 2, 1, true));
-        t.register("sscan", SetCommands::sscan);
+        t.registerLazily(SetCommands::handler,
+                "sadd", "srem", "smove", "sismember", "smismember", "scard", "spop", "srandmember", "smembers",
+                "sinter", "sinterstore", "sintercard", "sunion", "sunionstore", "sdiff", "sdiffstore", "sscan");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "sadd" -> SetCommands::sadd;
+            case "srem" -> SetCommands::srem;
+            case "smove" -> SetCommands::smove;
+            case "sismember" -> SetCommands::sismember;
+            case "smismember" -> SetCommands::smismember;
+            case "scard" -> SetCommands::scard;
+            case "spop" -> SetCommands::spop;
+            case "srandmember" -> SetCommands::srandmember;
+            case "smembers" -> c -> sinter(c, 1, c.argc() - 1, -1, false, 0);
+            case "sinter" -> c -> sinter(c, 1, c.argc() - 1, -1, false, 0);
+            case "sinterstore" -> c -> sinter(c, 2, c.argc() - 2, 1, false, 0);
+            case "sintercard" -> SetCommands::sintercard;
+            case "sunion" -> c -> unionDiff(c, 1, c.argc() - 1, -1, false);
+            case "sunionstore" -> c -> unionDiff(c, 2, c.argc() - 2, 1, false);
+            case "sdiff" -> c -> unionDiff(c, 1, c.argc() - 1, -1, true);
+            case "sdiffstore" -> c -> unionDiff(c, 2, c.argc() - 2, 1, true);
+            case "sscan" -> SetCommands::sscan;
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.DbObject;
@@ -45,25 +46,35 @@ public final class StreamCommands {
     private static final byte[] COUNT = Bytes.ascii("COUNT");
 
     public static void register(CommandTable t) {
-        t.register("xadd", StreamCommands::xadd);
-        t.register("xlen", StreamCommands::xlen);
-        t.register("xrange", c -> xrange(c, false));
-        t.register("xrevrange", c -> xrange(c, true));
-        t.register("xdel", StreamCommands::xdel);
-        t.register("xtrim", StreamCommands::xtrim);
-        t.register("xsetid", StreamCommands::xsetid);
-        t.register("xread", c -> xread(c, false));
-        t.register("xreadgroup", c -> xread(c, true));
+        t.registerLazily(StreamCommands::handler,
+                "xadd", "xlen", "xrange", "xrevrange", "xdel", "xtrim", "xsetid", "xread", "xreadgroup", "xack",
+                "xpending", "xclaim", "xautoclaim");
         for (String sub : new String[] {"create", "setid", "destroy", "createconsumer", "delconsumer", "help"}) {
             t.register("xgroup|" + sub, StreamCommands::xgroup);
         }
-        t.register("xack", StreamCommands::xack);
-        t.register("xpending", StreamCommands::xpending);
-        t.register("xclaim", StreamCommands::xclaim);
-        t.register("xautoclaim", StreamCommands::xautoclaim);
         for (String sub : new String[] {"stream", "groups", "consumers", "help"}) {
             t.register("xinfo|" + sub, StreamCommands::xinfo);
         }
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "xadd" -> StreamCommands::xadd;
+            case "xlen" -> StreamCommands::xlen;
+            case "xrange" -> c -> xrange(c, false);
+            case "xrevrange" -> c -> xrange(c, true);
+            case "xdel" -> StreamCommands::xdel;
+            case "xtrim" -> StreamCommands::xtrim;
+            case "xsetid" -> StreamCommands::xsetid;
+            case "xread" -> c -> xread(c, false);
+            case "xreadgroup" -> c -> xread(c, true);
+            case "xack" -> StreamCommands::xack;
+            case "xpending" -> StreamCommands::xpending;
+            case "xclaim" -> StreamCommands::xclaim;
+            case "xautoclaim" -> StreamCommands::xautoclaim;
+            default -> null;
+        };
     }
 
     // ---- helpers ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Entries;
@@ -35,29 +36,40 @@ public final class StringCommands {
     private static final byte[] PERSIST = Bytes.ascii("PERSIST");
 
     public static void register(CommandTable t) {
-        t.register("get", StringCommands::get);
-        t.register("set", StringCommands::set);
+        t.registerLazily(StringCommands::handler,
+                "get", "set", "setnx", "setex", "psetex", "getset", "getdel", "getex", "mget", "mset", "msetnx",
+                "strlen", "append", "incr", "decr", "incrby", "decrby", "incrbyfloat", "getrange", "substr",
+                "setrange", "lcs");
         t.registerKeyFlags("set", StringCommands::setKeyFlags);
-        t.register("setnx", StringCommands::setnx);
-        t.register("setex", c -> setex(c, false));
-        t.register("psetex", c -> setex(c, true));
-        t.register("getset", StringCommands::getset);
-        t.register("getdel", StringCommands::getdel);
-        t.register("getex", StringCommands::getex);
-        t.register("mget", StringCommands::mget);
-        t.register("mset", c -> mset(c, false));
-        t.register("msetnx", c -> mset(c, true));
-        t.register("strlen", StringCommands::strlen);
-        t.register("append", StringCommands::append);
-        t.register("incr", c -> incrDecr(c, 1));
-        t.register("decr", c -> incrDecr(c, -1));
-        t.register("incrby", c -> incrDecr(c, c.argLong(2)));
-        t.register("decrby", StringCommands::decrby);
-        t.register("incrbyfloat", StringCommands::incrbyfloat);
-        t.register("getrange", StringCommands::getrange);
-        t.register("substr", StringCommands::getrange);
-        t.register("setrange", StringCommands::setrange);
-        t.register("lcs", StringCommands::lcs);
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "get" -> StringCommands::get;
+            case "set" -> StringCommands::set;
+            case "setnx" -> StringCommands::setnx;
+            case "setex" -> c -> setex(c, false);
+            case "psetex" -> c -> setex(c, true);
+            case "getset" -> StringCommands::getset;
+            case "getdel" -> StringCommands::getdel;
+            case "getex" -> StringCommands::getex;
+            case "mget" -> StringCommands::mget;
+            case "mset" -> c -> mset(c, false);
+            case "msetnx" -> c -> mset(c, true);
+            case "strlen" -> StringCommands::strlen;
+            case "append" -> StringCommands::append;
+            case "incr" -> c -> incrDecr(c, 1);
+            case "decr" -> c -> incrDecr(c, -1);
+            case "incrby" -> c -> incrDecr(c, c.argLong(2));
+            case "decrby" -> StringCommands::decrby;
+            case "incrbyfloat" -> StringCommands::incrbyfloat;
+            case "getrange" -> StringCommands::getrange;
+            case "substr" -> StringCommands::getrange;
+            case "setrange" -> StringCommands::setrange;
+            case "lcs" -> StringCommands::lcs;
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------

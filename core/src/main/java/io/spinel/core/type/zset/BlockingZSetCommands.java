@@ -1,6 +1,7 @@
 package io.spinel.core.type.zset;
 
 import io.spinel.core.Client;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
@@ -18,9 +19,17 @@ public final class BlockingZSetCommands {
     }
 
     public static void register(CommandTable t) {
-        t.register("bzpopmin", c -> bzpop(c, false));
-        t.register("bzpopmax", c -> bzpop(c, true));
-        t.register("bzmpop", BlockingZSetCommands::bzmpop);
+        t.registerLazily(BlockingZSetCommands::handler, "bzpopmin", "bzpopmax", "bzmpop");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "bzpopmin" -> c -> bzpop(c, false);
+            case "bzpopmax" -> c -> bzpop(c, true);
+            case "bzmpop" -> BlockingZSetCommands::bzmpop;
+            default -> null;
+        };
     }
 
     /** BZPOPMIN|BZPOPMAX key [key ...] timeout */

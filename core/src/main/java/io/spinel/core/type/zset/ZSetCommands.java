@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.DbObject;
@@ -42,38 +43,51 @@ public final class ZSetCommands {
     private static final byte[] ZPOPMAX = Bytes.ascii("ZPOPMAX");
 
     public static void register(CommandTable t) {
-        t.register("zadd", c -> zadd(c, 0));
-        t.register("zincrby", c -> zadd(c, ZSet.IN_INCR));
-        t.register("zcard", ZSetCommands::zcard);
-        t.register("zscore", ZSetCommands::zscore);
-        t.register("zmscore", ZSetCommands::zmscore);
-        t.register("zrank", c -> zrank(c, false));
-        t.register("zrevrank", c -> zrank(c, true));
-        t.register("zrem", ZSetCommands::zrem);
-        t.register("zremrangebyrank", c -> zremrange(c, RANK));
-        t.register("zremrangebyscore", c -> zremrange(c, SCORE));
-        t.register("zremrangebylex", c -> zremrange(c, LEX));
-        t.register("zcount", ZSetCommands::zcount);
-        t.register("zlexcount", ZSetCommands::zlexcount);
-        t.register("zrange", c -> zrange(c, 1, false, AUTO, AUTO));
-        t.register("zrangestore", c -> zrange(c, 2, true, AUTO, AUTO));
-        t.register("zrevrange", c -> zrange(c, 1, false, RANK, REVERSE));
-        t.register("zrangebyscore", c -> zrange(c, 1, false, SCORE, FORWARD));
-        t.register("zrevrangebyscore", c -> zrange(c, 1, false, SCORE, REVERSE));
-        t.register("zrangebylex", c -> zrange(c, 1, false, LEX, FORWARD));
-        t.register("zrevrangebylex", c -> zrange(c, 1, false, LEX, REVERSE));
-        t.register("zunionstore", c -> setOperation(c, 1, 2, UNION, false));
-        t.register("zinterstore", c -> setOperation(c, 1, 2, INTER, false));
-        t.register("zdiffstore", c -> setOperation(c, 1, 2, DIFF, false));
-        t.register("zunion", c -> setOperation(c, -1, 1, UNION, false));
-        t.register("zinter", c -> setOperation(c, -1, 1, INTER, false));
-        t.register("zdiff", c -> setOperation(c, -1, 1, DIFF, false));
-        t.register("zintercard", c -> setOperation(c, -1, 1, INTER, true));
-        t.register("zpopmin", c -> zpop(c, false));
-        t.register("zpopmax", c -> zpop(c, true));
-        t.register("zmpop", ZSetCommands::zmpop);
-        t.register("zrandmember", ZSetCommands::zrandmember);
-        t.register("zscan", ZSetCommands::zscan);
+        t.registerLazily(ZSetCommands::handler,
+                "zadd", "zincrby", "zcard", "zscore", "zmscore", "zrank", "zrevrank", "zrem", "zremrangebyrank",
+                "zremrangebyscore", "zremrangebylex", "zcount", "zlexcount", "zrange", "zrangestore", "zrevrange",
+                "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zunionstore", "zinterstore",
+                "zdiffstore", "zunion", "zinter", "zdiff", "zintercard", "zpopmin", "zpopmax", "zmpop",
+                "zrandmember", "zscan");
+    }
+
+    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
+    private static CommandHandler handler(String name) {
+        return switch (name) {
+            case "zadd" -> c -> zadd(c, 0);
+            case "zincrby" -> c -> zadd(c, ZSet.IN_INCR);
+            case "zcard" -> ZSetCommands::zcard;
+            case "zscore" -> ZSetCommands::zscore;
+            case "zmscore" -> ZSetCommands::zmscore;
+            case "zrank" -> c -> zrank(c, false);
+            case "zrevrank" -> c -> zrank(c, true);
+            case "zrem" -> ZSetCommands::zrem;
+            case "zremrangebyrank" -> c -> zremrange(c, RANK);
+            case "zremrangebyscore" -> c -> zremrange(c, SCORE);
+            case "zremrangebylex" -> c -> zremrange(c, LEX);
+            case "zcount" -> ZSetCommands::zcount;
+            case "zlexcount" -> ZSetCommands::zlexcount;
+            case "zrange" -> c -> zrange(c, 1, false, AUTO, AUTO);
+            case "zrangestore" -> c -> zrange(c, 2, true, AUTO, AUTO);
+            case "zrevrange" -> c -> zrange(c, 1, false, RANK, REVERSE);
+            case "zrangebyscore" -> c -> zrange(c, 1, false, SCORE, FORWARD);
+            case "zrevrangebyscore" -> c -> zrange(c, 1, false, SCORE, REVERSE);
+            case "zrangebylex" -> c -> zrange(c, 1, false, LEX, FORWARD);
+            case "zrevrangebylex" -> c -> zrange(c, 1, false, LEX, REVERSE);
+            case "zunionstore" -> c -> setOperation(c, 1, 2, UNION, false);
+            case "zinterstore" -> c -> setOperation(c, 1, 2, INTER, false);
+            case "zdiffstore" -> c -> setOperation(c, 1, 2, DIFF, false);
+            case "zunion" -> c -> setOperation(c, -1, 1, UNION, false);
+            case "zinter" -> c -> setOperation(c, -1, 1, INTER, false);
+            case "zdiff" -> c -> setOperation(c, -1, 1, DIFF, false);
+            case "zintercard" -> c -> setOperation(c, -1, 1, INTER, true);
+            case "zpopmin" -> c -> zpop(c, false);
+            case "zpopmax" -> c -> zpop(c, true);
+            case "zmpop" -> ZSetCommands::zmpop;
+            case "zrandmember" -> ZSetCommands::zrandmember;
+            case "zscan" -> ZSetCommands::zscan;
+            default -> null;
+        };
     }
 
     // ---- helpers ------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 # Spinel next to jedis-mock (com.github.fppt:jedis-mock), the in-JVM Redis stand-ins a JVM test
 # suite can use: start-up time, per-test overhead, and SET/GET throughput with redis-benchmark
 # (redis-server alongside for reference when installed). Usage:
-#   bench/jedis-mock/run.sh [PORT_BASE]      (uses PORT_BASE, +1, +2; default 7501)
+#   bench/jedis-mock/run.sh [PORT_BASE]      (uses PORT_BASE to +3; default 7501)
 # Needs a JDK 17+, Maven and redis-benchmark (Debian: redis-tools). Nothing here runs in ./mvnw verify.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,9 +17,10 @@ java_opts=(-Xms1g -Xmx1g -XX:+UseG1GC)
 main=io.spinel.bench.JedisMockComparison
 
 echo "== cold start (fresh JVM each)"
-for i in 1 2 3; do
-  java "${java_opts[@]}" -cp "$cp" $main cold spinel
-  java "${java_opts[@]}" -cp "$cp" $main cold jedis-mock
+for i in 1 2 3 4 5; do
+  for server in spinel jedis-mock spinel-netty embedded; do
+    java "${java_opts[@]}" -cp "$cp" $main cold "$server" 2>/dev/null
+  done
 done
 
 echo "== warm start, stop, per-test overhead"
@@ -53,6 +54,11 @@ java "${java_opts[@]}" -cp "$cp" $main serve spinel "$base" & pids+=($!)
 wait_port "$base"
 redis-benchmark -h 127.0.0.1 -p "$base" -t set,get -n "$requests" -c "$clients" -q >/dev/null # JIT warm-up
 bench spinel "$base"
+
+java "${java_opts[@]}" -cp "$cp" $main serve spinel-netty "$((base + 3))" & pids+=($!)
+wait_port "$((base + 3))"
+redis-benchmark -h 127.0.0.1 -p "$((base + 3))" -t set,get -n "$requests" -c "$clients" -q >/dev/null
+bench spinel-netty "$((base + 3))"
 
 java "${java_opts[@]}" -cp "$cp" $main serve jedis-mock "$((base + 1))" & pids+=($!)
 wait_port "$((base + 1))"

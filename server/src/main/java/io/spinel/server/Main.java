@@ -129,7 +129,7 @@ public final class Main {
             System.exit(1);
             return;
         }
-        server.engine().setHostInfo(server.isEpoll() ? "epoll" : "nio",
+        server.engine().setHostInfo(server.multiplexingApi(),
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
         if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
@@ -157,7 +157,8 @@ public final class Main {
                     + "    PID: " + ProcessHandle.current().pid() + "\n");
         }
         log.notice("Running mode=standalone, port=" + server.port() + ".");
-        log.notice("Transport: " + (server.isEpoll() ? "native epoll" : "NIO"));
+        log.notice("Transport: " + (server.isEpoll() ? "native epoll" : server.multiplexingApi().equals("nio") ? "NIO"
+                : "the JDK's selector (" + server.multiplexingApi() + ")"));
         log.warning("Server initialized");
         if (server.port() != 0) log.notice("Ready to accept connections tcp");
         if (server.unixSocket() != null) log.notice("Ready to accept connections unix");

@@ -1,23 +1,5 @@
 package io.spinel.server;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerDomainSocketChannel;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.unix.DomainSocketAddress;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.keyspace.Keyspace;
@@ -35,44 +17,59 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A running Spinel server: the engine on one Netty event loop (native epoll where available, NIO
- * elsewhere) with TCP listeners on the bind addresses and an optional unix socket. Used by the
- * command line launcher and, in-process, by tests and applications:
+ * A running Spinel server: the engine on one event-loop thread with TCP listeners on the bind
+ * addresses and an optional unix socket. Used by the command line launcher and, in-process, by
+ * tests and applications:
  *
  * <pre>
  *   try (SpinelServer s = SpinelServer.builder().randomPort().start()) {
  *       int port = s.port();
  *   }
  * </pre>
+ *
+ * <p>The loop is Netty's (native epoll: the fastest; the standalone server's) or the JDK's own
+ * selector (a first start about 0.3 s sooner in a fresh JVM; in-process servers' default); see
+ * {@link Transport}.
  */
 public final class SpinelServer implements AutoCloseable {
-    static {
-        // Netty 4.2 registers its buffer-allocation JFR events when it initialises, which took
-        // about 100 ms of a 400 ms first start; they are diagnostics nobody records by default.
-        // -Dio.netty.jfr.enabled=true brings them back.
-        if (System.getProperty("io.netty.jfr.enabled") == null) System.setProperty("io.netty.jfr.enabled", "false");
+    /** Which event loop serves the connections. */
+    public enum Transport {
+        /**
+         * Netty's event loop with its native epoll transport (Netty's NIO where that is missing):
+         * the most requests per second, and what the standalone server runs.
+         */
+        NETTY,
+        /**
+         * The JDK's own selector, without Netty: a first start in a fresh JVM about 0.3 s sooner
+         * (no Netty classes or native library to load); the default for in-process servers (test
+         * suites, applications). At one request per round trip it serves about as many requests
+         * per second as NETTY on a small machine; NETTY is the choice for the most throughput.
+         */
+        JDK;
+
+        /** As -Dspinel.transport=netty|jdk says, else the given default. */
+        static Transport fromSystemProperty(Transport byDefault) {
+            String v = System.getProperty("spinel.transport", "");
+            return v.equalsIgnoreCase("jdk") ? JDK : v.equalsIgnoreCase("netty") ? NETTY : byDefault;
+        }
     }
 
     private final Config config;
     private final Log log;
-    private final EventLoopGroup group;
-    private final EventLoop loop;
+    private final ServerTransport transport;
+    private final ScheduledExecutorService loop;
     private final Engine engine;
-    private final boolean epoll;
-    private final List<Channel> listeners = new ArrayList<>();
+    private final List<ServerTransport.Listener> listeners = new ArrayList<>();
     /** The TCP ones among {@link #listeners}, which CONFIG SET port and bind replace. */
-    private final List<Channel> tcpListeners = new ArrayList<>();
+    private final List<ServerTransport.Listener> tcpListeners = new ArrayList<>();
     /** The bind addresses the TCP listeners were opened with. */
     private String boundAddresses = "";
-    /**
-     * Accepts on listeners opened by CONFIG SET port/bind: that runs on the engine's loop, which
-     * cannot wait for a bind that it would have to perform itself. Created on first use.
-     */
-    private EventLoopGroup rebindGroup;
     /** Set once started: from then on CONFIG SET port/bind move the listeners. */
     private boolean watchingListenConfig;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -83,21 +80,16 @@ public final class SpinelServer implements AutoCloseable {
     /** Whether start-up loads the RDB or AOF found in dir. */
     private final boolean loadData;
 
-    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock) {
+    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, Transport kind) {
         this.loadData = loadData;
         this.config = config;
         this.log = log;
-        // (the property first: asking Epoll loads and unpacks its native library)
-        this.epoll = !Boolean.getBoolean("spinel.nio") && Epoll.isAvailable();
-        // (see SpinBeforeSleep; 0 keeps Netty's own choice: block whenever no task is waiting)
-        long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
-        IoHandlerFactory io = !epoll ? NioIoHandler.newFactory()
-                : spin > 0 ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : EpollIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
-        this.loop = group.next();
-        this.engine = new Engine(config, loop, loop::inEventLoop, log);
+        this.transport = kind == Transport.JDK ? new JdkTransport() : new NettyTransport();
+        this.loop = transport.loop();
+        this.engine = new Engine(config, loop, transport::inLoop, log);
         if (clock != null) engine.keyspace().setClock(clock); // before the loop runs anything
         engine.setShutdownHandler(this::shutdownRequested);
+        transport.serve(engine);
     }
 
     public static Builder builder() {
@@ -111,6 +103,7 @@ public final class SpinelServer implements AutoCloseable {
         private boolean randomPort;
         private Log log = Log.silent();
         private Keyspace.Clock clock;
+        private Transport transport = Transport.fromSystemProperty(Transport.JDK);
 
         /**
          * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would.
@@ -149,6 +142,15 @@ public final class SpinelServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The event loop. In-process servers default to {@link Transport#JDK} (the quicker first
+         * start, for test suites); -Dspinel.transport=netty|jdk changes the default.
+         */
+        public Builder transport(Transport transport) {
+            this.transport = transport;
+            return this;
+        }
+
         public SpinelServer start() {
             List<String[]> all = new ArrayList<>();
             all.add(new String[] {"save", ""});
@@ -168,7 +170,7 @@ public final class SpinelServer implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            SpinelServer s = new SpinelServer(config, log, load, clock);
+            SpinelServer s = new SpinelServer(config, log, load, clock, transport);
             try {
                 s.bind(randomPort);
             } catch (Exception e) {
@@ -181,7 +183,7 @@ public final class SpinelServer implements AutoCloseable {
 
     /** Starts a server from an already loaded configuration (the command line launcher). */
     static SpinelServer start(Config config, Log log) throws Exception {
-        SpinelServer s = new SpinelServer(config, log, true, null);
+        SpinelServer s = new SpinelServer(config, log, true, null, Transport.fromSystemProperty(Transport.NETTY));
         // The standalone server owns its JVM: give the heap back after the data shrank
         // (-Dspinel.idleHeapReturn=false turns it off).
         if (!"false".equals(System.getProperty("spinel.idleHeapReturn"))) s.engine.setIdleHeapReturn(System::gc);
@@ -197,36 +199,28 @@ public final class SpinelServer implements AutoCloseable {
     private void bind(boolean randomPort) throws Exception {
         // The data set is loaded before any listener opens: clients never see a partial one.
         try {
-            loop.submit(() -> engine.persistence().startUp(loadData)).sync();
+            onLoop(() -> engine.persistence().startUp(loadData));
         } catch (io.spinel.core.persist.PersistenceException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
         int wantedPort = config.getInt("port");
-        int backlog = config.getInt("tcp-backlog");
-        engine.setHostInfo(epoll ? "epoll" : "nio", ProcessHandle.current().info().command().orElse(""),
+        engine.setHostInfo(transport.multiplexingApi(), ProcessHandle.current().info().command().orElse(""),
                 engine.configFile());
-        if (wantedPort != 0 || randomPort) port = listenTcp(group, config.get("bind"), wantedPort, backlog);
+        if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort);
         // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
         // mean no TCP listener at all)
         if (randomPort && wantedPort == 0 && port != 0) config.set("port", Integer.toString(port));
         String socketPath = config.get("unixsocket");
         if (!socketPath.isEmpty()) {
-            if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");
             Path p = Path.of(socketPath);
             Files.deleteIfExists(p);
-            Channel ch = new ServerBootstrap()
-                    .group(group)
-                    .channel(EpollServerDomainSocketChannel.class)
-                    .option(ChannelOption.SO_BACKLOG, backlog)
-                    .childHandler(initializer())
-                    .bind(new DomainSocketAddress(socketPath)).sync().channel();
-            listeners.add(ch);
+            listeners.add(transport.listenUnix(socketPath, config.getInt("tcp-backlog")));
             unixSocket = socketPath;
             long perm = config.getLong("unixsocketperm");
             if (perm != 0) Files.setPosixFilePermissions(p, permissions(perm));
         }
         engine.setListenInfo(config.get("bind"), port);
-        loop.submit(engine::start).sync();
+        onLoop(engine::start);
         // from now on a change of port or bind (CONFIG SET) moves the TCP listeners
         config.listen("port", o -> {
             if (watchingListenConfig && !stopping) changeListeners(config.get("bind"), config.getInt("port"));
@@ -237,46 +231,43 @@ public final class SpinelServer implements AutoCloseable {
         watchingListenConfig = true;
     }
 
+    /** Runs a step of the start on the loop thread and waits for it; its exception is rethrown. */
+    private void onLoop(Runnable step) throws Exception {
+        try {
+            loop.submit(step).get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception) throw (Exception) cause;
+            if (cause instanceof Error) throw (Error) cause;
+            throw e;
+        }
+    }
+
     /**
      * Opens a TCP listener on each address of bindSpec (Redis's bind syntax: "-" marks an
      * address that may fail) at wantedPort, 0 for a port the OS picks, and returns the port.
      * When a required address fails, what this call opened is closed again.
      */
-    private int listenTcp(EventLoopGroup parent, String bindSpec, int wantedPort, int backlog) throws IOException {
-        Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        ServerBootstrap b = new ServerBootstrap()
-                .group(parent, group)
-                .channel(type)
-                .option(ChannelOption.SO_BACKLOG, backlog)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(initializer());
+    private int listenTcp(String bindSpec, int wantedPort) throws IOException {
+        int backlog = config.getInt("tcp-backlog");
         int keepalive = config.getInt("tcp-keepalive");
-        if (keepalive > 0) {
-            b.childOption(ChannelOption.SO_KEEPALIVE, true);
-            if (epoll) {
-                b.childOption(EpollChannelOption.TCP_KEEPIDLE, keepalive);
-                b.childOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepalive / 3));
-                b.childOption(EpollChannelOption.TCP_KEEPCNT, 3);
-            }
-        }
         int bindPort = wantedPort;
-        List<Channel> opened = new ArrayList<>();
+        List<ServerTransport.Listener> opened = new ArrayList<>();
         for (String addr : bindSpec.split(" ")) {
             boolean optional = addr.startsWith("-");
             String host = optional ? addr.substring(1) : addr;
             if (host.equals("*")) host = "0.0.0.0";
             else if (host.equals("::*")) host = "::";
             try {
-                Channel ch = b.bind(new InetSocketAddress(host, bindPort)).sync().channel();
-                opened.add(ch);
-                if (bindPort == 0) bindPort = ((InetSocketAddress) ch.localAddress()).getPort();
+                ServerTransport.Listener l = transport.listenTcp(new InetSocketAddress(host, bindPort), backlog, keepalive);
+                opened.add(l);
+                if (bindPort == 0) bindPort = l.port();
             } catch (Exception e) {
                 if (optional) {
                     log.verbose("Skipping optional bind address " + host + ": " + e.getMessage());
                     continue;
                 }
-                for (Channel ch : opened) ch.close().awaitUninterruptibly();
+                for (ServerTransport.Listener l : opened) l.close();
                 throw new IOException("Could not create server TCP listening socket " + host + ":" + bindPort
                         + ": " + e.getMessage(), e);
             }
@@ -297,12 +288,12 @@ public final class SpinelServer implements AutoCloseable {
         int oldPort = port;
         closeTcpListeners();
         try {
-            port = newPort == 0 ? 0 : listenTcp(rebindGroup(), bindSpec, newPort, config.getInt("tcp-backlog"));
+            port = newPort == 0 ? 0 : listenTcp(bindSpec, newPort);
             boundAddresses = bindSpec;
         } catch (IOException e) {
             log.warning(e.getMessage());
             try {
-                port = oldPort == 0 ? 0 : listenTcp(rebindGroup(), oldSpec, oldPort, config.getInt("tcp-backlog"));
+                port = oldPort == 0 ? 0 : listenTcp(oldSpec, oldPort);
             } catch (IOException again) {
                 log.warning("Failed to restore the previous listeners: " + again.getMessage());
                 port = 0;
@@ -315,28 +306,11 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     private void closeTcpListeners() {
-        for (Channel ch : tcpListeners) {
-            listeners.remove(ch);
-            ch.close().awaitUninterruptibly();
+        for (ServerTransport.Listener l : tcpListeners) {
+            listeners.remove(l);
+            l.close();
         }
         tcpListeners.clear();
-    }
-
-    private EventLoopGroup rebindGroup() {
-        if (rebindGroup == null) {
-            IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-            rebindGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), io);
-        }
-        return rebindGroup;
-    }
-
-    private ChannelInitializer<Channel> initializer() {
-        return new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ClientHandler(engine));
-            }
-        };
     }
 
     private static Set<PosixFilePermission> permissions(long mode) {
@@ -363,8 +337,14 @@ public final class SpinelServer implements AutoCloseable {
         return engine;
     }
 
+    /** Whether connections are served by Netty's native epoll transport. */
     public boolean isEpoll() {
-        return epoll;
+        return transport instanceof NettyTransport && transport.multiplexingApi().equals("epoll");
+    }
+
+    /** INFO's multiplexing_api for this server's loop: epoll, kqueue, select or nio. */
+    public String multiplexingApi() {
+        return transport.multiplexingApi();
     }
 
     /** Called once the server has fully stopped (the launcher exits the JVM there). */
@@ -413,7 +393,7 @@ public final class SpinelServer implements AutoCloseable {
     private void stop(String why) {
         if (stopping) return;
         stopping = true;
-        for (Channel l : listeners) l.close();
+        for (ServerTransport.Listener l : listeners) l.close();
         engine.flushPending();
         engine.stop();
         List<Client> all = new ArrayList<>(engine.clients());
@@ -422,8 +402,7 @@ public final class SpinelServer implements AutoCloseable {
             log.notice("Removing the unix socket file.");
             new File(unixSocket).delete();
         }
-        if (rebindGroup != null) rebindGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
+        transport.shutdown(() -> {
             stopped.countDown();
             onStopped.run();
         });
@@ -437,7 +416,7 @@ public final class SpinelServer implements AutoCloseable {
     /** Stops the server and waits for it. */
     @Override
     public void close() {
-        if (!group.isShuttingDown() && !stopping) {
+        if (!transport.isShuttingDown() && !stopping) {
             CompletableFuture<Void> f = new CompletableFuture<>();
             loop.execute(() -> {
                 try {
@@ -450,7 +429,7 @@ public final class SpinelServer implements AutoCloseable {
             try {
                 f.get(5, TimeUnit.SECONDS);
             } catch (Exception ignored) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                transport.shutdown(stopped::countDown);
             }
         }
         try {

@@ -1,8 +1,8 @@
 package io.spinel.server;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
 
 import java.io.ByteArrayOutputStream;
@@ -17,16 +17,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Replies are sent straight to the socket while nothing is queued ahead of them, and queued on the
- * channel when the socket does not take them all (see NettyConnection): whatever the split, a
- * client must receive every reply whole and in order, including one that reads slowly.
+ * channel when the socket does not take them all (see NettyConnection, JdkConnection): whatever the
+ * split, a client must receive every reply whole and in order, including one that reads slowly.
  */
 class SocketWriteTest {
     private SpinelServer server;
     private Jedis r;
 
-    @BeforeEach
-    void start() {
-        server = SpinelServer.builder().randomPort().start();
+    private void start(SpinelServer.Transport transport) {
+        server = SpinelServer.builder().randomPort().transport(transport).start();
         r = new Jedis("127.0.0.1", server.port());
     }
 
@@ -36,8 +35,10 @@ class SocketWriteTest {
         server.close();
     }
 
-    @Test
-    void repliesBiggerThanTheSocketBufferArriveWholeAndInOrderToASlowReader() throws Exception {
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void repliesBiggerThanTheSocketBufferArriveWholeAndInOrderToASlowReader(SpinelServer.Transport transport) throws Exception {
+        start(transport);
         byte[] big = new byte[6 * 1024 * 1024];
         new Random(7).nextBytes(big);
         r.set("big".getBytes(StandardCharsets.US_ASCII), big);

@@ -18,9 +18,10 @@ import java.util.Locale;
  *
  * <pre>
  *   startup [runs]           warm start -> first PING reply, close, and FLUSHALL round trip, in this JVM
- *   cold spinel|jedis-mock|embedded   the first start in a fresh JVM (what the first test class pays;
- *                            embedded: EmbeddedSpinel, the engine without a socket)
- *   serve spinel|jedis-mock PORT   serves on 127.0.0.1:PORT until killed (for redis-benchmark)
+ *   cold spinel|spinel-netty|jedis-mock|embedded   the first start in a fresh JVM (what the first
+ *                            test class pays; spinel: SpinelServer's default loop, the JDK's selector;
+ *                            spinel-netty: on Netty; embedded: EmbeddedSpinel, no socket)
+ *   serve spinel|spinel-netty|jedis-mock PORT   serves on 127.0.0.1:PORT until killed (for redis-benchmark)
  * </pre>
  *
  * Every figure is wall-clock time measured with a plain socket speaking RESP, so no client
@@ -42,8 +43,9 @@ public final class JedisMockComparison {
         Handle start(int port) throws IOException;
     }
 
-    private static Handle spinel(int port) {
-        SpinelServer.Builder b = SpinelServer.builder().option("bind", "127.0.0.1");
+    /** An in-process SpinelServer on its default event loop (the JDK's selector) or on Netty's. */
+    private static Handle spinel(int port, SpinelServer.Transport transport) {
+        SpinelServer.Builder b = SpinelServer.builder().option("bind", "127.0.0.1").transport(transport);
         SpinelServer s = (port == 0 ? b.randomPort() : b.port(port)).start();
         return new Handle() {
             public int port() {
@@ -72,11 +74,13 @@ public final class JedisMockComparison {
     private static Starter starter(String name) {
         switch (name) {
             case "spinel":
-                return JedisMockComparison::spinel;
+                return port -> spinel(port, SpinelServer.Transport.JDK);
+            case "spinel-netty":
+                return port -> spinel(port, SpinelServer.Transport.NETTY);
             case "jedis-mock":
                 return JedisMockComparison::jedisMock;
             default:
-                throw new IllegalArgumentException("unknown server " + name + " (spinel or jedis-mock)");
+                throw new IllegalArgumentException("unknown server " + name + " (spinel, spinel-netty or jedis-mock)");
         }
     }
 
@@ -122,7 +126,7 @@ public final class JedisMockComparison {
         int warmup = Math.max(20, runs / 5);
         System.out.printf(Locale.ROOT, "%d warm-up rounds, then %d measured, JDK %s, %d CPUs%n", warmup, runs,
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
-        for (String name : new String[] {"spinel", "jedis-mock"}) {
+        for (String name : new String[] {"spinel", "spinel-netty", "jedis-mock"}) {
             Starter st = starter(name);
             long[] start = new long[runs];
             long[] stop = new long[runs];

@@ -1,0 +1,256 @@
+package io.spinel.server;
+
+import io.spinel.core.Client;
+import io.spinel.core.Engine;
+import io.spinel.core.protocol.RespReader;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+
+/**
+ * One client on {@link JdkTransport}. Reads go straight into the client's query buffer; replies
+ * are written to the socket at once and what it does not take is queued (copied) and sent when
+ * the socket is writable again, the way Netty's channel does it for {@link NettyConnection}.
+ */
+final class JdkConnection implements Client.Connection {
+    /** As Netty's default write-buffer water marks: crossing them re-measures the client's memory. */
+    private static final int LOW_WATER = 32 * 1024;
+
+    private final SocketChannel channel;
+    private final JdkTransport transport;
+    private final String remote;
+    private final String local;
+    private final boolean isLocal;
+    private final boolean unixSocket;
+    private final int fd;
+    private SelectionKey key;
+    private Engine engine;
+    private Client client;
+    private final ArrayDeque<ByteBuffer> queued = new ArrayDeque<>();
+    private long queuedBytes;
+    private boolean closeWhenSent;
+    private boolean closed;
+
+    JdkConnection(SocketChannel channel, String unixPath, int fd, JdkTransport transport) throws IOException {
+        this.channel = channel;
+        this.transport = transport;
+        this.fd = fd;
+        this.unixSocket = unixPath != null;
+        if (unixSocket) {
+            this.remote = unixPath + ":0";
+            this.local = unixPath + ":0";
+            this.isLocal = true;
+        } else {
+            SocketAddress peer = channel.getRemoteAddress();
+            this.remote = format(peer);
+            this.local = format(channel.getLocalAddress());
+            this.isLocal = isLoopback(peer);
+        }
+    }
+
+    /** Starts serving: the engine sees a new client, the selector this socket. */
+    void register(Selector selector, Engine engine) throws IOException {
+        this.engine = engine;
+        this.key = channel.register(selector, SelectionKey.OP_READ, this);
+        this.client = engine.connect(this);
+    }
+
+    /** "ip:port" as Redis prints it (IPv6 without brackets or scope). */
+    private static String format(SocketAddress a) {
+        if (!(a instanceof InetSocketAddress)) return "?:0";
+        InetSocketAddress ia = (InetSocketAddress) a;
+        String ip = ia.getAddress() == null ? ia.getHostString() : ia.getAddress().getHostAddress();
+        int pct = ip.indexOf('%');
+        if (pct >= 0) ip = ip.substring(0, pct);
+        if (ip.equals("0:0:0:0:0:0:0:1")) ip = "::1";
+        return ip + ":" + ia.getPort();
+    }
+
+    private static boolean isLoopback(SocketAddress a) {
+        if (!(a instanceof InetSocketAddress) || ((InetSocketAddress) a).getAddress() == null) return false;
+        String ip = ((InetSocketAddress) a).getAddress().getHostAddress();
+        // Redis counts exactly 127.0.0.1 and ::1 as local
+        return ip.equals("127.0.0.1") || ip.equals("0:0:0:0:0:0:0:1") || ip.equals("::1");
+    }
+
+    /** The selector found the socket readable or writable (on the loop thread). */
+    void ready(SelectionKey k) {
+        if (!k.isValid()) return;
+        if (k.isWritable()) writeQueued();
+        if (k.isValid() && k.isReadable()) read();
+    }
+
+    private void read() {
+        if (client == null || client.isClosed()) {
+            discardInput();
+            return;
+        }
+        RespReader reader = client.reader();
+        boolean any = false;
+        try {
+            // as much as the socket has, in steps so that a big argument goes straight into its
+            // own array (see RespReader), bounded so that one client cannot starve the others
+            for (int round = 0; round < 16 && !client.isClosed(); round++) {
+                int want = (int) Math.min(reader.maxWrite(), 64 * 1024);
+                byte[] dst = reader.writable(want);
+                int n = channel.read(ByteBuffer.wrap(dst, reader.writeOffset(), want));
+                if (n < 0) {
+                    closeNow();
+                    break;
+                }
+                if (n == 0) break;
+                any = true;
+                engine.stats().netInputBytes += n;
+                engine.stats().readsProcessed++;
+                reader.commit(n);
+                engine.processInput(client);
+                if (n < want) break;
+            }
+        } catch (IOException e) {
+            closeNow();
+        }
+        if (any) engine.flushSoon();
+    }
+
+    /**
+     * A client the server closed while its last replies are still being sent (QUIT, CLIENT KILL):
+     * what it sends now is read and dropped, as the Netty transport ignores it, until the close.
+     */
+    private void discardInput() {
+        try {
+            ByteBuffer scratch = ByteBuffer.allocate(4096);
+            while (true) {
+                scratch.clear();
+                int n = channel.read(scratch);
+                if (n < 0) {
+                    closeNow();
+                    return;
+                }
+                if (n == 0) return;
+            }
+        } catch (IOException e) {
+            closeNow();
+        }
+    }
+
+    @Override
+    public void write(byte[] buf, int off, int len) {
+        if (closed || len == 0) return;
+        if (queued.isEmpty()) {
+            try {
+                ByteBuffer b = ByteBuffer.wrap(buf, off, len);
+                channel.write(b);
+                if (!b.hasRemaining()) return;
+                off = b.position();
+                len = b.remaining();
+            } catch (IOException e) {
+                closeNow();
+                return;
+            }
+            key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+        }
+        byte[] copy = new byte[len];
+        System.arraycopy(buf, off, copy, 0, len);
+        queued.add(ByteBuffer.wrap(copy));
+        queuedBytes += len;
+    }
+
+    private void writeQueued() {
+        try {
+            ByteBuffer b;
+            while ((b = queued.peek()) != null) {
+                int n = channel.write(b);
+                queuedBytes -= n;
+                if (b.hasRemaining()) break;
+                queued.poll();
+            }
+        } catch (IOException e) {
+            closeNow();
+            return;
+        }
+        if (queued.isEmpty()) {
+            if (closeWhenSent) {
+                closeNow();
+                return;
+            }
+            key.interestOps(SelectionKey.OP_READ);
+        }
+        // what was waiting for the peer no longer counts as this client's memory
+        if (queuedBytes < LOW_WATER && client != null && !client.isClosed()) engine.updateClientMemory(client);
+    }
+
+    @Override
+    public void flush() {
+        // written as they come: what the socket did not take waits for OP_WRITE
+    }
+
+    @Override
+    public void close() {
+        if (queued.isEmpty()) closeNow();
+        else closeWhenSent = true;
+    }
+
+    @Override
+    public void closeNow() {
+        if (closed) return;
+        closed = true;
+        queued.clear();
+        queuedBytes = 0;
+        if (key != null) key.cancel();
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        // as Netty reports a closed channel: after the code that closed it has returned
+        if (client != null && !client.isClosed()) {
+            Client c = client;
+            try {
+                transport.loop().execute(() -> engine.disconnected(c));
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                // the server is stopping: it closes every client itself
+            }
+        }
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public String localAddress() {
+        return local;
+    }
+
+    @Override
+    public boolean isLocal() {
+        return isLocal;
+    }
+
+    @Override
+    public boolean isUnixSocket() {
+        return unixSocket;
+    }
+
+    @Override
+    public long pendingBytes() {
+        return queuedBytes;
+    }
+
+    @Override
+    public int pendingChunks() {
+        return queued.size();
+    }
+
+    @Override
+    public int fd() {
+        return fd;
+    }
+}

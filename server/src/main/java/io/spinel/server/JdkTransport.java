@@ -1,0 +1,334 @@
+package io.spinel.server;
+
+import io.spinel.core.Engine;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The engine on the JDK's own selector, without Netty: one thread that waits in the selector,
+ * serves the connections that are ready and runs the engine's tasks and timers in between.
+ *
+ * <p>It exists for in-process servers (test suites, applications): loading Netty, its native
+ * library and its pipeline took about 300 ms of a first start in a fresh JVM, more than the
+ * engine itself; this loop costs a few JDK classes that the class-data archive mostly holds.
+ * Netty's loop stays the one for throughput (the standalone server's default).
+ *
+ * <p>The loop is a single-thread {@link ScheduledThreadPoolExecutor} (so tasks and timers keep
+ * its semantics: order, cancellation, shutdown) in which a selection task re-queues itself after
+ * every turn: it waits in the selector until the next timer is due, and a task queued from
+ * another thread wakes it.
+ */
+final class JdkTransport implements ServerTransport {
+    private static final AtomicInteger LOOPS = new AtomicInteger();
+
+    private final Selector selector;
+    private final Loop loop;
+    private volatile Thread loopThread;
+    private Engine engine;
+    /** CLIENT LIST's fd: the JDK does not show a channel's descriptor, so connections are numbered. */
+    private int nextFd = 8;
+    private volatile Runnable whenStopped = () -> { };
+    /** The keys one selection found ready (reused: the loop thread only). */
+    private final java.util.ArrayList<SelectionKey> readyKeys = new java.util.ArrayList<>();
+    private final java.util.function.Consumer<SelectionKey> collectReady = readyKeys::add;
+
+    JdkTransport() {
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a selector", e);
+        }
+        int n = LOOPS.incrementAndGet();
+        this.loop = new Loop(r -> {
+            Thread t = new Thread(r, n == 1 ? "spinel-main" : "spinel-main-" + n);
+            t.setDaemon(true);
+            loopThread = t;
+            return t;
+        });
+        loop.execute(this::selectOnce);
+    }
+
+    /** Wakes the selection from another thread once something was queued. */
+    private final class Loop extends ScheduledThreadPoolExecutor {
+        Loop(java.util.concurrent.ThreadFactory threads) {
+            super(1, threads);
+            setRemoveOnCancelPolicy(true);
+            // stopping must not wait for timers (client timeouts, blocked commands) still far off
+            setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        }
+
+        private <T extends ScheduledFuture<?>> T woken(T f) {
+            if (Thread.currentThread() != loopThread) selector.wakeup();
+            return f;
+        }
+
+        // execute and submit come through schedule(task, 0, ...)
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            return woken(super.schedule(command, delay, unit));
+        }
+
+        @Override
+        public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+            return woken(super.schedule(callable, delay, unit));
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+            return woken(super.scheduleAtFixedRate(command, initialDelay, period, unit));
+        }
+
+        @Override
+        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+            return woken(super.scheduleWithFixedDelay(command, initialDelay, delay, unit));
+        }
+
+        @Override
+        protected void terminated() {
+            try {
+                for (SelectionKey k : selector.keys()) closeQuietly(k);
+                selector.close();
+            } catch (IOException | RuntimeException ignored) {
+                // stopping anyway
+            }
+            whenStopped.run();
+        }
+    }
+
+    /**
+     * One turn: wait for sockets until the next queued task is due (not at all if one is due now),
+     * serve what is ready, then queue the next turn behind the tasks this one queued (replies are
+     * flushed by such a task, once per turn).
+     */
+    private void selectOnce() {
+        if (loop.isShutdown()) return;
+        try {
+            long waitMillis = millisToNextTask();
+            if (waitMillis == 0) selector.selectNow(collectReady);
+            else selector.select(collectReady, waitMillis < 0 ? 0 : waitMillis);
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            if (!loop.isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
+        }
+        // served after the selection has returned: commands may select again (closing a listener)
+        for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
+        readyKeys.clear();
+        if (!loop.isShutdown()) {
+            try {
+                loop.execute(this::selectOnce);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // shut down meanwhile
+            }
+        }
+    }
+
+    /** Milliseconds until the head of the task queue is due: 0 if it is, -1 if nothing is queued. */
+    private long millisToNextTask() {
+        Runnable head = loop.getQueue().peek();
+        if (head == null) return -1;
+        long nanos = ((Delayed) head).getDelay(TimeUnit.NANOSECONDS);
+        return nanos <= 0 ? 0 : Math.max(1, (nanos + 999_999) / 1_000_000);
+    }
+
+    private void ready(SelectionKey key) {
+        Object a = key.attachment();
+        try {
+            if (a instanceof JdkConnection) {
+                ((JdkConnection) a).ready(key);
+            } else if (a instanceof Acceptor) {
+                ((Acceptor) a).accept();
+            }
+        } catch (RuntimeException e) {
+            // as Netty's exceptionCaught: that connection goes, the loop and everyone else stay
+            if (engine != null) engine.log().warning("Error on client connection: " + e);
+            if (a instanceof JdkConnection) ((JdkConnection) a).closeNow();
+        }
+    }
+
+    /** A listening socket and what its connections get. */
+    private final class Acceptor implements Listener {
+        final ServerSocketChannel server;
+        final int keepaliveSeconds;
+        final String unixPath;
+        final int port;
+
+        Acceptor(ServerSocketChannel server, int keepaliveSeconds, String unixPath) throws IOException {
+            this.server = server;
+            this.keepaliveSeconds = keepaliveSeconds;
+            this.unixPath = unixPath;
+            this.port = server.getLocalAddress() instanceof InetSocketAddress
+                    ? ((InetSocketAddress) server.getLocalAddress()).getPort() : 0;
+        }
+
+        void accept() {
+            for (int i = 0; i < 64; i++) { // a burst of connections, bounded so that clients keep being served
+                SocketChannel ch;
+                try {
+                    ch = server.accept();
+                } catch (IOException e) {
+                    engine.log().warning("Accepting a client connection: " + e.getMessage());
+                    return;
+                }
+                if (ch == null) return;
+                try {
+                    ch.configureBlocking(false);
+                    if (unixPath == null) {
+                        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                        if (keepaliveSeconds > 0) keepalive(ch, keepaliveSeconds);
+                    }
+                    JdkConnection c = new JdkConnection(ch, unixPath, nextFd++, JdkTransport.this);
+                    c.register(selector, engine);
+                } catch (IOException e) {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // the peer is gone already
+                    }
+                }
+            }
+        }
+
+        @Override
+        public int port() {
+            return port;
+        }
+
+        @Override
+        public void close() {
+            if (inLoop()) {
+                closeNow();
+            } else {
+                try {
+                    loop.submit(this::closeNow).get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    closeNow();
+                }
+            }
+        }
+
+        private void closeNow() {
+            SelectionKey k = server.keyFor(selector);
+            if (k != null) k.cancel();
+            try {
+                server.close();
+                // a registered channel releases its socket (and port) only when the selector
+                // drops the cancelled key, at its next selection: do it now, so that the port can
+                // be bound again at once (CONFIG SET port back and forth). What is ready stays
+                // ready for the next turn (level-triggered).
+                if (k != null && selector.isOpen()) selector.selectNow(ready -> { });
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    private static void keepalive(SocketChannel ch, int seconds) throws IOException {
+        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        try {
+            ch.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, seconds);
+            ch.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, Math.max(1, seconds / 3));
+            ch.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, 3);
+        } catch (UnsupportedOperationException notOnThisSystem) {
+            // the system's keepalive timings then
+        }
+    }
+
+    private static void closeQuietly(SelectionKey k) {
+        try {
+            k.channel().close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public ScheduledExecutorService loop() {
+        return loop;
+    }
+
+    @Override
+    public boolean inLoop() {
+        return Thread.currentThread() == loopThread;
+    }
+
+    @Override
+    public String multiplexingApi() {
+        String impl = selector.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
+        return impl.contains("epoll") ? "epoll" : impl.contains("kqueue") ? "kqueue" : "select";
+    }
+
+    @Override
+    public void serve(Engine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open();
+        try {
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(address, backlog);
+            return register(new Acceptor(server, keepaliveSeconds, null));
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Listener listenUnix(String path, int backlog) throws IOException {
+        ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            server.bind(UnixDomainSocketAddress.of(path), backlog);
+            return register(new Acceptor(server, 0, path));
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** Registers the listener with the selector, on the loop (a selector's keys change only there). */
+    private Acceptor register(Acceptor a) throws IOException {
+        a.server.configureBlocking(false);
+        if (inLoop()) {
+            a.server.register(selector, SelectionKey.OP_ACCEPT, a);
+            return a;
+        }
+        try {
+            loop.submit(() -> {
+                a.server.register(selector, SelectionKey.OP_ACCEPT, a);
+                return null;
+            }).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IOException("cannot register the listener: " + e.getMessage(), e);
+        }
+        return a;
+    }
+
+    @Override
+    public void shutdown(Runnable whenStopped) {
+        this.whenStopped = whenStopped;
+        loop.shutdown();
+        selector.wakeup();
+    }
+
+    @Override
+    public boolean isShuttingDown() {
+        return loop.isShutdown();
+    }
+}

@@ -1,0 +1,161 @@
+package io.spinel.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.spinel.core.Engine;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The engine on one Netty event loop: native epoll where available (TCP and unix sockets), Netty's
+ * NIO elsewhere or with -Dspinel.nio=true. Each channel's pipeline is one {@link ClientHandler}.
+ */
+final class NettyTransport implements ServerTransport {
+    static {
+        // Netty 4.2 registers its buffer-allocation JFR events when it initialises, which took
+        // about 100 ms of a 400 ms first start; they are diagnostics nobody records by default.
+        // -Dio.netty.jfr.enabled=true brings them back.
+        if (System.getProperty("io.netty.jfr.enabled") == null) System.setProperty("io.netty.jfr.enabled", "false");
+    }
+
+    private final boolean epoll;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    /**
+     * Accepts on listeners opened on the loop thread (CONFIG SET port/bind): the loop cannot
+     * wait for a bind that it would have to perform itself. Created on first use.
+     */
+    private EventLoopGroup rebindGroup;
+    private Engine engine;
+
+    NettyTransport() {
+        // (the property first: asking Epoll loads and unpacks its native library)
+        this.epoll = !Boolean.getBoolean("spinel.nio") && Epoll.isAvailable();
+        // (see SpinBeforeSleep; 0 keeps Netty's own choice: block whenever no task is waiting)
+        long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
+        IoHandlerFactory io = !epoll ? NioIoHandler.newFactory()
+                : spin > 0 ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : EpollIoHandler.newFactory();
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
+        this.loop = group.next();
+    }
+
+    @Override
+    public ScheduledExecutorService loop() {
+        return loop;
+    }
+
+    @Override
+    public boolean inLoop() {
+        return loop.inEventLoop();
+    }
+
+    @Override
+    public String multiplexingApi() {
+        return epoll ? "epoll" : "nio";
+    }
+
+    @Override
+    public void serve(Engine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds) throws IOException {
+        Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        ServerBootstrap b = new ServerBootstrap()
+                .group(inLoop() ? rebindGroup() : group, group)
+                .channel(type)
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(initializer());
+        if (keepaliveSeconds > 0) {
+            b.childOption(ChannelOption.SO_KEEPALIVE, true);
+            if (epoll) {
+                b.childOption(EpollChannelOption.TCP_KEEPIDLE, keepaliveSeconds);
+                b.childOption(EpollChannelOption.TCP_KEEPINTVL, Math.max(1, keepaliveSeconds / 3));
+                b.childOption(EpollChannelOption.TCP_KEEPCNT, 3);
+            }
+        }
+        return listener(b.bind(address));
+    }
+
+    @Override
+    public Listener listenUnix(String path, int backlog) throws IOException {
+        if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");
+        return listener(new ServerBootstrap()
+                .group(group)
+                .channel(EpollServerDomainSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, backlog)
+                .childHandler(initializer())
+                .bind(new DomainSocketAddress(path)));
+    }
+
+    private static Listener listener(io.netty.channel.ChannelFuture bound) throws IOException {
+        Channel ch;
+        try {
+            ch = bound.sync().channel();
+        } catch (Exception e) {
+            throw e instanceof IOException ? (IOException) e : new IOException(e.getMessage(), e);
+        }
+        int port = ch.localAddress() instanceof InetSocketAddress ? ((InetSocketAddress) ch.localAddress()).getPort() : 0;
+        return new Listener() {
+            @Override
+            public int port() {
+                return port;
+            }
+
+            @Override
+            public void close() {
+                ch.close().awaitUninterruptibly();
+            }
+        };
+    }
+
+    private EventLoopGroup rebindGroup() {
+        if (rebindGroup == null) {
+            IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+            rebindGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-accept", true), io);
+        }
+        return rebindGroup;
+    }
+
+    private ChannelInitializer<Channel> initializer() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new ClientHandler(engine));
+            }
+        };
+    }
+
+    @Override
+    public void shutdown(Runnable whenStopped) {
+        if (rebindGroup != null) rebindGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> whenStopped.run());
+    }
+
+    @Override
+    public boolean isShuttingDown() {
+        return group.isShuttingDown();
+    }
+}

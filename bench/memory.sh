@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Resident memory growth side by side: loads the same data set into Spinel (as ./spinel-server
 # runs it) and into redis-server, and reports how much each process's RSS grew, with used_memory.
+# Growth is read twice: 2 s after the load ends, and once the process has settled (RSS sampled
+# every second from then on until two samples 1 s apart differ by less than 0.5 MB, at least 5 s
+# and at most 20 s after the load). A JVM still holds memory 2 s after a load that it gives back
+# within seconds when idle: the JIT compilers' arenas (freed by the JVM's chunk cleaner every 5 s)
+# and what glibc trims (-XX:TrimNativeHeapInterval); Redis's RSS does not move after a load.
 #
 #   bench/memory.sh [strings|counters|hashes|zsets|all] [--spinel-opts "..."] [--scale N] [--rounds N]
 #
@@ -56,11 +61,22 @@ rss() { awk '/VmRSS/ {print $2 * 1024}' /proc/$1/status; }
 used() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-echo "| data set | Spinel RSS growth | Redis RSS growth | ratio | Spinel used_memory | Redis used_memory |"
+echo "| data set | Spinel RSS growth, settled (2 s) | Redis RSS growth, settled (2 s) | ratio settled (2 s) | Spinel used_memory | Redis used_memory |"
 echo "|---|---:|---:|---:|---:|---:|"
+# RSS once it stops moving (see above); $1 pid, $2 the reading 2 s after the load
+settled() {
+  local pid=$1 prev=$2 cur waited=2
+  while (( waited < 20 )); do
+    sleep 1; waited=$((waited + 1))
+    cur=$(rss "$pid")
+    if (( waited >= 5 )) && (( (cur > prev ? cur - prev : prev - cur) < 524288 )); then break; fi
+    prev=$cur
+  done
+  echo "$cur"
+}
 for set in $sets; do
   gen "$set" > "$work/$set.resp"
-  grow_s=() grow_r=() used_s=0 used_r=0
+  grow_s=() grow_r=() grow2_s=() grow2_r=() used_s=0 used_r=0
   for round in $(seq 1 "$rounds"); do
   for who in spinel redis; do
     port=$(free_port)
@@ -77,15 +93,18 @@ for set in $sets; do
     before=$(rss "$pid")
     redis-cli -p "$port" --pipe < "$work/$set.resp" > /dev/null
     sleep 2
-    after=$(rss "$pid")
-    if [[ $who == spinel ]]; then grow_s+=($((after - before))); used_s=$(used "$port")
-    else grow_r+=($((after - before))); used_r=$(used "$port"); fi
+    after2=$(rss "$pid")
+    after=$(settled "$pid" "$after2")
+    if [[ $who == spinel ]]; then grow_s+=($((after - before))); grow2_s+=($((after2 - before))); used_s=$(used "$port")
+    else grow_r+=($((after - before))); grow2_r+=($((after2 - before))); used_r=$(used "$port"); fi
     kill "$pid"; wait 2>/dev/null || true
   done
   done
   python3 -c "
 import statistics
-s, r = statistics.median([$(IFS=,; echo "${grow_s[*]}")]), statistics.median([$(IFS=,; echo "${grow_r[*]}")])
-print(f'| $set | {s/1048576:.1f} MB | {r/1048576:.1f} MB | {s/r:.2f}x | {$used_s/1048576:.1f} MB | {$used_r/1048576:.1f} MB |')"
+m = lambda xs: statistics.median(xs) / 1048576
+s, r = m([$(IFS=,; echo "${grow_s[*]}")]), m([$(IFS=,; echo "${grow_r[*]}")])
+s2, r2 = m([$(IFS=,; echo "${grow2_s[*]}")]), m([$(IFS=,; echo "${grow2_r[*]}")])
+print(f'| $set | {s:.1f} MB ({s2:.1f}) | {r:.1f} MB ({r2:.1f}) | {s/r:.2f}x ({s2/r2:.2f}x) | {$used_s/1048576:.1f} MB | {$used_r/1048576:.1f} MB |')"
 done
 rm -rf "$work"

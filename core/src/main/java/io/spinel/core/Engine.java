@@ -378,11 +378,12 @@ public final class Engine {
     private IdleHeapReturn heapReturn;
 
     /**
-     * Makes the server run {@code collect} (a full GC) once it is idle after its data shrank by
-     * half (see {@link IdleHeapReturn}). For a standalone server only: it owns the JVM.
+     * Makes the server run {@code collect} (a full GC that gives free heap back to the OS) once it
+     * is idle after its data shrank by half, or grew and left the heap with room to spare (see
+     * {@link IdleHeapReturn}). For a standalone server only: it owns the JVM.
      */
     public void setIdleHeapReturn(Runnable collect) {
-        heapReturn = collect == null ? null : new IdleHeapReturn(collect);
+        heapReturn = collect == null ? null : new IdleHeapReturn(collect, Runtime.getRuntime()::totalMemory);
     }
 
     /**
@@ -463,7 +464,8 @@ public final class Engine {
             long used = usedMemory();
             if (maxmemory > 0 && !paused) performEvictions();
             if (heapReturn != null && heapReturn.tick(used, stats.commandsProcessed, System.currentTimeMillis())) {
-                log.verbose("Data shrank to " + used + " bytes while idle: heap collected and returned to the OS");
+                log.verbose("Idle with " + used + " bytes of data after it shrank or grew: heap collected, "
+                        + "its free part returned to the OS");
             }
             tracking.limitTable();
             if (activeRehashing) keyspace.rehashStep();

@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 class IdleHeapReturnTest {
     private static final long MB = 1 << 20;
     private int collections;
-    private final IdleHeapReturn policy = new IdleHeapReturn(() -> collections++);
+    /** The committed heap the policy sees; 0 keeps the growth rule out of the tests of the drop rule. */
+    private long heap;
+    private final IdleHeapReturn policy = new IdleHeapReturn(() -> collections++, () -> heap);
 
     @Test
     void collectsOnceAfterTheDataHalvedAndTheServerWentIdle() {
@@ -46,5 +48,39 @@ class IdleHeapReturnTest {
         policy.tick(80 * MB, 2, 3000);
         assertTrue(policy.tick(5 * MB, 2, 5000));
         assertEquals(2, collections);
+    }
+
+    @Test
+    void collectsOnceWhenIdleAfterALoadLeftRoomInTheHeap() {
+        heap = 60 * MB;
+        assertFalse(policy.tick(5 * MB, 1, 0));
+        assertFalse(policy.tick(25 * MB, 2, 500)); // loading
+        assertFalse(policy.tick(25 * MB, 2, 1200)); // 700 ms idle only
+        assertTrue(policy.tick(25 * MB, 2, 1600)); // 20 MB more data, 35 MB of heap beyond it
+        heap = 30 * MB;
+        assertFalse(policy.tick(25 * MB, 2, 5000)); // once per growth
+        assertFalse(policy.tick(26 * MB, 3, 6000));
+        assertFalse(policy.tick(26 * MB, 3, 9000)); // grew by 1 MB only
+        assertEquals(1, collections);
+    }
+
+    @Test
+    void aLoadThatFilledTheHeapOrReadsAloneAreNotWorthAPause() {
+        heap = 40 * MB;
+        policy.tick(5 * MB, 1, 0);
+        assertFalse(policy.tick(30 * MB, 1, 5000)); // grew 25 MB, but only 10 MB of heap to give back
+        heap = 100 * MB;
+        policy.tick(8 * MB, 2, 6000); // deleted a little, then only reads: no growth since the start
+        assertFalse(policy.tick(8 * MB, 3, 9000));
+        assertFalse(policy.tick(8 * MB, 3, 12000));
+        assertEquals(0, collections);
+    }
+
+    @Test
+    void neverPausesForALoadOfMuchData() {
+        heap = 1000 * MB;
+        policy.tick(5 * MB, 1, 0);
+        assertFalse(policy.tick(600 * MB, 1, 5000));
+        assertEquals(0, collections);
     }
 }

@@ -1112,7 +1112,10 @@ public final class Engine {
     boolean activeExpireEnabled = true;
     private long expireCycleNanos;
 
-    /** Describes the host for INFO server (multiplexing_api, executable, config_file). */
+    /**
+     * Describes the host for INFO server (multiplexing_api, executable, config_file); a null
+     * executable is this JVM's, looked up when INFO first asks.
+     */
     public void setHostInfo(String transportName, String executable, String configFile) {
         this.transportName = transportName;
         this.executable = executable;
@@ -1124,6 +1127,9 @@ public final class Engine {
     }
 
     String executable() {
+        // (null: this JVM's launcher, asked only when INFO wants it; an in-process server's first
+        // start does not set up ProcessHandle for it)
+        if (executable == null) executable = ProcessHandle.current().info().command().orElse("");
         return executable;
     }
 

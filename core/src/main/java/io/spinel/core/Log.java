@@ -22,7 +22,8 @@ public final class Log {
 
     private volatile PrintStream out;
     private volatile int level = NOTICE;
-    private final long pid = ProcessHandle.current().pid();
+    /** Asked with the first line written: ProcessHandle sets up its own executor when first used. */
+    private long pid = -1;
     private volatile char role = 'M';
 
     public Log(PrintStream out) {
@@ -63,6 +64,7 @@ public final class Log {
 
     public void log(int lvl, String msg) {
         if (!enabled(lvl)) return;
+        if (pid < 0) pid = ProcessHandle.current().pid();
         String line = pid + ":" + role + " " + Time.FORMAT.format(LocalDateTime.now()) + " " + MARKS[lvl] + " " + msg;
         PrintStream o = out;
         synchronized (this) {

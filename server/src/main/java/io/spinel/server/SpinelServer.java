@@ -234,8 +234,7 @@ public final class SpinelServer implements AutoCloseable {
             throw new IllegalStateException(e.getMessage(), e);
         }
         int wantedPort = config.getInt("port");
-        engine.setHostInfo(transport.multiplexingApi(), ProcessHandle.current().info().command().orElse(""),
-                engine.configFile());
+        engine.setHostInfo(transport.multiplexingApi(), null, engine.configFile());
         if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort);
         // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
         // mean no TCP listener at all)

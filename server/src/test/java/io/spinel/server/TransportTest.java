@@ -218,6 +218,8 @@ class TransportTest {
             assertThat(api).isIn("epoll", "kqueue", "select");
             assertThat(r.info("server")).contains("multiplexing_api:" + api);
             assertThat(server.isEpoll()).isFalse(); // not Netty's native transport
+            // looked up when INFO first asks: this JVM's launcher
+            assertThat(r.info("server")).containsPattern("executable:\\S*java\\r\\n");
         }
     }
 

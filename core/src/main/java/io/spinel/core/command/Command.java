@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A command of the table: its Redis metadata (from commands.tsv: arity, flags, key specs, ACL
@@ -29,7 +28,8 @@ public final class Command {
     public final String group;
     public final String since;
     public final Command parent;
-    final Map<String, Command> subcommands = new TreeMap<>();
+    /** Subcommands by name, in name order (see CommandTable); empty for most commands. */
+    private Map<String, Command> subcommands = Map.of();
 
     CommandHandler handler;
     /** Makes {@link #handler} on the first call, for commands registered lazily; null otherwise. */
@@ -130,6 +130,17 @@ public final class Command {
         List<Command> out = new ArrayList<>();
         for (Command c : subcommands.values()) if (c.implemented()) out.add(c);
         return Collections.unmodifiableList(out);
+    }
+
+    /** Adds a subcommand; CommandTable adds them in name order. */
+    void addSubcommand(String name, Command sub) {
+        if (subcommands.isEmpty()) subcommands = new java.util.LinkedHashMap<>();
+        subcommands.put(name, sub);
+    }
+
+    /** The subcommand's metadata, implemented or not. */
+    Command subcommandSpec(String name) {
+        return subcommands.get(name);
     }
 
     public Command subcommand(String lowerName) {

@@ -157,6 +157,30 @@ public final class Config {
         return List.copyOf(rows);
     }
 
+    /**
+     * A trimmed value split at runs of whitespace, as {@code split("\\s+")} splits it ("" gives
+     * one empty word), without compiling a regular expression at every call: config values are
+     * validated at every server start, and an in-process server starts once per test.
+     */
+    public static String[] words(String trimmed) {
+        if (trimmed.isEmpty()) return new String[] {""};
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        int n = trimmed.length();
+        while (i < n) {
+            while (i < n && isSpace(trimmed.charAt(i))) i++;
+            int start = i;
+            while (i < n && !isSpace(trimmed.charAt(i))) i++;
+            if (i > start) out.add(trimmed.substring(start, i));
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** The regex class \s: space, tab, newline, vertical tab, form feed, carriage return. */
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
+    }
+
     public Option option(String name) {
         return byName.get(name.toLowerCase(Locale.ROOT));
     }
@@ -322,7 +346,7 @@ public final class Config {
         String t = v.trim();
         if (t.isEmpty()) return null;
         boolean[] set = new boolean[choices.length];
-        for (String word : t.split("\\s+")) {
+        for (String word : words(t)) {
             int found = -1;
             for (int i = 0; i < choices.length; i++) if (choices[i].equalsIgnoreCase(word)) found = i;
             if (found < 0) return null;

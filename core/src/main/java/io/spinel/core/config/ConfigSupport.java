@@ -103,7 +103,7 @@ public final class ConfigSupport {
         config.support("bind", (v, cur) -> {
             String t = v.trim();
             if (t.isEmpty()) throw new Config.ConfigException("Too many bind addresses specified.");
-            return String.join(" ", t.split("\\s+"));
+            return String.join(" ", Config.words(t));
         });
         config.support("unixsocketperm", null);
         config.normalizer("client-output-buffer-limit", ConfigSupport::validateOutputBufferLimit);
@@ -131,7 +131,7 @@ public final class ConfigSupport {
 
     /** Three integers in [-2000, 2000], printed as integers. */
     static String validateOomScoreAdjValues(String v, String current) throws Config.ConfigException {
-        String[] f = v.trim().split("\\s+");
+        String[] f = Config.words(v.trim());
         if (f.length != 3) throw new Config.ConfigException("wrong number of arguments");
         StringBuilder sb = new StringBuilder();
         for (String s : f) {
@@ -153,7 +153,7 @@ public final class ConfigSupport {
         String t = v.trim();
         if (t.isEmpty()) return "";
         StringBuilder sb = new StringBuilder();
-        for (String s : t.split("\\s+")) {
+        for (String s : Config.words(t)) {
             byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
             double d;
             try {
@@ -192,7 +192,7 @@ public final class ConfigSupport {
         for (int i = 0; i + 3 < cur.length; i += 4) {
             classes.put(cur[i], new String[] {cur[i + 1], cur[i + 2], cur[i + 3]});
         }
-        String[] f = v.trim().split("\\s+");
+        String[] f = Config.words(v.trim());
         if (f.length % 4 != 0) throw new Config.ConfigException("Wrong number of arguments in buffer limit configuration.");
         for (int i = 0; i < f.length; i += 4) {
             String cls = f[i].toLowerCase();
@@ -230,7 +230,7 @@ public final class ConfigSupport {
     static String validateSave(String v, String current) throws Config.ConfigException {
         String t = v.trim();
         if (t.isEmpty()) return "";
-        String[] f = t.split("\\s+");
+        String[] f = Config.words(t);
         if (f.length % 2 != 0) throw new Config.ConfigException("Invalid save parameters");
         for (int i = 0; i < f.length; i++) {
             try {

@@ -45,7 +45,9 @@ final class Aof implements Engine.PropagationListener {
     private AofManifest manifest = new AofManifest();
     /** The file appended to (read by the fsync thread, hence volatile). */
     private volatile FileChannel incr;
-    private final RdbOut buf = new RdbOut(64 * 1024, false);
+    // starts small (it grows to what a turn's writes need and stays): most servers, in-process
+    // ones especially, never enable the AOF, and a 64 KB array was a tenth of starting one
+    private final RdbOut buf = new RdbOut(1024, false);
     private int selectedDb = -1;
     private long curTimestamp;
     /** Bytes of base plus incremental files (aof_current_size). */

@@ -105,7 +105,7 @@ public final class Persistence {
 
     private static long[] parseSave(String v) {
         if (v.isBlank()) return new long[0];
-        String[] f = v.trim().split("\\s+");
+        String[] f = io.spinel.core.config.Config.words(v.trim());
         long[] p = new long[f.length];
         for (int i = 0; i < f.length; i++) p[i] = Long.parseLong(f[i]);
         return p;

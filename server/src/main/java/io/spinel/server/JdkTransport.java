@@ -119,20 +119,24 @@ final class JdkTransport implements ServerTransport {
     private void selectOnce() {
         if (loop.isShutdown()) return;
         try {
-            long waitMillis = millisToNextTask();
-            if (waitMillis == 0) selector.selectNow(collectReady);
-            else selector.select(collectReady, waitMillis < 0 ? 0 : waitMillis);
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-            if (!loop.isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
-        }
-        // served after the selection has returned: commands may select again (closing a listener)
-        for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
-        readyKeys.clear();
-        if (!loop.isShutdown()) {
             try {
-                loop.execute(this::selectOnce);
-            } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                // shut down meanwhile
+                long waitMillis = millisToNextTask();
+                if (waitMillis == 0) selector.selectNow(collectReady);
+                else selector.select(collectReady, waitMillis < 0 ? 0 : waitMillis);
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                if (!loop.isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
+            }
+            // served after the selection has returned: commands may select again (closing a listener)
+            for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
+        } finally {
+            // whatever escaped (an Error), the loop goes on serving the others
+            readyKeys.clear();
+            if (!loop.isShutdown()) {
+                try {
+                    loop.execute(this::selectOnce);
+                } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                    // shut down meanwhile
+                }
             }
         }
     }

@@ -50,7 +50,7 @@ final class JdkConnection implements Client.Connection {
             SocketAddress peer = channel.getRemoteAddress();
             this.remote = format(peer);
             this.local = format(channel.getLocalAddress());
-            this.isLocal = isLoopback(peer);
+            this.isLocal = Addresses.isLoopback(peer);
         }
     }
 
@@ -61,22 +61,8 @@ final class JdkConnection implements Client.Connection {
         this.client = engine.connect(this);
     }
 
-    /** "ip:port" as Redis prints it (IPv6 without brackets or scope). */
     private static String format(SocketAddress a) {
-        if (!(a instanceof InetSocketAddress)) return "?:0";
-        InetSocketAddress ia = (InetSocketAddress) a;
-        String ip = ia.getAddress() == null ? ia.getHostString() : ia.getAddress().getHostAddress();
-        int pct = ip.indexOf('%');
-        if (pct >= 0) ip = ip.substring(0, pct);
-        if (ip.equals("0:0:0:0:0:0:0:1")) ip = "::1";
-        return ip + ":" + ia.getPort();
-    }
-
-    private static boolean isLoopback(SocketAddress a) {
-        if (!(a instanceof InetSocketAddress) || ((InetSocketAddress) a).getAddress() == null) return false;
-        String ip = ((InetSocketAddress) a).getAddress().getHostAddress();
-        // Redis counts exactly 127.0.0.1 and ::1 as local
-        return ip.equals("127.0.0.1") || ip.equals("0:0:0:0:0:0:0:1") || ip.equals("::1");
+        return a instanceof InetSocketAddress ? Addresses.format((InetSocketAddress) a) : "?:0";
     }
 
     /** The selector found the socket readable or writable (on the loop thread). */

@@ -46,7 +46,7 @@ final class NettyConnection implements Client.Connection {
         this.remote = format(channel.remoteAddress(), true);
         this.local = format(channel.localAddress(), false);
         this.unixSocket = channel.localAddress() instanceof DomainSocketAddress;
-        this.isLocal = unixSocket || isLoopback(channel.remoteAddress());
+        this.isLocal = unixSocket || Addresses.isLoopback(channel.remoteAddress());
         FileDescriptor descriptor = channel instanceof UnixChannel ? ((UnixChannel) channel).fd() : null;
         this.fd = descriptor == null ? -1 : descriptor.intValue();
         // only when the pipeline holds nothing but the ClientHandler: no encoder sits between
@@ -55,24 +55,9 @@ final class NettyConnection implements Client.Connection {
         this.socket = plain && descriptor instanceof Socket ? (Socket) descriptor : null;
     }
 
-    private static boolean isLoopback(SocketAddress a) {
-        if (!(a instanceof InetSocketAddress)) return false;
-        InetSocketAddress ia = (InetSocketAddress) a;
-        String ip = ia.getAddress() == null ? ia.getHostString() : ia.getAddress().getHostAddress();
-        // Redis counts exactly 127.0.0.1 and ::1 as local.
-        return ip.equals("127.0.0.1") || ip.equals("0:0:0:0:0:0:0:1") || ip.equals("::1");
-    }
-
     /** "ip:port" as Redis prints it (IPv6 without brackets), or "path:0" for unix sockets. */
     static String format(SocketAddress a, boolean peer) {
-        if (a instanceof InetSocketAddress) {
-            InetSocketAddress ia = (InetSocketAddress) a;
-            String ip = ia.getAddress() == null ? ia.getHostString() : ia.getAddress().getHostAddress();
-            int pct = ip.indexOf('%');
-            if (pct >= 0) ip = ip.substring(0, pct);
-            if (ip.equals("0:0:0:0:0:0:0:1")) ip = "::1";
-            return ip + ":" + ia.getPort();
-        }
+        if (a instanceof InetSocketAddress) return Addresses.format((InetSocketAddress) a);
         if (a instanceof DomainSocketAddress) {
             return ((DomainSocketAddress) a).path() + ":0";
         }

@@ -19,8 +19,12 @@ import java.util.ArrayDeque;
  * the socket is writable again, the way Netty's channel does it for {@link NettyConnection}.
  */
 final class JdkConnection implements Client.Connection {
-    /** As Netty's default write-buffer water marks: crossing them re-measures the client's memory. */
+    /** Once the queue has drained below this (Netty's default low water mark), the client's memory is measured again. */
     private static final int LOW_WATER = 32 * 1024;
+    /** A read asks for the query buffer's free room, or for this much when less is free. */
+    private static final int READ_CHUNK = 16 * 1024;
+    /** Views of arrays up to this size are kept for the next call; bigger ones (a big argument) are not held on to. */
+    private static final int VIEW_KEPT_MAX = 64 * 1024;
 
     private final SocketChannel channel;
     private final JdkTransport transport;
@@ -33,6 +37,9 @@ final class JdkConnection implements Client.Connection {
     private Engine engine;
     private Client client;
     private final ArrayDeque<ByteBuffer> queued = new ArrayDeque<>();
+    /** The buffers that reads and writes last wrapped (the query buffer, the reply buffer), reused. */
+    private ByteBuffer readView;
+    private ByteBuffer writeView;
     private long queuedBytes;
     private boolean closeWhenSent;
     private boolean closed;
@@ -65,6 +72,18 @@ final class JdkConnection implements Client.Connection {
         return a instanceof InetSocketAddress ? Addresses.format((InetSocketAddress) a) : "?:0";
     }
 
+    /** A view of a[off, off + len), reusing the last one when it wraps the same array. */
+    private static ByteBuffer view(ByteBuffer last, byte[] a, int off, int len) {
+        if (last == null || last.array() != a) return ByteBuffer.wrap(a, off, len);
+        last.clear().position(off).limit(off + len);
+        return last;
+    }
+
+    /** The view to keep for the next call: none over a big array, which it would keep alive. */
+    private static ByteBuffer keep(ByteBuffer b) {
+        return b.capacity() <= VIEW_KEPT_MAX ? b : null;
+    }
+
     /** The selector found the socket readable or writable (on the loop thread). */
     void ready(SelectionKey k) {
         if (!k.isValid()) return;
@@ -83,9 +102,14 @@ final class JdkConnection implements Client.Connection {
             // as much as the socket has, in steps so that a big argument goes straight into its
             // own array (see RespReader), bounded so that one client cannot starve the others
             for (int round = 0; round < 16 && !client.isClosed(); round++) {
-                int want = (int) Math.min(reader.maxWrite(), 64 * 1024);
+                // what fits in the query buffer now, so that it grows only when a client sends more
+                // than fits (a fixed ask made every buffer as big as the ask)
+                int room = reader.room();
+                int want = Math.min(reader.maxWrite(), room >= 1024 ? room : READ_CHUNK);
                 byte[] dst = reader.writable(want);
-                int n = channel.read(ByteBuffer.wrap(dst, reader.writeOffset(), want));
+                ByteBuffer into = view(readView, dst, reader.writeOffset(), want);
+                readView = keep(into);
+                int n = channel.read(into);
                 if (n < 0) {
                     closeNow();
                     break;
@@ -130,7 +154,8 @@ final class JdkConnection implements Client.Connection {
         if (closed || len == 0) return;
         if (queued.isEmpty()) {
             try {
-                ByteBuffer b = ByteBuffer.wrap(buf, off, len);
+                ByteBuffer b = view(writeView, buf, off, len);
+                writeView = keep(b);
                 channel.write(b);
                 if (!b.hasRemaining()) return;
                 off = b.position();

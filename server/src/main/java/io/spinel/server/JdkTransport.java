@@ -47,6 +47,7 @@ final class JdkTransport implements ServerTransport {
     /** The keys one selection found ready (reused: the loop thread only). */
     private final java.util.ArrayList<SelectionKey> readyKeys = new java.util.ArrayList<>();
     private final java.util.function.Consumer<SelectionKey> collectReady = readyKeys::add;
+    private final Runnable selectTurn = this::selectOnce;
 
     JdkTransport() {
         try {
@@ -61,7 +62,7 @@ final class JdkTransport implements ServerTransport {
             loopThread = t;
             return t;
         });
-        loop.execute(this::selectOnce);
+        loop.execute(selectTurn);
     }
 
     /** Wakes the selection from another thread once something was queued. */
@@ -133,7 +134,7 @@ final class JdkTransport implements ServerTransport {
             readyKeys.clear();
             if (!loop.isShutdown()) {
                 try {
-                    loop.execute(this::selectOnce);
+                    loop.execute(selectTurn);
                 } catch (java.util.concurrent.RejectedExecutionException stopping) {
                     // shut down meanwhile
                 }

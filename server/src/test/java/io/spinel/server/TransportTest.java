@@ -75,6 +75,19 @@ class TransportTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void smallCommandsKeepTheQueryBufferAtItsStartingSize(SpinelServer.Transport transport) {
+        start(transport);
+        try (Jedis r = new Jedis("127.0.0.1", server.port())) {
+            for (int i = 0; i < 20; i++) r.set("k" + i, "v");
+            String info = r.clientInfo();
+            long buffer = Long.parseLong(field(info.trim(), "qbuf")) + Long.parseLong(field(info.trim(), "qbuf-free"));
+            // 16 KB to start, as in Redis; a transport that reads in bigger steps must not grow it
+            assertThat(buffer).isLessThanOrEqualTo(16 * 1024);
+        }
+    }
+
     private static String field(String line, String name) {
         for (String f : line.split(" ")) if (f.startsWith(name + "=")) return f.substring(name.length() + 1);
         throw new AssertionError("no " + name + " in " + line);

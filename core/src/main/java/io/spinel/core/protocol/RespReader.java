@@ -105,6 +105,11 @@ public final class RespReader {
         return buf;
     }
 
+    /** How many bytes fit at {@link #writeOffset()} without moving or growing the buffer. */
+    public int room() {
+        return receivingBig() ? bigNeed - bigFill : buf.length - end;
+    }
+
     public int writeOffset() {
         return receivingBig() ? bigHead + bigFill : end;
     }

@@ -1,6 +1,7 @@
 package io.spinel.server;
 
 import io.spinel.core.Engine;
+import io.spinel.core.util.TaskLoop;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,11 +13,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -29,17 +26,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * engine itself; this loop costs a few JDK classes that the class-data archive mostly holds.
  * Netty's loop stays the one for throughput (the standalone server's default).
  *
- * <p>The loop is a single-thread {@link ScheduledThreadPoolExecutor} (so tasks and timers keep
- * its semantics: order, cancellation, shutdown) in which a selection task re-queues itself after
- * every turn: it waits in the selector until the next timer is due, and a task queued from
- * another thread wakes it.
+ * <p>The loop is a {@link TaskLoop} (tasks in order, timers, shutdown as an executor's, on a
+ * pooled thread) that waits in the selector until the next timer is due, serving the sockets
+ * that are ready; a task queued from another thread wakes it.
  */
 final class JdkTransport implements ServerTransport {
     private static final AtomicInteger LOOPS = new AtomicInteger();
 
     private final Selector selector;
     private final Loop loop;
-    private volatile Thread loopThread;
     private Engine engine;
     /** CLIENT LIST's fd: the JDK does not show a channel's descriptor, so connections are numbered. */
     private int nextFd = 8;
@@ -47,7 +42,6 @@ final class JdkTransport implements ServerTransport {
     /** The keys one selection found ready (reused: the loop thread only). */
     private final java.util.ArrayList<SelectionKey> readyKeys = new java.util.ArrayList<>();
     private final java.util.function.Consumer<SelectionKey> collectReady = readyKeys::add;
-    private final Runnable selectTurn = this::selectOnce;
 
     JdkTransport() {
         try {
@@ -56,48 +50,46 @@ final class JdkTransport implements ServerTransport {
             throw new UncheckedIOException("cannot open a selector", e);
         }
         int n = LOOPS.incrementAndGet();
-        this.loop = new Loop(r -> {
-            Thread t = new Thread(r, n == 1 ? "spinel-main" : "spinel-main-" + n);
-            t.setDaemon(true);
-            loopThread = t;
-            return t;
-        });
-        loop.execute(selectTurn);
+        this.loop = new Loop(n == 1 ? "spinel-main" : "spinel-main-" + n);
+        loop.start();
     }
 
-    /** Wakes the selection from another thread once something was queued. */
-    private final class Loop extends ScheduledThreadPoolExecutor {
-        Loop(java.util.concurrent.ThreadFactory threads) {
-            super(1, threads);
-            setRemoveOnCancelPolicy(true);
-            // stopping must not wait for timers (client timeouts, blocked commands) still far off
-            setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    /** The engine's executor, waiting in the selector. */
+    private final class Loop extends TaskLoop {
+        Loop(String name) {
+            super(name);
         }
 
-        private <T extends ScheduledFuture<?>> T woken(T f) {
-            if (Thread.currentThread() != loopThread) selector.wakeup();
-            return f;
-        }
-
-        // execute and submit come through schedule(task, 0, ...)
+        /**
+         * One turn's wait: in the selector until the next task is due (not at all if one is
+         * queued), then serve what is ready; the tasks this queues (replies are flushed by such a
+         * task, once per turn) run right after.
+         */
         @Override
-        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-            return woken(super.schedule(command, delay, unit));
-        }
-
-        @Override
-        public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-            return woken(super.schedule(callable, delay, unit));
-        }
-
-        @Override
-        public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-            return woken(super.scheduleAtFixedRate(command, initialDelay, period, unit));
+        protected void await(long timeoutNanos) {
+            try {
+                if (timeoutNanos == 0) selector.selectNow(collectReady);
+                else selector.select(collectReady, timeoutNanos < 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                if (!isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
+            }
+            // served after the selection has returned: commands may select again (closing a listener)
+            try {
+                for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
+            } finally {
+                readyKeys.clear();
+            }
         }
 
         @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-            return woken(super.scheduleWithFixedDelay(command, initialDelay, delay, unit));
+        protected void wakeUp() {
+            selector.wakeup();
+        }
+
+        @Override
+        protected void taskFailed(Throwable t) {
+            if (engine != null) engine.log().warning("Error in a task of the event loop: " + t);
+            else super.taskFailed(t);
         }
 
         @Override
@@ -110,44 +102,6 @@ final class JdkTransport implements ServerTransport {
             }
             whenStopped.run();
         }
-    }
-
-    /**
-     * One turn: wait for sockets until the next queued task is due (not at all if one is due now),
-     * serve what is ready, then queue the next turn behind the tasks this one queued (replies are
-     * flushed by such a task, once per turn).
-     */
-    private void selectOnce() {
-        if (loop.isShutdown()) return;
-        try {
-            try {
-                long waitMillis = millisToNextTask();
-                if (waitMillis == 0) selector.selectNow(collectReady);
-                else selector.select(collectReady, waitMillis < 0 ? 0 : waitMillis);
-            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-                if (!loop.isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
-            }
-            // served after the selection has returned: commands may select again (closing a listener)
-            for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
-        } finally {
-            // whatever escaped (an Error), the loop goes on serving the others
-            readyKeys.clear();
-            if (!loop.isShutdown()) {
-                try {
-                    loop.execute(selectTurn);
-                } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                    // shut down meanwhile
-                }
-            }
-        }
-    }
-
-    /** Milliseconds until the head of the task queue is due: 0 if it is, -1 if nothing is queued. */
-    private long millisToNextTask() {
-        Runnable head = loop.getQueue().peek();
-        if (head == null) return -1;
-        long nanos = ((Delayed) head).getDelay(TimeUnit.NANOSECONDS);
-        return nanos <= 0 ? 0 : Math.max(1, (nanos + 999_999) / 1_000_000);
     }
 
     private void ready(SelectionKey key) {
@@ -268,7 +222,7 @@ final class JdkTransport implements ServerTransport {
 
     @Override
     public boolean inLoop() {
-        return Thread.currentThread() == loopThread;
+        return loop.inLoop();
     }
 
     @Override

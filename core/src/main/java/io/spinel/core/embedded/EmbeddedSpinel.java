@@ -4,14 +4,13 @@ import io.spinel.core.Engine;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
 import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.util.TaskLoop;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,26 +32,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class EmbeddedSpinel implements AutoCloseable {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private final ScheduledExecutorService loop;
-    private final Thread loopThread;
+    private final TaskLoop loop;
     private final Engine engine;
     private final Keyspace.Clock clock;
     private final SpinelClient client;
     private volatile boolean closed;
 
     private EmbeddedSpinel(Config config, Keyspace.Clock clock, Log log, boolean loadData) {
-        Thread[] holder = new Thread[1];
-        this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "spinel-embedded-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            holder[0] = t;
-            return t;
-        });
+        this.loop = new TaskLoop("spinel-embedded-" + THREADS.incrementAndGet());
+        loop.start();
         // The engine is built on its own thread, so everything it sets up is owned by that thread.
         CompletableFuture<Engine> f = new CompletableFuture<>();
         loop.execute(() -> {
             try {
-                Engine e = new Engine(config, loop, () -> Thread.currentThread() == holder[0], log);
+                Engine e = new Engine(config, loop, loop::inLoop, log);
                 if (clock != null) e.keyspace().setClock(clock);
                 e.setHostInfo("embedded", "", "");
                 e.persistence().startUp(loadData);
@@ -72,13 +65,12 @@ public final class EmbeddedSpinel implements AutoCloseable {
             loop.shutdownNow();
             throw new IllegalStateException("cannot start Spinel: " + e.getCause(), e.getCause());
         }
-        this.loopThread = holder[0];
         this.clock = clock != null ? clock : System::currentTimeMillis;
         this.client = SpinelClient.connect(engine);
     }
 
     private boolean onLoopThread() {
-        return Thread.currentThread() == loopThread;
+        return loop.inLoop();
     }
 
     public static Builder builder() {

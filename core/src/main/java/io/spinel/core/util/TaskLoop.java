@@ -1,6 +1,5 @@
 package io.spinel.core.util;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A single-threaded {@link ScheduledExecutorService} for an engine: tasks run in the order they
- * were queued (per queuing thread), timers by deadline, all on one thread, borrowed from a
+ * were queued, timers by deadline, all on one thread, borrowed from a
  * JVM-wide pool for as long as the loop runs.
  *
  * <p>Why not a {@link java.util.concurrent.ScheduledThreadPoolExecutor}: its worker is a new
@@ -56,10 +55,8 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
     private volatile int state = NEW;
     private volatile Thread thread;
     private final CountDownLatch terminated = new CountDownLatch(1);
-    /** Tasks queued from other threads. */
-    private final ConcurrentLinkedQueue<Runnable> foreign = new ConcurrentLinkedQueue<>();
-    /** Tasks the loop queued for itself (no allocation, no synchronisation). */
-    private final ArrayDeque<Runnable> local = new ArrayDeque<>();
+    /** Tasks in the order they were queued, by the loop itself or by other threads. */
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     /** Timers by deadline: a binary heap that knows each timer's index, so a cancel removes it at once. */
     private Timer<?>[] heap = new Timer<?>[16];
     private int heapSize;
@@ -122,11 +119,11 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
                 int s = state;
                 if (s == STOP) break;
                 if (s == SHUTDOWN) {
-                    if (foreign.isEmpty() && local.isEmpty()) break;
+                    if (tasks.isEmpty()) break;
                     continue;
                 }
                 try {
-                    await(!foreign.isEmpty() || !local.isEmpty() ? 0 : nanosToNextTimer());
+                    await(!tasks.isEmpty() ? 0 : nanosToNextTimer());
                 } catch (Throwable t) {
                     taskFailed(t); // whatever escaped serving one socket, the loop goes on serving the others
                 }
@@ -155,8 +152,7 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
 
     private void runTasks() {
         for (int i = 0; i < TASKS_PER_TURN && state != STOP; i++) {
-            Runnable task = foreign.poll();
-            if (task == null) task = local.poll();
+            Runnable task = tasks.poll();
             if (task == null) return;
             runSafely(task);
         }
@@ -171,10 +167,10 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
     }
 
     private void runDueTimers() {
-        if (heapSize == 0) return;
+        if (heapSize == 0 || state != RUNNING) return; // a loop shutting down drops its timers
         long now = System.nanoTime();
         // at most the timers there are now: a periodic timer late by several periods runs once per turn
-        for (int n = heapSize; n > 0 && heapSize > 0 && heap[0].deadline - now <= 0 && state != STOP; n--) {
+        for (int n = heapSize; n > 0 && heapSize > 0 && heap[0].deadline - now <= 0 && state == RUNNING; n--) {
             Timer<?> t = removeAt(0);
             runSafely(t);
         }
@@ -193,13 +189,13 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
         Objects.requireNonNull(task);
         if (inLoop()) {
             if (state != RUNNING) throw rejected(task);
-            local.add(task);
+            tasks.add(task);
             return;
         }
         if (state > RUNNING) throw rejected(task);
-        foreign.add(task);
+        tasks.add(task);
         // the loop may have drained its queue for the last time just before this add
-        if (state > RUNNING && foreign.remove(task)) throw rejected(task);
+        if (state > RUNNING && tasks.remove(task)) throw rejected(task);
         wakeUp();
     }
 
@@ -388,7 +384,7 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
     public List<Runnable> shutdownNow() {
         List<Runnable> pending = new ArrayList<>();
         if (advance(STOP)) {
-            for (Runnable r; (r = foreign.poll()) != null; ) pending.add(r);
+            for (Runnable r; (r = tasks.poll()) != null; ) pending.add(r);
             Thread t = thread;
             if (t != null) t.interrupt();
             wakeUp();

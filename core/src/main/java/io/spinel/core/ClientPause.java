@@ -36,12 +36,8 @@ final class ClientPause {
         this.engine = engine;
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(ClientPause::handler, "client|pause", "client|unpause");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "client|pause" -> ClientPause::pauseCommand;
             case "client|unpause" -> c -> {

@@ -26,15 +26,8 @@ final class ConnectionCommands {
     private static final byte[] PONG = Bytes.ascii("+PONG\r\n");
     private static final byte[] PONG_BULK = Bytes.ascii("pong");
 
-    static void register(CommandTable t) {
-        t.registerLazily(ConnectionCommands::handler,
-                "ping", "echo", "select", "auth", "hello", "quit", "reset", "client|id", "client|getname",
-                "client|setname", "client|setinfo", "client|info", "client|list", "client|kill", "client|reply",
-                "client|no-evict", "client|no-touch", "client|help", "client|unblock");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "ping" -> ConnectionCommands::ping;
             case "echo" -> c -> c.reply().bulk(c.args().buf(1), c.args().off(1), c.args().len(1));

@@ -32,12 +32,8 @@ final class InfoCommand {
     private static final String[] ALL = {"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
             "module_list", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"};
 
-    static void register(CommandTable t) {
-        t.registerLazily(InfoCommand::handler, "info");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "info" -> InfoCommand::info;
             default -> null;

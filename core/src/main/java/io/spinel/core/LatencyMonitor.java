@@ -55,14 +55,8 @@ final class LatencyMonitor {
         this.engine = engine;
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(LatencyMonitor::handler,
-                "latency|latest", "latency|history", "latency|reset", "latency|graph", "latency|doctor",
-                "latency|histogram", "latency|help");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "latency|latest" -> c -> c.engine.latency.latest(c.reply());
             case "latency|history" -> c -> c.engine.latency.history(c);

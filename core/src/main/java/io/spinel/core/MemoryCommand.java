@@ -20,13 +20,8 @@ final class MemoryCommand {
     private MemoryCommand() {
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(MemoryCommand::handler,
-                "memory|stats", "memory|doctor", "memory|malloc-stats", "memory|purge", "memory|help");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "memory|stats" -> MemoryCommand::stats;
             case "memory|doctor" -> MemoryCommand::doctor;

@@ -27,12 +27,8 @@ final class Monitors {
         this.engine = engine;
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(Monitors::handler, "monitor");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "monitor" -> Monitors::monitorCommand;
             default -> null;

@@ -76,15 +76,8 @@ final class PubSub {
         engine.config.support("client-output-buffer-limit");
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(PubSub::handler,
-                "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "publish",
-                "spublish", "pubsub|channels", "pubsub|shardchannels", "pubsub|numsub", "pubsub|shardnumsub",
-                "pubsub|numpat", "pubsub|help");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "subscribe" -> c -> c.engine.pubsub.subscribe(c, Kind.CHANNEL);
             case "psubscribe" -> c -> c.engine.pubsub.subscribe(c, Kind.PATTERN);

@@ -29,16 +29,6 @@ final class ServerCommands {
     private ServerCommands() {
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(ServerCommands::handler,
-                "time", "lastsave", "command", "command|count", "command|list", "command|info", "command|docs",
-                "command|getkeys", "command|getkeysandflags", "command|help", "config|get", "config|set",
-                "config|resetstat", "config|rewrite", "config|help", "debug", "shutdown", "module|list",
-                "module|load", "module|loadex", "module|unload", "module|help", "role", "wait", "failover",
-                "readonly", "readwrite", "asking");
-        for (String sub : CLUSTER_SUBCOMMANDS) t.register("cluster|" + sub, ServerCommands::clusterDisabled);
-    }
-
     /**
      * CLUSTER and the cluster-only commands: a standalone Redis has these and refuses them; clients
      * probe CLUSTER INFO or NODES to find out whether they talk to a cluster.
@@ -47,8 +37,9 @@ final class ServerCommands {
         throw CLUSTER_DISABLED;
     }
 
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
+        if (name.startsWith("cluster|")) return ServerCommands::clusterDisabled;
         return switch (name) {
             case "time" -> ServerCommands::time;
             case "lastsave" -> c -> c.reply().integer(c.engine.lastSaveSeconds());
@@ -158,12 +149,6 @@ final class ServerCommands {
     }
 
     private static final CommandError CLUSTER_DISABLED = CommandError.err("This instance has cluster support disabled");
-    private static final String[] CLUSTER_SUBCOMMANDS = {
-        "addslots", "addslotsrange", "bumpepoch", "count-failure-reports", "countkeysinslot", "delslots",
-        "delslotsrange", "failover", "flushslots", "forget", "getkeysinslot", "help", "info", "keyslot", "links",
-        "meet", "myid", "nodes", "replicas", "replicate", "reset", "saveconfig", "set-config-epoch", "setslot",
-        "shards", "slaves", "slots",
-    };
 
     static void time(Client c) {
         // the wall clock with microseconds (Instant reads it in one call, so the two parts agree)

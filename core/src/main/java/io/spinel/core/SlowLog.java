@@ -34,12 +34,8 @@ final class SlowLog {
     long slowerThan = 10000;
     long maxLen = 128;
 
-    static void register(CommandTable t) {
-        t.registerLazily(SlowLog::handler, "slowlog|get", "slowlog|len", "slowlog|reset", "slowlog|help");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "slowlog|get" -> SlowLog::get;
             case "slowlog|len" -> c -> c.reply().integer(c.engine.slowlog.entries.size());

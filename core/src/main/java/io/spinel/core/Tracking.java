@@ -72,13 +72,8 @@ final class Tracking {
         engine.config.listen("tracking-table-max-keys", o -> maxKeys = Integer.parseInt(o.value()));
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(Tracking::handler,
-                "client|tracking", "client|caching", "client|getredir", "client|trackinginfo");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "client|tracking" -> c -> c.engine.tracking.trackingCommand(c);
             case "client|caching" -> Tracking::caching;

@@ -52,12 +52,8 @@ final class Transactions {
         this.engine = engine;
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(Transactions::handler, "multi", "exec", "discard", "watch", "unwatch");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "multi" -> Transactions::multi;
             case "exec" -> c -> c.engine.transactions.exec(c);

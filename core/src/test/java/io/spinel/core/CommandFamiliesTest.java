@@ -4,6 +4,9 @@ import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandTable;
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -48,5 +51,57 @@ class CommandFamiliesTest {
         assertThat(t.spec("set").implemented()).isTrue();
         assertThatThrownBy(() -> t.spec("set").handler()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("set");
+    }
+
+    @Test
+    void keyFlagsKeyFindersAndDynamicFlagsComeWithTheHandler() {
+        CommandTable t = new CommandTable();
+        CommandFamilies.registerAll(t);
+        for (String name : new String[] {"set", "bitfield", "sort", "migrate"}) {
+            assertThat(t.spec(name).keyFlags()).as(name).isNotNull();
+        }
+        assertThat(t.spec("get").keyFlags()).isNull();
+        assertThat(t.spec("sort_ro").keyFlags()).isNull();
+        // SORT's STORE destination is found by the family's key finder, made on first need
+        io.spinel.core.command.IntList keys = new io.spinel.core.command.IntList();
+        io.spinel.core.protocol.Args args = new io.spinel.core.protocol.Args();
+        for (String a : new String[] {"sort", "src", "store", "dst"}) args.add(io.spinel.core.util.Bytes.ascii(a));
+        assertThat(t.spec("sort").keys(args, keys)).isTrue();
+        assertThat(keys.size()).isEqualTo(2);
+        assertThat(t.spec("sort").keyFlags().of(args, 3)).containsExactly("OW", "update");
+    }
+
+    /** Loads core's classes itself, so that a test can see which ones a step loaded. */
+    private static final class RecordingLoader extends URLClassLoader {
+        RecordingLoader(URL classes) {
+            super(new URL[] {classes}, ClassLoader.getPlatformClassLoader());
+        }
+
+        boolean loaded(String name) {
+            return findLoadedClass(name) != null;
+        }
+    }
+
+    @Test
+    void registeringLoadsNoFamilyUntilOneOfItsCommandsRuns() throws Exception {
+        // a family's class (tens of KB of bytecode the JVM verifies) loads with its first command,
+        // not with every server's first start
+        URL classes = CommandFamilies.class.getProtectionDomain().getCodeSource().getLocation();
+        try (RecordingLoader loader = new RecordingLoader(classes)) {
+            Class<?> table = loader.loadClass(CommandTable.class.getName());
+            Object t = table.getConstructor().newInstance();
+            Method registerAll = loader.loadClass(CommandFamilies.class.getName()).getDeclaredMethod("registerAll", table);
+            registerAll.setAccessible(true);
+            registerAll.invoke(null, t);
+            String strings = "io.spinel.core.type.string.StringCommands";
+            for (String family : new String[] {strings, "io.spinel.core.type.zset.ZSetCommands",
+                    "io.spinel.core.type.stream.StreamCommands", "io.spinel.core.keyspace.KeyCommands",
+                    "io.spinel.core.script.EvalScripts", "io.spinel.core.ServerCommands"}) {
+                assertThat(loader.loaded(family)).as(family).isFalse();
+            }
+            Object get = table.getMethod("spec", String.class).invoke(t, "get");
+            assertThat(get.getClass().getMethod("handler").invoke(get)).isNotNull();
+            assertThat(loader.loaded(strings)).isTrue();
+        }
     }
 }

@@ -31,14 +31,16 @@ public final class Command {
     /** Subcommands by name, in name order (see CommandTable); empty for most commands. */
     private Map<String, Command> subcommands = Map.of();
 
-    CommandHandler handler;
-    /** Makes {@link #handler} on the first call, for commands registered lazily; null otherwise. */
-    CommandTable.HandlerSource handlerSource;
+    /** The handler; null until first needed when registered lazily (see {@link #resolve}). */
+    private CommandHandler handler;
+    /** Makes the handler and its companions below on first need, for commands registered lazily; null otherwise. */
+    private CommandTable.HandlerSource handlerSource;
     /** Finds keys where the key specs cannot (Redis's getkeys_proc), or null. */
-    KeysFinder keysFinder;
-
+    private KeysFinder keysFinder;
     /** The flags of the keys of this call where the key specs cannot give them, or null. */
-    KeyFlags keyFlags;
+    private KeyFlags keyFlags;
+    /** Flags that depend on the arguments, or null. */
+    private DynamicFlags dynamicFlags;
 
     /**
      * Key flags that depend on the call (Redis's getkeys procedures report them): SET overwrites
@@ -94,14 +96,9 @@ public final class Command {
         int flags(io.spinel.core.Client c, int staticFlags);
     }
 
-    private DynamicFlags dynamicFlags;
-
-    public void setDynamicFlags(DynamicFlags f) {
-        this.dynamicFlags = f;
-    }
-
     /** The flags for this invocation (the static flags unless the command declares dynamic ones). */
     public int flags(io.spinel.core.Client c) {
+        if (handlerSource != null) resolve();
         return dynamicFlags == null ? flags : dynamicFlags.flags(c, flags);
     }
 
@@ -110,19 +107,42 @@ public final class Command {
     }
 
     public CommandHandler handler() {
-        CommandHandler h = handler;
-        return h != null || handlerSource == null ? h : makeHandler();
+        if (handlerSource != null) resolve();
+        return handler;
     }
 
-    private CommandHandler makeHandler() {
-        CommandHandler h = handlerSource.handler(name);
+    /** The flags of the keys of this call where the key specs cannot give them, or null. */
+    public KeyFlags keyFlags() {
+        if (handlerSource != null) resolve();
+        return keyFlags;
+    }
+
+    void lazily(CommandTable.HandlerSource source) {
+        handler = null;
+        handlerSource = source;
+    }
+
+    void eagerly(CommandHandler h) {
+        handler = h;
+        handlerSource = null;
+    }
+
+    /** Makes the handler and its companions from the family's source (all on the engine's thread). */
+    private void resolve() {
+        CommandTable.HandlerSource source = handlerSource;
+        CommandHandler h = source.handler(name);
         if (h == null) throw new IllegalStateException("command " + name + " was registered without a handler");
-        handler = h; // (a race between threads makes two equal handlers, either will do)
-        return h;
+        keysFinder = source.keysFinder(name);
+        keyFlags = source.keyFlags(name);
+        dynamicFlags = source.dynamicFlags(name);
+        handler = h;
+        handlerSource = null;
     }
 
     public boolean implemented() {
-        return handler != null || handlerSource != null || subcommands.values().stream().anyMatch(Command::implemented);
+        if (handler != null || handlerSource != null) return true;
+        for (Command c : subcommands.values()) if (c.implemented()) return true;
+        return false;
     }
 
     /** Implemented subcommands, by name. */
@@ -168,6 +188,7 @@ public final class Command {
         for (KeySpec s : keySpecs) {
             if (!s.collect(args, out)) {
                 out.clear();
+                if (handlerSource != null) resolve();
                 return keysFinder != null && keysFinder.find(args, out);
             }
         }

@@ -101,48 +101,48 @@ public final class CommandTable {
     public void register(String fullName, CommandHandler handler) {
         Command c = spec(fullName);
         if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
-        c.handler = handler;
-        c.handlerSource = null;
+        c.eagerly(handler);
         index = null;
     }
 
     /**
      * Where a family's handlers come from when they are made on first use: the handler for a full
-     * command name, or null if the family has none by that name.
+     * command name, or null if the family has none by that name; and, for the few commands that
+     * have them, what the key specs alone cannot say (made at the same time, on first need).
      */
-    @FunctionalInterface
     public interface HandlerSource {
         CommandHandler handler(String fullName);
+
+        /** Finds keys where the key specs cannot (Redis's getkeys_proc), or null. */
+        default Command.KeysFinder keysFinder(String fullName) {
+            return null;
+        }
+
+        /** The flags of the keys of a call where the key specs cannot give them, or null. */
+        default Command.KeyFlags keyFlags(String fullName) {
+            return null;
+        }
+
+        /** Command flags that depend on the call (EVAL and FCALL take the script's), or null. */
+        default Command.DynamicFlags dynamicFlags(String fullName) {
+            return null;
+        }
     }
 
     /**
      * Registers commands whose handlers the family makes when each first runs. A handler written
      * as a lambda or method reference costs a class the JVM spins when the expression is first
      * evaluated; registering some 330 of them eagerly was a third of a server's first start in a
-     * fresh JVM, for commands most servers never see.
+     * fresh JVM, for commands most servers never see. (The family's own class, too, is loaded and
+     * verified only then: see CommandFamilies.)
      */
     public void registerLazily(HandlerSource family, String... fullNames) {
         for (String fullName : fullNames) {
             Command c = spec(fullName);
             if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
-            c.handler = null;
-            c.handlerSource = family;
+            c.lazily(family);
         }
         index = null;
-    }
-
-    /** Attaches a key finder for a command whose key specs are incomplete (Redis's getkeys_proc). */
-    public void registerKeysFinder(String fullName, Command.KeysFinder finder) {
-        Command c = spec(fullName);
-        if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
-        c.keysFinder = finder;
-    }
-
-    /** Attaches the key flags of a command whose flags depend on the call (see {@link Command.KeyFlags}). */
-    public void registerKeyFlags(String fullName, Command.KeyFlags flags) {
-        Command c = spec(fullName);
-        if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
-        c.keyFlags = flags;
     }
 
     /** The metadata of a command or subcommand, implemented or not. */

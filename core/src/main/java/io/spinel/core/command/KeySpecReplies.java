@@ -121,7 +121,7 @@ public final class KeySpecReplies {
      * when its flags vary, otherwise those of the key spec that found the key.
      */
     public static void keyFlags(Reply r, Command cmd, int p, Args args) {
-        List<String> flags = cmd.keyFlags != null ? cmd.keyFlags.of(args, p) : specFlags(cmd, p, args);
+        List<String> flags = cmd.keyFlags() != null ? cmd.keyFlags().of(args, p) : specFlags(cmd, p, args);
         r.setHeader(flags.size());
         for (String f : flags) r.status(f);
     }

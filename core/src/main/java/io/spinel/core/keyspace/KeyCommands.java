@@ -28,16 +28,8 @@ public final class KeyCommands {
     private static final CommandError SAME_OBJECT = new CommandError("ERR source and destination objects are the same");
     private static final SplittableRandom RANDOM = new SplittableRandom();
 
-    public static void register(CommandTable t) {
-        t.registerLazily(KeyCommands::handler,
-                "del", "unlink", "exists", "touch", "type", "rename", "renamenx", "move", "copy", "keys", "scan",
-                "randomkey", "dbsize", "flushdb", "flushall", "swapdb", "expire", "pexpire", "expireat", "pexpireat",
-                "ttl", "pttl", "expiretime", "pexpiretime", "persist", "object|encoding", "object|refcount",
-                "object|idletime", "object|freq", "object|help", "memory|usage");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "del" -> c -> del(c, c.engine().lazyUserDel());
             case "unlink" -> c -> del(c, true);

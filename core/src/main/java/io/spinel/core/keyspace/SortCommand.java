@@ -3,6 +3,7 @@ package io.spinel.core.keyspace;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
+import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
@@ -32,16 +33,8 @@ public final class SortCommand {
 
     private static final byte[] SORTSTORE = Bytes.ascii("sortstore");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(SortCommand::handler, "sort", "sort_ro");
-        t.registerKeysFinder("sort", SortCommand::keys);
-        t.registerKeysFinder("sort_ro", SortCommand::keys);
-        // the sorted key is read, the STORE destination written (Redis's sortGetKeys)
-        t.registerKeyFlags("sort", (a, pos) -> pos == 1 ? READ : STORE);
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "sort" -> c -> sort(c, false);
             case "sort_ro" -> c -> sort(c, true);
@@ -51,6 +44,20 @@ public final class SortCommand {
 
     private static final java.util.List<String> READ = java.util.List.of("RO", "access");
     private static final java.util.List<String> STORE = java.util.List.of("OW", "update");
+
+    /** SORT's keys beyond its first (the STORE destination), for CommandFamilies. */
+    public static Command.KeysFinder keysFinder(String name) {
+        return SortCommand::keys;
+    }
+
+    /** The sorted key is read, the STORE destination written (Redis's sortGetKeys); null for SORT_RO. */
+    public static Command.KeyFlags keyFlags(String name) {
+        return name.equals("sort") ? SortCommand::keyFlags : null;
+    }
+
+    private static List<String> keyFlags(Args a, int pos) {
+        return pos == 1 ? READ : STORE;
+    }
 
     /** The sorted key and, if given, the last STORE destination (skipping LIMIT/GET/BY arguments). */
     static boolean keys(Args a, io.spinel.core.command.IntList out) {

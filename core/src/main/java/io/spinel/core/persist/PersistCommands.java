@@ -3,6 +3,7 @@ package io.spinel.core.persist;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
+import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
@@ -20,15 +21,18 @@ public final class PersistCommands {
     private PersistCommands() {
     }
 
-    public static void register(CommandTable t) {
-        t.registerLazily(PersistCommands::handler,
-                "save", "bgsave", "bgrewriteaof", "dump", "restore", "restore-asking", "migrate");
-        t.registerKeysFinder("migrate", Migrate::keys);
-        t.registerKeyFlags("migrate", (a, pos) -> Migrate.KEY_FLAGS);
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    /** MIGRATE's KEYS form, for CommandFamilies. */
+    public static Command.KeysFinder keysFinder(String name) {
+        return name.equals("migrate") ? Migrate::keys : null;
     }
 
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** MIGRATE deletes what it moves, for CommandFamilies. */
+    public static Command.KeyFlags keyFlags(String name) {
+        return name.equals("migrate") ? (a, pos) -> Migrate.KEY_FLAGS : null;
+    }
+
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "save" -> PersistCommands::save;
             case "bgsave" -> PersistCommands::bgsave;

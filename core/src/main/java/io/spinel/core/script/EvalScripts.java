@@ -1,6 +1,7 @@
 package io.spinel.core.script;
 
 import io.spinel.core.Client;
+import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.command.CommandHandler;
@@ -20,7 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /** EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (Redis's eval.c). */
-final class EvalScripts {
+public final class EvalScripts {
     static final String NOSCRIPT = "NOSCRIPT No matching script. Please use EVAL.";
     private static final Object[] NO_ARGS = new Object[0];
     private static final io.spinel.core.script.lua.LuaString KEYS = io.spinel.core.script.lua.LuaString.valueOf("KEYS");
@@ -57,18 +58,14 @@ final class EvalScripts {
         this.lua = LuaEnv.evalState(s);
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(EvalScripts::handler,
-                "eval", "evalsha", "eval_ro", "evalsha_ro", "script|load", "script|exists", "script|flush",
-                "script|kill", "script|debug", "script|help");
-        for (String name : new String[] {"eval", "evalsha", "eval_ro", "evalsha_ro"}) {
-            boolean sha = name.startsWith("evalsha");
-            t.spec(name).setDynamicFlags((c, flags) -> Scripting.of(c).eval.commandFlags(c, flags, sha));
-        }
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    /** EVAL and EVALSHA take the flags of the script's shebang line, for CommandFamilies. */
+    public static Command.DynamicFlags dynamicFlags(String name) {
+        boolean sha = name.startsWith("evalsha");
+        return (c, flags) -> Scripting.of(c).eval.commandFlags(c, flags, sha);
     }
 
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "eval" -> c -> Scripting.of(c).eval.eval(c, false, false);
             case "evalsha" -> c -> Scripting.of(c).eval.eval(c, true, false);

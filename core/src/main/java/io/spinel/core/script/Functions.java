@@ -1,6 +1,7 @@
 package io.spinel.core.script;
 
 import io.spinel.core.Client;
+import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.command.CommandHandler;
@@ -34,7 +35,7 @@ import java.util.Map;
  * deleted, dumped and restored. All libraries share one Lua state; while a library's code runs at
  * load time its globals only offer the registration API.
  */
-final class Functions {
+public final class Functions {
     private static final long LOAD_TIMEOUT_MS = 500;
 
     /** A registered function. */
@@ -138,17 +139,13 @@ final class Functions {
         lua.setGlobals(newGlobals);
     }
 
-    static void register(CommandTable t) {
-        t.registerLazily(Functions::handler,
-                "fcall", "fcall_ro", "function|load", "function|delete", "function|list", "function|flush",
-                "function|dump", "function|restore", "function|stats", "function|kill", "function|help");
-        for (String name : new String[] {"fcall", "fcall_ro"}) {
-            t.spec(name).setDynamicFlags((c, flags) -> Scripting.of(c).functions.commandFlags(c, flags));
-        }
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    /** FCALL takes the flags the function was registered with, for CommandFamilies. */
+    public static Command.DynamicFlags dynamicFlags(String name) {
+        return (c, flags) -> Scripting.of(c).functions.commandFlags(c, flags);
     }
 
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "fcall" -> c -> Scripting.of(c).functions.fcall(c, false);
             case "fcall_ro" -> c -> Scripting.of(c).functions.fcall(c, true);

@@ -81,12 +81,6 @@ public final class Scripting {
         return of(c.engine());
     }
 
-    /** Registers EVAL*, SCRIPT, FCALL* and FUNCTION. */
-    public static void register(CommandTable t) {
-        EvalScripts.register(t);
-        Functions.register(t);
-    }
-
     public Engine engine() {
         return engine;
     }

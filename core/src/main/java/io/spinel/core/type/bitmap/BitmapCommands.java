@@ -3,6 +3,7 @@ package io.spinel.core.type.bitmap;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
+import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
@@ -34,14 +35,8 @@ public final class BitmapCommands {
     private static final CommandError BAD_TYPE = CommandError.err(
             "Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(BitmapCommands::handler,
-                "setbit", "getbit", "bitcount", "bitpos", "bitop", "bitfield", "bitfield_ro");
-        t.registerKeyFlags("bitfield", BitmapCommands::bitfieldKeyFlags);
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "setbit" -> BitmapCommands::setbit;
             case "getbit" -> BitmapCommands::getbit;
@@ -374,6 +369,11 @@ public final class BitmapCommands {
      * BITFIELD only reads while it has nothing but GET and OVERFLOW; a SET, an INCRBY or a
      * malformed call makes it a write (Redis's bitfieldGetKeys).
      */
+    /** BITFIELD's key flags (read-only without SET or INCRBY), for CommandFamilies; null for the others. */
+    public static Command.KeyFlags keyFlags(String name) {
+        return name.equals("bitfield") ? BitmapCommands::bitfieldKeyFlags : null;
+    }
+
     static List<String> bitfieldKeyFlags(Args a, int pos) {
         int argc = a.count();
         for (int i = 2; i < argc; i++) {

@@ -31,14 +31,8 @@ public final class GeoCommands {
     private GeoCommands() {
     }
 
-    public static void register(CommandTable t) {
-        t.registerLazily(GeoCommands::handler,
-                "geoadd", "geodist", "geohash", "geopos", "georadius", "georadiusbymember", "georadius_ro",
-                "georadiusbymember_ro", "geosearch", "geosearchstore");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "geoadd" -> GeoCommands::geoadd;
             case "geodist" -> GeoCommands::geodist;

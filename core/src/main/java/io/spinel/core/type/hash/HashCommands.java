@@ -35,14 +35,8 @@ public final class HashCommands {
     private static final CommandError COUNT_RANGE = CommandError.err(
             "value is out of range, value must between -9223372036854775807 and 9223372036854775807");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(HashCommands::handler,
-                "hset", "hmset", "hsetnx", "hget", "hmget", "hdel", "hlen", "hstrlen", "hexists", "hkeys", "hvals",
-                "hgetall", "hincrby", "hincrbyfloat", "hrandfield", "hscan");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "hset" -> c -> hset(c, true);
             case "hmset" -> c -> hset(c, false);

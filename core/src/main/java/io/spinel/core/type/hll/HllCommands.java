@@ -35,12 +35,8 @@ public final class HllCommands {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
-    public static void register(CommandTable t) {
-        t.registerLazily(HllCommands::handler, "pfadd", "pfcount", "pfmerge", "pfdebug", "pfselftest");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "pfadd" -> HllCommands::pfadd;
             case "pfcount" -> HllCommands::pfcount;

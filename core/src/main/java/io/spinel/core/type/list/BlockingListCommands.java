@@ -26,12 +26,8 @@ public final class BlockingListCommands {
     private static final byte[] LMOVE = Bytes.ascii("LMOVE");
     private static final byte[] RPOPLPUSH = Bytes.ascii("RPOPLPUSH");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(BlockingListCommands::handler, "blpop", "brpop", "blmpop", "blmove", "brpoplpush");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "blpop" -> c -> blockingPop(c, true);
             case "brpop" -> c -> blockingPop(c, false);

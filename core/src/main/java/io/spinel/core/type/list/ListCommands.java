@@ -31,14 +31,8 @@ public final class ListCommands {
     private static final byte[] LPOP = Bytes.ascii("LPOP");
     private static final byte[] RPOP = Bytes.ascii("RPOP");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(ListCommands::handler,
-                "lpush", "rpush", "lpushx", "rpushx", "linsert", "llen", "lindex", "lset", "lpop", "rpop", "lmpop",
-                "lrange", "ltrim", "lpos", "lrem", "lmove", "rpoplpush");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "lpush" -> c -> push(c, true, false);
             case "rpush" -> c -> push(c, false, false);

@@ -36,14 +36,8 @@ public final class SetCommands {
             "value is out of range, value must between -9223372036854775807 and 9223372036854775807");
     private static final CommandError NOT_POSITIVE = CommandError.err("value is out of range, must be positive");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(SetCommands::handler,
-                "sadd", "srem", "smove", "sismember", "smismember", "scard", "spop", "srandmember", "smembers",
-                "sinter", "sinterstore", "sintercard", "sunion", "sunionstore", "sdiff", "sdiffstore", "sscan");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "sadd" -> SetCommands::sadd;
             case "srem" -> SetCommands::srem;

@@ -45,20 +45,10 @@ public final class StreamCommands {
     private static final byte[] EQUALS = Bytes.ascii("=");
     private static final byte[] COUNT = Bytes.ascii("COUNT");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(StreamCommands::handler,
-                "xadd", "xlen", "xrange", "xrevrange", "xdel", "xtrim", "xsetid", "xread", "xreadgroup", "xack",
-                "xpending", "xclaim", "xautoclaim");
-        for (String sub : new String[] {"create", "setid", "destroy", "createconsumer", "delconsumer", "help"}) {
-            t.register("xgroup|" + sub, StreamCommands::xgroup);
-        }
-        for (String sub : new String[] {"stream", "groups", "consumers", "help"}) {
-            t.register("xinfo|" + sub, StreamCommands::xinfo);
-        }
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
+        if (name.startsWith("xgroup|")) return StreamCommands::xgroup;
+        if (name.startsWith("xinfo|")) return StreamCommands::xinfo;
         return switch (name) {
             case "xadd" -> StreamCommands::xadd;
             case "xlen" -> StreamCommands::xlen;

@@ -3,6 +3,7 @@ package io.spinel.core.type.string;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.Notify;
+import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.command.CommandTable;
@@ -35,16 +36,8 @@ public final class StringCommands {
     private static final byte[] PEXPIREAT = Bytes.ascii("PEXPIREAT");
     private static final byte[] PERSIST = Bytes.ascii("PERSIST");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(StringCommands::handler,
-                "get", "set", "setnx", "setex", "psetex", "getset", "getdel", "getex", "mget", "mset", "msetnx",
-                "strlen", "append", "incr", "decr", "incrby", "decrby", "incrbyfloat", "getrange", "substr",
-                "setrange", "lcs");
-        t.registerKeyFlags("set", StringCommands::setKeyFlags);
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "get" -> StringCommands::get;
             case "set" -> StringCommands::set;
@@ -197,6 +190,11 @@ public final class StringCommands {
     private static final List<String> READ_WRITE = List.of("RW", "access", "update");
 
     /** SET only overwrites its key, unless GET makes it read the old value first (Redis's setGetKeys). */
+    /** SET's key flags (an overwrite unless it has GET), for CommandFamilies; null for the others. */
+    public static Command.KeyFlags keyFlags(String name) {
+        return name.equals("set") ? StringCommands::setKeyFlags : null;
+    }
+
     static List<String> setKeyFlags(Args a, int pos) {
         for (int i = 3; i < a.count(); i++) if (a.is(i, "get")) return READ_WRITE;
         return OVERWRITE;
@@ -358,7 +356,7 @@ public final class StringCommands {
             // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
             if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
         } else if (a.owned(valArg) && StringEntry.canAdopt(vb, vo, vl, a.len(keyArg), newExpire)) {
-            // a big value read into its own array with room for the header (BIG_VALUE_LAYOUT)
+            // a big value read into its own array with room for the header (CommandFamilies.BIG_ARG_LAYOUT)
             a.disown(valArg);
             put(c, keyArg, StringEntry.adoptRaw(vb, a.buf(keyArg), a.off(keyArg), a.len(keyArg), vl, newExpire,
                     ks.newLru()));
@@ -367,17 +365,6 @@ public final class StringCommands {
                     ks.newLru()));
         }
     }
-
-    /**
-     * For the query buffer: SET key value with a big value is read with room in front for the
-     * entry's header and key, so {@link #store} keeps the array as the entry instead of copying
-     * 32 KB or more (Redis keeps such an argument's buffer as the value). Five arguments are
-     * most often SET key value EX|PX|EXAT|PXAT n, so they get room for an expire; other forms
-     * (NX, GET, KEEPTTL) fall back to a copy.
-     */
-    public static final RespReader.BigArgLayout BIG_VALUE_LAYOUT = (parsed, argc, length) ->
-            parsed.count() == 2 && (argc == 3 || argc == 5) && parsed.is(0, "set")
-                    ? StringEntry.rawValueOffset(parsed.len(1), argc == 5) : 0;
 
     static void mset(Client c, boolean nx) {
         Args a = c.args();

@@ -18,12 +18,8 @@ public final class BlockingZSetCommands {
     private BlockingZSetCommands() {
     }
 
-    public static void register(CommandTable t) {
-        t.registerLazily(BlockingZSetCommands::handler, "bzpopmin", "bzpopmax", "bzmpop");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "bzpopmin" -> c -> bzpop(c, false);
             case "bzpopmax" -> c -> bzpop(c, true);

@@ -42,17 +42,8 @@ public final class ZSetCommands {
     private static final byte[] ZPOPMIN = Bytes.ascii("ZPOPMIN");
     private static final byte[] ZPOPMAX = Bytes.ascii("ZPOPMAX");
 
-    public static void register(CommandTable t) {
-        t.registerLazily(ZSetCommands::handler,
-                "zadd", "zincrby", "zcard", "zscore", "zmscore", "zrank", "zrevrank", "zrem", "zremrangebyrank",
-                "zremrangebyscore", "zremrangebylex", "zcount", "zlexcount", "zrange", "zrangestore", "zrevrange",
-                "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zunionstore", "zinterstore",
-                "zdiffstore", "zunion", "zinter", "zdiff", "zintercard", "zpopmin", "zpopmax", "zmpop",
-                "zrandmember", "zscan");
-    }
-
-    /** The handler of each command registered above, made when it first runs (see CommandTable#registerLazily). */
-    private static CommandHandler handler(String name) {
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
+    public static CommandHandler handler(String name) {
         return switch (name) {
             case "zadd" -> c -> zadd(c, 0);
             case "zincrby" -> c -> zadd(c, ZSet.IN_INCR);

@@ -5,7 +5,6 @@ import io.spinel.core.protocol.Args;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A command of the table: its Redis metadata (from commands.tsv: arity, flags, key specs, ACL
@@ -28,8 +27,11 @@ public final class Command {
     public final String group;
     public final String since;
     public final Command parent;
-    /** Subcommands by name, in name order (see CommandTable); empty for most commands. */
-    private Map<String, Command> subcommands = Map.of();
+    /** Subcommands in name order (see CommandTable), with their short names; empty for most commands. */
+    private Command[] subcommands = NONE;
+    private String[] subcommandNames = NO_NAMES;
+    private static final Command[] NONE = new Command[0];
+    private static final String[] NO_NAMES = new String[0];
 
     /** The handler; null until first needed when registered lazily (see {@link #resolve}). */
     private CommandHandler handler;
@@ -103,7 +105,7 @@ public final class Command {
     }
 
     public boolean isContainer() {
-        return !subcommands.isEmpty();
+        return subcommands.length > 0;
     }
 
     public CommandHandler handler() {
@@ -141,30 +143,31 @@ public final class Command {
 
     public boolean implemented() {
         if (handler != null || handlerSource != null) return true;
-        for (Command c : subcommands.values()) if (c.implemented()) return true;
+        for (Command c : subcommands) if (c.implemented()) return true;
         return false;
     }
 
     /** Implemented subcommands, by name. */
     public List<Command> subcommands() {
         List<Command> out = new ArrayList<>();
-        for (Command c : subcommands.values()) if (c.implemented()) out.add(c);
+        for (Command c : subcommands) if (c.implemented()) out.add(c);
         return Collections.unmodifiableList(out);
     }
 
-    /** Adds a subcommand; CommandTable adds them in name order. */
-    void addSubcommand(String name, Command sub) {
-        if (subcommands.isEmpty()) subcommands = new java.util.LinkedHashMap<>();
-        subcommands.put(name, sub);
+    /** Sets the subcommands (CommandTable gives them in name order, with their short names). */
+    void setSubcommands(Command[] subs, String[] shortNames) {
+        subcommands = subs;
+        subcommandNames = shortNames;
     }
 
     /** The subcommand's metadata, implemented or not. */
     Command subcommandSpec(String name) {
-        return subcommands.get(name);
+        int i = java.util.Arrays.binarySearch(subcommandNames, name);
+        return i >= 0 ? subcommands[i] : null;
     }
 
     public Command subcommand(String lowerName) {
-        Command c = subcommands.get(lowerName);
+        Command c = subcommandSpec(lowerName);
         return c != null && c.implemented() ? c : null;
     }
 
@@ -198,7 +201,7 @@ public final class Command {
     public void resetStats() {
         calls = nanos = rejectedCalls = failedCalls = 0;
         latencyHistogram = null;
-        for (Command c : subcommands.values()) c.resetStats();
+        for (Command c : subcommands) c.resetStats();
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,38 +26,143 @@ import java.util.Map;
  * by the lower-cased name bytes.
  */
 public final class CommandTable {
-    /** Top-level commands by name, in name order (filled in the sorted order of {@link #SPECS}). */
-    private final Map<String, Command> all = new LinkedHashMap<>(512);
-    private final Map<String, Command> aliasesRenamed = new HashMap<>();
-    // lookup index, rebuilt on the first lookup after registrations changed (null until then):
-    // rebuilding at every registration made building a table quadratic, a third of start-up time
-    private Command[] index;
-    private byte[][] indexNames = new byte[0][];
-    private int indexMask;
+    /**
+     * This table's commands, one per line of commands.tsv in name order (subcommands included, at
+     * the index of their {@link Spec}), made on first need: a server that runs a few commands
+     * makes a few. Everything that only depends on Redis's table (the name index, which commands
+     * are containers of which) is built once per JVM and shared: a table per server, and an
+     * in-process server per test, made building 368 commands, their hash maps and a lookup index
+     * a fifth of a warm start.
+     */
+    private final Command[] commands = new Command[SPECS.length];
+    /** What was registered for a command not made yet: its CommandHandler or HandlerSource. */
+    private final Object[] registered = new Object[SPECS.length];
 
     public CommandTable() {
-        // (a table per server, and an in-process server per test: hash maps filled in name order
-        // instead of tree maps, and names split once per JVM, halved the cost of building one)
-        for (Spec m : SPECS) {
-            Command parent = m.parentName == null ? null : all.get(m.parentName);
-            Command c = new Command(m.name, m.arity, m.flags, m.flagNames, m.firstKey, m.lastKey, m.keyStep,
-                    m.aclCategories, m.tips, m.keySpecs, m.group, m.since, parent);
-            if (parent != null) parent.addSubcommand(m.subName, c);
-            else all.put(m.name, c);
+    }
+
+    /** The command at index i of SPECS, made (with its container and siblings) if it was not yet. */
+    private Command command(int i) {
+        Command c = commands[i];
+        if (c != null) return c;
+        int parent = SPECS[i].parent;
+        if (parent >= 0) {
+            command(parent); // makes its subcommands, i among them
+            return commands[i];
         }
+        c = make(i, null);
+        int container = Arrays.binarySearch(CONTAINERS, i);
+        if (container >= 0) {
+            int[] subs = SUBCOMMANDS[container];
+            Command[] sub = new Command[subs.length];
+            for (int k = 0; k < subs.length; k++) sub[k] = make(subs[k], c);
+            c.setSubcommands(sub, SUBCOMMAND_NAMES[container]);
+        }
+        return c;
+    }
+
+    private Command make(int i, Command parent) {
+        Spec m = SPECS[i];
+        Command c = new Command(m.name, m.arity, m.flags, m.flagNames, m.firstKey, m.lastKey, m.keyStep,
+                m.aclCategories, m.tips, m.keySpecs, m.group, m.since, parent);
+        Object r = registered[i];
+        if (r instanceof HandlerSource) c.lazily((HandlerSource) r);
+        else if (r != null) c.eagerly((CommandHandler) r);
+        registered[i] = null;
+        commands[i] = c;
+        return c;
+    }
+
+    /** Whether the command at index i (or one of its subcommands) has a handler, without making it. */
+    private boolean implemented(int i) {
+        Command c = commands[i];
+        if (c != null) return c.implemented();
+        if (registered[i] != null) return true;
+        int container = Arrays.binarySearch(CONTAINERS, i);
+        if (container >= 0) for (int sub : SUBCOMMANDS[container]) if (implemented(sub)) return true;
+        return false;
+    }
+
+    private int indexOf(String fullName) {
+        Integer i = BY_NAME.get(fullName);
+        if (i == null) throw new IllegalArgumentException("no Redis command named " + fullName);
+        return i;
     }
 
     /** One line of commands.tsv, parsed; immutable, so every table (every server) shares them. */
     private record Spec(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey,
                         int keyStep, List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs,
-                        String group, String since, String parentName, String subName) {
+                        String group, String since, String parentName, String subName, int parent) {
     }
 
     // Parsed once per JVM: reading and splitting the file was most of the cost of creating a
     // server, which a test suite starting one server per test pays every time.
-    private static final List<Spec> SPECS = load();
+    private static final Spec[] SPECS = load();
+    /** Full name ("get", "config|get") to index in {@link #SPECS}. */
+    private static final Map<String, Integer> BY_NAME = new HashMap<>(SPECS.length * 2);
+    /** Indexes of the top-level commands, in name order. */
+    private static final int[] TOP_LEVEL;
+    /** Indexes of the containers, and for each its subcommands' indexes and short names, in name order. */
+    private static final int[] CONTAINERS;
+    private static final int[][] SUBCOMMANDS;
+    private static final String[][] SUBCOMMAND_NAMES;
+    // Lookup of top-level names in any case without allocating: open addressing on the
+    // lower-cased name bytes, giving the index in SPECS (-1: empty slot).
+    private static final int[] INDEX;
+    private static final byte[][] INDEX_NAMES;
+    private static final int INDEX_MASK;
 
-    private static List<Spec> load() {
+    static {
+        // (plain loops: a lambda or stream here is a class spun at every first start)
+        int tops = 0, containers = 0;
+        int[] childCount = new int[SPECS.length];
+        for (int i = 0; i < SPECS.length; i++) {
+            Spec m = SPECS[i];
+            BY_NAME.put(m.name, i);
+            if (m.parent < 0) {
+                tops++;
+            } else if (childCount[m.parent]++ == 0) {
+                containers++;
+            }
+        }
+        TOP_LEVEL = new int[tops];
+        CONTAINERS = new int[containers];
+        SUBCOMMANDS = new int[containers][];
+        SUBCOMMAND_NAMES = new String[containers][];
+        int t = 0, c = -1;
+        for (int i = 0; i < SPECS.length; i++) {
+            Spec m = SPECS[i];
+            if (m.parent < 0) {
+                TOP_LEVEL[t++] = i;
+                continue;
+            }
+            // in name order a container's subcommands are contiguous (they share the prefix "name|")
+            if (c < 0 || CONTAINERS[c] != m.parent) {
+                c++;
+                CONTAINERS[c] = m.parent;
+                SUBCOMMANDS[c] = new int[childCount[m.parent]];
+                SUBCOMMAND_NAMES[c] = new String[childCount[m.parent]];
+                childCount[m.parent] = 0;
+            }
+            int k = childCount[m.parent]++;
+            SUBCOMMANDS[c][k] = i;
+            SUBCOMMAND_NAMES[c][k] = m.subName;
+        }
+        int cap = Integer.highestOneBit(Math.max(4, TOP_LEVEL.length * 4) - 1) << 1;
+        INDEX = new int[cap];
+        Arrays.fill(INDEX, -1);
+        INDEX_NAMES = new byte[cap][];
+        INDEX_MASK = cap - 1;
+        for (int top : TOP_LEVEL) {
+            byte[] n = Bytes.ascii(SPECS[top].name);
+            int i = hashLower(n, 0, n.length) & INDEX_MASK;
+            while (INDEX[i] >= 0) i = (i + 1) & INDEX_MASK;
+            INDEX[i] = top;
+            INDEX_NAMES[i] = n;
+        }
+    }
+
+    private static Spec[] load() {
         InputStream in = CommandTable.class.getResourceAsStream("commands.tsv");
         if (in == null) throw new IllegalStateException("commands.tsv missing from the classpath");
         List<Spec> specs = new ArrayList<>();
@@ -82,15 +186,29 @@ public final class CommandTable {
                 specs.add(new Spec(name, Integer.parseInt(f[1]), flags, flagNames, Integer.parseInt(f[3]),
                         Integer.parseInt(f[4]), Integer.parseInt(f[5]), list(f[6]), list(f[7]),
                         List.copyOf(keySpecs), f[9], f[10], bar > 0 ? name.substring(0, bar) : null,
-                        bar > 0 ? name.substring(bar + 1) : null));
+                        bar > 0 ? name.substring(bar + 1) : null, -1));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         // name order: a container comes before its subcommands ("config" < "config|get"), and
-        // the maps filled in this order iterate in it (COMMAND, INFO commandstats...)
+        // tables list them in it (COMMAND, INFO commandstats...)
         specs.sort(java.util.Comparator.comparing(Spec::name));
-        return List.copyOf(specs);
+        Map<String, Integer> topIndex = new HashMap<>();
+        Spec[] out = new Spec[specs.size()];
+        for (int i = 0; i < out.length; i++) {
+            Spec m = specs.get(i);
+            if (m.parentName == null) {
+                topIndex.put(m.name, i);
+            } else {
+                Integer parent = topIndex.get(m.parentName);
+                if (parent == null) throw new IllegalStateException("commands.tsv: " + m.name + " without its container");
+                m = new Spec(m.name, m.arity, m.flags, m.flagNames, m.firstKey, m.lastKey, m.keyStep, m.aclCategories,
+                        m.tips, m.keySpecs, m.group, m.since, m.parentName, m.subName, parent);
+            }
+            out[i] = m;
+        }
+        return out;
     }
 
     private static List<String> list(String s) {
@@ -99,10 +217,9 @@ public final class CommandTable {
 
     /** Attaches the handler for a command ("get") or subcommand ("config|get"). */
     public void register(String fullName, CommandHandler handler) {
-        Command c = spec(fullName);
-        if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
-        c.eagerly(handler);
-        index = null;
+        int i = indexOf(fullName);
+        if (commands[i] != null) commands[i].eagerly(handler);
+        else registered[i] = handler;
     }
 
     /**
@@ -138,35 +255,16 @@ public final class CommandTable {
      */
     public void registerLazily(HandlerSource family, String... fullNames) {
         for (String fullName : fullNames) {
-            Command c = spec(fullName);
-            if (c == null) throw new IllegalArgumentException("no Redis command named " + fullName);
-            c.lazily(family);
+            int i = indexOf(fullName);
+            if (commands[i] != null) commands[i].lazily(family);
+            else registered[i] = family;
         }
-        index = null;
     }
 
     /** The metadata of a command or subcommand, implemented or not. */
     public Command spec(String fullName) {
-        int bar = fullName.indexOf('|');
-        if (bar < 0) return all.get(fullName);
-        Command parent = all.get(fullName.substring(0, bar));
-        return parent == null ? null : parent.subcommandSpec(fullName.substring(bar + 1));
-    }
-
-    private void rebuildIndex() {
-        List<Command> implemented = new ArrayList<>();
-        for (Command c : all.values()) if (c.implemented()) implemented.add(c);
-        int cap = Integer.highestOneBit(Math.max(4, implemented.size() * 4) - 1) << 1;
-        index = new Command[cap];
-        indexNames = new byte[cap][];
-        indexMask = cap - 1;
-        for (Command c : implemented) {
-            byte[] n = Bytes.ascii(c.name);
-            int i = hashLower(n, 0, n.length) & indexMask;
-            while (index[i] != null) i = (i + 1) & indexMask;
-            index[i] = c;
-            indexNames[i] = n;
-        }
+        Integer i = BY_NAME.get(fullName);
+        return i == null ? null : command(i);
     }
 
     private static int hashLower(byte[] b, int off, int len) {
@@ -181,17 +279,15 @@ public final class CommandTable {
 
     /** The implemented top-level command with this name (any case), or null. */
     public Command lookup(byte[] b, int off, int len) {
-        Command[] idx = index;
-        if (idx == null) {
-            rebuildIndex();
-            idx = index;
-        }
-        int i = hashLower(b, off, len) & indexMask;
+        int i = hashLower(b, off, len) & INDEX_MASK;
         while (true) {
-            Command c = idx[i];
-            if (c == null) return null;
-            if (Bytes.equalsIgnoreCase(b, off, len, indexNames[i])) return c;
-            i = (i + 1) & indexMask;
+            int spec = INDEX[i];
+            if (spec < 0) return null;
+            if (Bytes.equalsIgnoreCase(b, off, len, INDEX_NAMES[i])) {
+                Command c = command(spec);
+                return c.implemented() ? c : null;
+            }
+            i = (i + 1) & INDEX_MASK;
         }
     }
 
@@ -220,17 +316,19 @@ public final class CommandTable {
     /** Implemented top-level commands, by name. */
     public List<Command> commands() {
         List<Command> out = new ArrayList<>();
-        for (Command c : all.values()) if (c.implemented()) out.add(c);
+        for (int t : TOP_LEVEL) if (implemented(t)) out.add(command(t));
         return out;
     }
 
     /** Every top-level command known from Redis's table, implemented or not (for coverage docs). */
     public Collection<Command> allKnown() {
-        return all.values();
+        List<Command> out = new ArrayList<>(TOP_LEVEL.length);
+        for (int t : TOP_LEVEL) out.add(command(t));
+        return out;
     }
 
     public void resetStats() {
-        for (Command c : all.values()) c.resetStats();
+        for (int t : TOP_LEVEL) if (commands[t] != null) commands[t].resetStats(); // (unmade: no stats yet)
     }
 
     @Override

@@ -19,7 +19,35 @@ import io.spinel.core.protocol.RespReader;
 public final class CommandFamilies {
     private CommandFamilies() {
     }
-    private static final int CONNECTION_COMMANDS = 0, SERVER_COMMANDS = 1, SLOW_LOG = 2, LATENCY_MONITOR = 3, MONITORS = 4, CLIENT_PAUSE = 5, INFO_COMMAND = 6, TRANSACTIONS = 7, PUB_SUB = 8, TRACKING = 9, MEMORY_COMMAND = 10, KEY_COMMANDS = 11, SORT_COMMAND = 12, STRING_COMMANDS = 13, LIST_COMMANDS = 14, BLOCKING_LIST_COMMANDS = 15, HLL_COMMANDS = 16, BITMAP_COMMANDS = 17, Z_SET_COMMANDS = 18, BLOCKING_Z_SET_COMMANDS = 19, HASH_COMMANDS = 20, SET_COMMANDS = 21, GEO_COMMANDS = 22, STREAM_COMMANDS = 23, PERSIST_COMMANDS = 24, EVAL_SCRIPTS = 25, FUNCTIONS = 26;
+
+    // the families, by id (FamilyHandlers switches on it)
+    private static final int CONNECTION_COMMANDS = 0;
+    private static final int SERVER_COMMANDS = 1;
+    private static final int SLOW_LOG = 2;
+    private static final int LATENCY_MONITOR = 3;
+    private static final int MONITORS = 4;
+    private static final int CLIENT_PAUSE = 5;
+    private static final int INFO_COMMAND = 6;
+    private static final int TRANSACTIONS = 7;
+    private static final int PUB_SUB = 8;
+    private static final int TRACKING = 9;
+    private static final int MEMORY_COMMAND = 10;
+    private static final int KEY_COMMANDS = 11;
+    private static final int SORT_COMMAND = 12;
+    private static final int STRING_COMMANDS = 13;
+    private static final int LIST_COMMANDS = 14;
+    private static final int BLOCKING_LIST_COMMANDS = 15;
+    private static final int HLL_COMMANDS = 16;
+    private static final int BITMAP_COMMANDS = 17;
+    private static final int ZSET_COMMANDS = 18;
+    private static final int BLOCKING_ZSET_COMMANDS = 19;
+    private static final int HASH_COMMANDS = 20;
+    private static final int SET_COMMANDS = 21;
+    private static final int GEO_COMMANDS = 22;
+    private static final int STREAM_COMMANDS = 23;
+    private static final int PERSIST_COMMANDS = 24;
+    private static final int EVAL_SCRIPTS = 25;
+    private static final int FUNCTIONS = 26;
 
     /**
      * Which big arguments the query buffer reads with room for a command to keep them: SET key
@@ -97,13 +125,13 @@ public final class CommandFamilies {
                 "pfadd", "pfcount", "pfmerge", "pfdebug", "pfselftest");
         t.registerLazily(new FamilyHandlers(BITMAP_COMMANDS),
                 "setbit", "getbit", "bitcount", "bitpos", "bitop", "bitfield", "bitfield_ro");
-        t.registerLazily(new FamilyHandlers(Z_SET_COMMANDS),
+        t.registerLazily(new FamilyHandlers(ZSET_COMMANDS),
                 "zadd", "zincrby", "zcard", "zscore", "zmscore", "zrank", "zrevrank", "zrem", "zremrangebyrank",
                 "zremrangebyscore", "zremrangebylex", "zcount", "zlexcount", "zrange", "zrangestore", "zrevrange",
                 "zrangebyscore", "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zunionstore", "zinterstore",
                 "zdiffstore", "zunion", "zinter", "zdiff", "zintercard", "zpopmin", "zpopmax", "zmpop",
                 "zrandmember", "zscan");
-        t.registerLazily(new FamilyHandlers(BLOCKING_Z_SET_COMMANDS),
+        t.registerLazily(new FamilyHandlers(BLOCKING_ZSET_COMMANDS),
                 "bzpopmin", "bzpopmax", "bzmpop");
         t.registerLazily(new FamilyHandlers(HASH_COMMANDS),
                 "hset", "hmset", "hsetnx", "hget", "hmget", "hdel", "hlen", "hstrlen", "hexists", "hkeys", "hvals",
@@ -164,8 +192,8 @@ public final class CommandFamilies {
                 case BLOCKING_LIST_COMMANDS: return io.spinel.core.type.list.BlockingListCommands.handler(name);
                 case HLL_COMMANDS: return io.spinel.core.type.hll.HllCommands.handler(name);
                 case BITMAP_COMMANDS: return io.spinel.core.type.bitmap.BitmapCommands.handler(name);
-                case Z_SET_COMMANDS: return io.spinel.core.type.zset.ZSetCommands.handler(name);
-                case BLOCKING_Z_SET_COMMANDS: return io.spinel.core.type.zset.BlockingZSetCommands.handler(name);
+                case ZSET_COMMANDS: return io.spinel.core.type.zset.ZSetCommands.handler(name);
+                case BLOCKING_ZSET_COMMANDS: return io.spinel.core.type.zset.BlockingZSetCommands.handler(name);
                 case HASH_COMMANDS: return io.spinel.core.type.hash.HashCommands.handler(name);
                 case SET_COMMANDS: return io.spinel.core.type.set.SetCommands.handler(name);
                 case GEO_COMMANDS: return io.spinel.core.type.geo.GeoCommands.handler(name);

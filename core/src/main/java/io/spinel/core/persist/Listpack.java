@@ -176,19 +176,27 @@ public final class Listpack {
 
     /** Validates a listpack blob and walks its elements. */
     static final class Reader extends Elements {
-        private final int end; // position of the terminator
+        private int end; // position of the terminator
         private int p;
         private int seen;
-        private final int declared;
+        private int declared;
 
         Reader(byte[] b, int off, int len) {
+            reset(b, off, len);
+        }
+
+        /** Reads another listpack with this reader (a load reads one per collection). */
+        Reader reset(byte[] b, int off, int len) {
             if (len < HEADER + 1) throw new RdbException("Listpack integrity check failed.");
             long total = Bytes.getIntLE(b, off) & 0xFFFFFFFFL;
             if (total != len || (b[off + len - 1] & 0xff) != EOF) throw new RdbException("Listpack integrity check failed.");
             this.buf = b;
             this.end = off + len - 1;
             this.p = off + HEADER;
+            this.seen = 0;
+            this.isInt = false;
             this.declared = (b[off + 4] & 0xff) | (b[off + 5] & 0xff) << 8;
+            return this;
         }
 
         @Override

@@ -222,6 +222,21 @@ public final class RdbIn {
         return new byte[Math.max(n, Math.min(TRANSIENT_REUSE_LIMIT, current.length * 2))];
     }
 
+    /** The listpack reader of the blob last read with {@link #readTransient} (one reused per load). */
+    Listpack.Reader transientListpack() {
+        byte[] b = readTransient();
+        return listpackOf(b, transientLength);
+    }
+
+    /** The reused listpack reader over b[0, len), a blob just read with {@link #readTransient}. */
+    Listpack.Reader listpackOf(byte[] b, int len) {
+        Listpack.Reader r = listpackReader;
+        if (r == null) return listpackReader = new Listpack.Reader(b, 0, len);
+        return r.reset(b, 0, len);
+    }
+
+    private Listpack.Reader listpackReader;
+
     /** The length of the string the last {@link #readTransient} returned. */
     public int transientLength() {
         return transientLength;

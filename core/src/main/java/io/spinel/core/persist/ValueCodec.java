@@ -257,13 +257,13 @@ final class ValueCodec {
                 v = readPlainHash(in, cfg);
                 break;
             case Rdb.TYPE_HASH_ZIPMAP:
-                v = readPackedHash(zipmap(in), cfg, true);
+                v = readPackedHash(zipmap(in), cfg, true, in.transientLength());
                 break;
             case Rdb.TYPE_HASH_ZIPLIST:
-                v = readPackedHash(ziplist(in), cfg, false);
+                v = readPackedHash(ziplist(in), cfg, false, in.transientLength());
                 break;
             case Rdb.TYPE_HASH_LISTPACK:
-                v = readPackedHash(listpack(in), cfg, false);
+                v = readPackedHash(listpack(in), cfg, false, in.transientLength());
                 break;
             case Rdb.TYPE_STREAM_LISTPACKS:
             case Rdb.TYPE_STREAM_LISTPACKS_2:
@@ -288,8 +288,7 @@ final class ValueCodec {
     }
 
     private static Listpack.Reader listpack(RdbIn in) {
-        byte[] b = in.readTransient();
-        return new Listpack.Reader(b, 0, in.transientLength());
+        return in.transientListpack();
     }
 
     private static Zipmap zipmap(RdbIn in) {
@@ -329,7 +328,10 @@ final class ValueCodec {
             byte[] data = in.readTransient();
             int length = in.transientLength();
             if (length == 0) throw new RdbException("Quicklist integrity check failed.");
-            Elements el = v2 ? new Listpack.Reader(data, 0, length) : new Ziplist(data, 0, length);
+            Elements el = v2 ? in.listpackOf(data, length) : new Ziplist(data, 0, length);
+            // a list node's entries take what a listpack's strings do (length, bytes, back length):
+            // its array is sized once, less the listpack's header and terminator
+            l.reserveTail(v2 ? length - 7 : 0);
             while (el.next()) {
                 if (el.isInt()) {
                     byte[] t = Bytes.longToBytes(el.intValue());
@@ -339,6 +341,7 @@ final class ValueCodec {
                 }
             }
         }
+        l.reserveTail(0);
         if (l.size() == 0) throw EMPTY;
         return l;
     }
@@ -445,8 +448,14 @@ final class ValueCodec {
         return h;
     }
 
-    private static HashValue readPackedHash(Elements el, EncodingConfig cfg, boolean zipmap) {
+    /**
+     * blobLength sizes the hash's array at once: a field or value takes one byte less in it than in
+     * a listpack (a length prefix instead of an encoding byte and a back length), so the blob's
+     * length covers the strings of a listpack; integers stored as text may ask for a little more.
+     */
+    private static HashValue readPackedHash(Elements el, EncodingConfig cfg, boolean zipmap, int blobLength) {
         HashValue h = new HashValue();
+        h.reserve(blobLength);
         KeySet seen = null;
         int maxLen = 0;
         Slice field = new Slice();

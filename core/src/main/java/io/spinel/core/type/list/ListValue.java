@@ -171,14 +171,32 @@ public final class ListValue implements Value {
     public void pushTail(byte[] b, int off, int len) {
         Node t = tail;
         if (t == null) {
-            linkOnly(Node.of(b, off, len));
+            linkOnly(newTailNode(b, off, len));
         } else if (allowInsert(t, len)) {
             t.pushTail(b, off, len);
         } else {
             t.trim();
-            linkAfter(t, Node.of(b, off, len));
+            linkAfter(t, newTailNode(b, off, len));
         }
         size++;
+    }
+
+    /** Bytes the next node made at the tail is sized for (see {@link #reserveTail}); 0 for exactly one entry. */
+    private int reservedTail;
+
+    /**
+     * Sizes the next node made at the tail for {@code bytes} of entries, for a load that knows
+     * what a node's worth of elements takes (an RDB quicklist node): that node's array is made
+     * once instead of doubling as the elements come. 0 clears it.
+     */
+    public void reserveTail(int bytes) {
+        reservedTail = Math.max(0, bytes);
+    }
+
+    private Node newTailNode(byte[] b, int off, int len) {
+        int room = reservedTail;
+        reservedTail = 0;
+        return Node.of(b, off, len, room);
     }
 
     public void push(boolean atHead, byte[] b, int off, int len) {

@@ -41,7 +41,12 @@ final class Node {
 
     /** A node holding one element, sized exactly. */
     static Node of(byte[] b, int off, int len) {
-        byte[] buf = new byte[entrySize(len)];
+        return of(b, off, len, 0);
+    }
+
+    /** A node holding one element, with room for capacity bytes of entries if that is more. */
+    static Node of(byte[] b, int off, int len, int capacity) {
+        byte[] buf = new byte[Math.max(entrySize(len), capacity)];
         int end = write(buf, 0, b, off, len);
         return new Node(buf, 0, end, 1);
     }

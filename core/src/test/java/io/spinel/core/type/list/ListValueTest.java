@@ -360,4 +360,30 @@ class ListValueTest {
         if (kind == 2) return "";
         return Integer.toString(rnd.nextInt(12));
     }
+
+    @Test
+    void aReservedTailNodeIsSizedOnceAndHoldsWhatIsPushed() {
+        // five entries of 3 bytes take 5 * (3 + 2) = 25 bytes: the node made for the first is
+        // sized for all of them, as an RDB load does from the quicklist node it reads
+        ListValue sized = new ListValue(-2);
+        ListValue grown = new ListValue(-2);
+        sized.reserveTail(25);
+        for (int i = 0; i < 5; i++) {
+            rpush(sized, "e" + i + "x");
+            rpush(grown, "e" + i + "x");
+        }
+        sized.verify();
+        assertThat(sized.nodeCount()).isEqualTo(1);
+        for (int i = 0; i < 5; i++) assertThat(sized.cursor(i).equalTo(b("e" + i + "x"), 0, 3)).isTrue();
+        assertThat(sized.memoryUsage()).isLessThan(grown.memoryUsage()); // no doubling slack
+        // the reservation is used once: the next node is sized for its one entry again
+        ListValue l = new ListValue(-2);
+        l.reserveTail(1000);
+        rpush(l, "a");
+        l.reserveTail(0);
+        byte[] big = new byte[9000];
+        l.pushTail(big, 0, big.length);
+        assertThat(l.nodeCount()).isEqualTo(2);
+        l.verify();
+    }
 }

@@ -141,8 +141,10 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
             try {
                 terminated();
             } finally {
-                thread = null;
-                Thread.interrupted(); // a shutdownNow's interrupt must not reach the next loop
+                synchronized (this) {
+                    thread = null; // from now on shutdownNow interrupts nothing: the thread may run another loop
+                }
+                Thread.interrupted(); // and an interrupt it sent before must not reach that loop
                 me.setName(IDLE_NAME);
                 state = TERMINATED;
                 terminated.countDown();
@@ -385,8 +387,10 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
         List<Runnable> pending = new ArrayList<>();
         if (advance(STOP)) {
             for (Runnable r; (r = tasks.poll()) != null; ) pending.add(r);
-            Thread t = thread;
-            if (t != null) t.interrupt();
+            synchronized (this) { // not once the thread has left for the pool (see run)
+                Thread t = thread;
+                if (t != null) t.interrupt();
+            }
             wakeUp();
         }
         return pending;

@@ -353,7 +353,7 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            boolean cancelled = super.cancel(false); // never interrupt the loop (see newTaskFor)
             if (cancelled) {
                 if (inLoop()) {
                     if (heapIndex >= 0) removeAt(heapIndex);
@@ -372,6 +372,33 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
 
         void cancelQuietly() {
             super.cancel(false);
+        }
+    }
+
+    // The loop's thread serves every client: cancelling one task must not interrupt it (an
+    // interrupt would also close any FileChannel it uses next, the AOF's among them).
+    @Override
+    protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+        return new NonInterrupting<>(runnable, value);
+    }
+
+    @Override
+    protected <T> java.util.concurrent.RunnableFuture<T> newTaskFor(Callable<T> callable) {
+        return new NonInterrupting<>(callable);
+    }
+
+    private static final class NonInterrupting<T> extends FutureTask<T> {
+        NonInterrupting(Runnable r, T value) {
+            super(r, value);
+        }
+
+        NonInterrupting(Callable<T> c) {
+            super(c);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return super.cancel(false);
         }
     }
 

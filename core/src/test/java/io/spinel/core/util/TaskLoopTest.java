@@ -255,4 +255,27 @@ class TaskLoopTest {
         assertThat(terminatedCalls.get()).isEqualTo(1);
         assertThatThrownBy(l::start).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void cancellingARunningTaskNeverInterruptsTheLoop() throws Exception {
+        TaskLoop l = started("loop-cancel-running");
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Boolean> interrupted = new AtomicReference<>();
+        java.util.concurrent.Future<?> f = l.submit(() -> {
+            running.countDown();
+            try {
+                release.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                interrupted.set(true);
+                return;
+            }
+            interrupted.set(Thread.currentThread().isInterrupted());
+        });
+        assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(f.cancel(true)).isTrue();
+        release.countDown();
+        assertThat(on(l, () -> "still serving")).isEqualTo("still serving");
+        assertThat(interrupted.get()).isFalse();
+    }
 }

@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class JdkTransport implements ServerTransport {
     private static final AtomicInteger LOOPS = new AtomicInteger();
+    private static final long SPIN_NANOS = Long.getLong("spinel.spinMicros", 20) * 1000;
 
     private final Selector selector;
     private final Loop loop;
@@ -69,7 +70,7 @@ final class JdkTransport implements ServerTransport {
         protected void await(long timeoutNanos) {
             try {
                 if (timeoutNanos == 0) selector.selectNow(collectReady);
-                else selector.select(collectReady, timeoutNanos < 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+                else if (!spinReady()) selector.select(collectReady, timeoutNanos < 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
             } catch (IOException | java.nio.channels.ClosedSelectorException e) {
                 if (!isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
             }
@@ -85,6 +86,28 @@ final class JdkTransport implements ServerTransport {
         protected void wakeUp() {
             selector.wakeup();
         }
+
+        /**
+         * Right after a turn that did work, polls the sockets for up to spinel.spinMicros (20 µs)
+         * before the loop sleeps, as the Netty loop does (see SpinBeforeSleep): at one request per
+         * round trip the next request then finds the loop awake instead of paying for waking it.
+         * True when sockets became ready (collected in readyKeys) or a task came meanwhile.
+         */
+        private boolean spinReady() throws IOException {
+            long now = System.nanoTime();
+            boolean active = now - lastTurn < 1_000_000;
+            lastTurn = now;
+            if (!active || SPIN_NANOS <= 0) return false;
+            long deadline = now + SPIN_NANOS;
+            do {
+                selector.selectNow(collectReady);
+                if (!readyKeys.isEmpty() || hasTasks()) return true;
+                Thread.onSpinWait();
+            } while (System.nanoTime() - deadline < 0);
+            return false;
+        }
+
+        private long lastTurn;
 
         @Override
         protected void taskFailed(Throwable t) {

@@ -91,6 +91,11 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
         else if (timeoutNanos > 0) LockSupport.parkNanos(this, timeoutNanos);
     }
 
+    /** Whether tasks are queued (for an {@link #await} that polls before it blocks). */
+    protected final boolean hasTasks() {
+        return !tasks.isEmpty();
+    }
+
     /** Ends an {@link #await} in progress (or the next one) early: called by other threads. */
     protected void wakeUp() {
         Thread t = thread;

@@ -2,7 +2,6 @@ package io.spinel.core;
 
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.protocol.Args;

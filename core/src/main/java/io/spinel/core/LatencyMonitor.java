@@ -3,7 +3,6 @@ package io.spinel.core;
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.protocol.Reply;
 

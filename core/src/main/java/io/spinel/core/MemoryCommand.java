@@ -1,7 +1,6 @@
 package io.spinel.core;
 
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.keyspace.Keyspace;

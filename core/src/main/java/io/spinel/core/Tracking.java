@@ -4,7 +4,6 @@ import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandFlags;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.command.IntList;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;

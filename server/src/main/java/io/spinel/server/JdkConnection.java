@@ -18,7 +18,7 @@ import java.util.ArrayDeque;
  * are written to the socket at once and what it does not take is queued (copied) and sent when
  * the socket is writable again, the way Netty's channel does it for {@link NettyConnection}.
  */
-final class JdkConnection implements Client.Connection {
+final class JdkConnection extends SocketConnection {
     /** Once the queue has drained below this (Netty's default low water mark), the client's memory is measured again. */
     private static final int LOW_WATER = 32 * 1024;
     /** A read asks for the query buffer's free room, or for this much when less is free. */
@@ -28,11 +28,6 @@ final class JdkConnection implements Client.Connection {
 
     private final SocketChannel channel;
     private final JdkTransport transport;
-    private final String remote;
-    private final String local;
-    private final boolean isLocal;
-    private final boolean unixSocket;
-    private final int fd;
     private SelectionKey key;
     private Engine engine;
     private Client client;
@@ -44,21 +39,13 @@ final class JdkConnection implements Client.Connection {
     private boolean closeWhenSent;
     private boolean closed;
 
+    /** unixPath: the listener's path for a unix socket connection, null for TCP. */
     JdkConnection(SocketChannel channel, String unixPath, int fd, JdkTransport transport) throws IOException {
+        super(unixPath != null ? unixPath + ":0" : format(channel.getRemoteAddress()),
+                unixPath != null ? unixPath + ":0" : format(channel.getLocalAddress()),
+                unixPath != null || Addresses.isLoopback(channel.getRemoteAddress()), unixPath != null, fd);
         this.channel = channel;
         this.transport = transport;
-        this.fd = fd;
-        this.unixSocket = unixPath != null;
-        if (unixSocket) {
-            this.remote = unixPath + ":0";
-            this.local = unixPath + ":0";
-            this.isLocal = true;
-        } else {
-            SocketAddress peer = channel.getRemoteAddress();
-            this.remote = format(peer);
-            this.local = format(channel.getLocalAddress());
-            this.isLocal = Addresses.isLoopback(peer);
-        }
     }
 
     /** Starts serving: the engine sees a new client, the selector this socket. */
@@ -230,25 +217,9 @@ final class JdkConnection implements Client.Connection {
         }
     }
 
-    @Override
-    public String remoteAddress() {
-        return remote;
-    }
 
-    @Override
-    public String localAddress() {
-        return local;
-    }
 
-    @Override
-    public boolean isLocal() {
-        return isLocal;
-    }
 
-    @Override
-    public boolean isUnixSocket() {
-        return unixSocket;
-    }
 
     @Override
     public long pendingBytes() {
@@ -260,8 +231,4 @@ final class JdkConnection implements Client.Connection {
         return queued.size();
     }
 
-    @Override
-    public int fd() {
-        return fd;
-    }
 }

@@ -118,7 +118,7 @@ final class JdkTransport implements ServerTransport {
         @Override
         protected void terminated() {
             try {
-                for (SelectionKey k : selector.keys()) closeQuietly(k);
+                for (SelectionKey k : selector.keys()) closeQuietly(k.channel());
                 selector.close();
             } catch (IOException | RuntimeException ignored) {
                 // stopping anyway
@@ -176,11 +176,7 @@ final class JdkTransport implements ServerTransport {
                     JdkConnection c = new JdkConnection(ch, unixPath, nextFd++, JdkTransport.this);
                     c.register(selector, engine);
                 } catch (IOException e) {
-                    try {
-                        ch.close();
-                    } catch (IOException ignored) {
-                        // the peer is gone already
-                    }
+                    closeQuietly(ch); // the peer is gone already
                 }
             }
         }
@@ -230,9 +226,9 @@ final class JdkTransport implements ServerTransport {
         }
     }
 
-    private static void closeQuietly(SelectionKey k) {
+    private static void closeQuietly(java.nio.channels.Channel ch) {
         try {
-            k.channel().close();
+            ch.close();
         } catch (IOException ignored) {
             // closing anyway
         }

@@ -9,7 +9,6 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
-import io.spinel.core.Client;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -22,7 +21,7 @@ import java.nio.ByteBuffer;
  * everything on a transport without a file descriptor, is queued on the Netty channel and flushed
  * once per batch.
  */
-final class NettyConnection implements Client.Connection {
+final class NettyConnection extends SocketConnection {
     /**
      * Where reply bytes are copied for the system call, one per event-loop thread. Going around
      * Netty's write path saves, per reply, a pooled buffer, the outbound pipeline and the outbound
@@ -35,24 +34,29 @@ final class NettyConnection implements Client.Connection {
     private final Socket socket;
     /** Something was queued on the channel since the last flush. */
     private boolean queued;
-    private final String remote;
-    private final String local;
-    private final boolean isLocal;
-    private final boolean unixSocket;
-    private final int fd;
 
     NettyConnection(Channel channel) {
+        super(format(channel.remoteAddress(), true), format(channel.localAddress(), false),
+                isUnix(channel) || Addresses.isLoopback(channel.remoteAddress()), isUnix(channel), fdOf(channel));
         this.channel = channel;
-        this.remote = format(channel.remoteAddress(), true);
-        this.local = format(channel.localAddress(), false);
-        this.unixSocket = channel.localAddress() instanceof DomainSocketAddress;
-        this.isLocal = unixSocket || Addresses.isLoopback(channel.remoteAddress());
-        FileDescriptor descriptor = channel instanceof UnixChannel ? ((UnixChannel) channel).fd() : null;
-        this.fd = descriptor == null ? -1 : descriptor.intValue();
+        FileDescriptor descriptor = descriptor(channel);
         // only when the pipeline holds nothing but the ClientHandler: no encoder sits between
         // the replies and the socket
         boolean plain = channel.pipeline().first() instanceof ClientHandler && channel.pipeline().last() instanceof ClientHandler;
         this.socket = plain && descriptor instanceof Socket ? (Socket) descriptor : null;
+    }
+
+    private static FileDescriptor descriptor(Channel channel) {
+        return channel instanceof UnixChannel ? ((UnixChannel) channel).fd() : null;
+    }
+
+    private static int fdOf(Channel channel) {
+        FileDescriptor d = descriptor(channel);
+        return d == null ? -1 : d.intValue();
+    }
+
+    private static boolean isUnix(Channel channel) {
+        return channel.localAddress() instanceof DomainSocketAddress;
     }
 
     /** "ip:port" as Redis prints it (IPv6 without brackets), or "path:0" for unix sockets. */
@@ -132,25 +136,9 @@ final class NettyConnection implements Client.Connection {
         return b == null ? 0 : b.size();
     }
 
-    @Override
-    public String remoteAddress() {
-        return remote;
-    }
 
-    @Override
-    public String localAddress() {
-        return local;
-    }
 
-    @Override
-    public boolean isLocal() {
-        return isLocal;
-    }
 
-    @Override
-    public boolean isUnixSocket() {
-        return unixSocket;
-    }
 
     @Override
     public long pendingBytes() {
@@ -158,10 +146,6 @@ final class NettyConnection implements Client.Connection {
         return b == null ? 0 : b.totalPendingWriteBytes();
     }
 
-    @Override
-    public int fd() {
-        return fd;
-    }
 
     Channel channel() {
         return channel;

@@ -5,7 +5,6 @@ import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.protocol.SplitArgs;

@@ -5,7 +5,6 @@ import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
 import io.spinel.core.keyspace.Entries;

@@ -3,7 +3,6 @@ package io.spinel.core.type.list;
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.util.Bytes;

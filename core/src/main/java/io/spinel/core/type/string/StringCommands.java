@@ -6,14 +6,12 @@ import io.spinel.core.Notify;
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.keyspace.StringEntry;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
-import io.spinel.core.protocol.RespReader;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.LongDouble;
 

@@ -2,7 +2,6 @@ package io.spinel.core.type.zset;
 
 import io.spinel.core.Client;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
 

@@ -48,7 +48,15 @@ public final class Main {
             System.out.println(usage());
             return;
         }
-        disableLeakDetectionUnlessAsked();
+        // Netty's event loop and native library take longer to set up than reading the
+        // configuration and logging the banner: made meanwhile on a second thread.
+        java.util.concurrent.FutureTask<ServerTransport> transport = new java.util.concurrent.FutureTask<>(() -> {
+            disableLeakDetectionUnlessAsked();
+            return SpinelServer.newStandaloneTransport();
+        });
+        Thread preparing = new Thread(transport, "spinel-prepare");
+        preparing.setDaemon(true);
+        preparing.start();
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
         String configFile = null;
@@ -123,7 +131,7 @@ public final class Main {
                     config.set("port", Integer.toString(probe.getLocalPort()));
                 }
             }
-            server = SpinelServer.start(config, log);
+            server = SpinelServer.start(config, log, awaitTransport(transport));
         } catch (Exception e) {
             log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
             System.exit(1);
@@ -172,6 +180,14 @@ public final class Main {
             server.awaitStop(); // the event loop thread is a daemon: keep the JVM up until stopped
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static ServerTransport awaitTransport(java.util.concurrent.FutureTask<ServerTransport> transport) throws Exception {
+        try {
+            return transport.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
         }
     }
 

@@ -80,11 +80,11 @@ public final class SpinelServer implements AutoCloseable {
     /** Whether start-up loads the RDB or AOF found in dir. */
     private final boolean loadData;
 
-    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, Transport kind) {
+    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, ServerTransport transport) {
         this.loadData = loadData;
         this.config = config;
         this.log = log;
-        this.transport = kind == Transport.JDK ? new JdkTransport() : new NettyTransport();
+        this.transport = transport;
         this.loop = transport.loop();
         this.engine = new Engine(config, loop, transport::inLoop, log);
         if (clock != null) engine.keyspace().setClock(clock); // before the loop runs anything
@@ -170,7 +170,7 @@ public final class SpinelServer implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            SpinelServer s = new SpinelServer(config, log, load, clock, transport);
+            SpinelServer s = new SpinelServer(config, log, load, clock, newTransport(transport));
             try {
                 s.bind(randomPort);
             } catch (Exception e) {
@@ -181,12 +181,26 @@ public final class SpinelServer implements AutoCloseable {
         }
     }
 
-    /** Starts a server from an already loaded configuration (the command line launcher). */
-    static SpinelServer start(Config config, Log log) throws Exception {
-        SpinelServer s = new SpinelServer(config, log, true, null, Transport.fromSystemProperty(Transport.NETTY));
+    static ServerTransport newTransport(Transport kind) {
+        return kind == Transport.JDK ? new JdkTransport() : new NettyTransport();
+    }
+
+    /** The standalone server's transport: Netty's unless -Dspinel.transport=jdk. */
+    static ServerTransport newStandaloneTransport() {
+        return newTransport(Transport.fromSystemProperty(Transport.NETTY));
+    }
+
+    /**
+     * Starts a server from an already loaded configuration (the command line launcher), on a
+     * transport made by {@link #newStandaloneTransport()} (which the launcher makes on another
+     * thread while it reads the configuration).
+     */
+    static SpinelServer start(Config config, Log log, ServerTransport transport) throws Exception {
+        SpinelServer s = new SpinelServer(config, log, true, null, transport);
         // The standalone server owns its JVM: give the heap back after the data shrank
         // (-Dspinel.idleHeapReturn=false turns it off).
-        if (!"false".equals(System.getProperty("spinel.idleHeapReturn"))) s.engine.setIdleHeapReturn(SpinelServer::collectHeap);
+        if (!"false".equals(System.getProperty("spinel.idleHeapReturn"))) s.engine.setIdleHeapReturn(HeapRoom::collect);
+        s.engine.persistence().setLoadingScope(HeapRoom::forLoading);
         try {
             s.bind(false);
         } catch (Exception e) {
@@ -194,36 +208,6 @@ public final class SpinelServer implements AutoCloseable {
             throw e;
         }
         return s;
-    }
-
-    /**
-     * A full collection that leaves the heap only the free room MinHeapFreeRatio asks for (10% with
-     * the launcher's options) instead of MaxHeapFreeRatio's (30%), for the idle heap return: after
-     * a load that is the young generation and the slack G1 grew into (10k sorted sets: RSS growth
-     * 27 -> 16 MB, against 24 MB with the 30% kept). MaxHeapFreeRatio is put back right after, so
-     * that the heap sizing under load stays as configured.
-     */
-    static void collectHeap() {
-        com.sun.management.HotSpotDiagnosticMXBean vm = null;
-        String max = null;
-        try {
-            vm = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-            max = vm.getVMOption("MaxHeapFreeRatio").getValue();
-            vm.setVMOption("MaxHeapFreeRatio", vm.getVMOption("MinHeapFreeRatio").getValue());
-        } catch (RuntimeException | LinkageError notSettableHere) {
-            vm = null; // a JVM without the flag or its management bean: a plain full collection
-        }
-        try {
-            System.gc();
-        } finally {
-            if (vm != null) {
-                try {
-                    vm.setVMOption("MaxHeapFreeRatio", max);
-                } catch (RuntimeException ignored) {
-                    // it was settable a moment ago
-                }
-            }
-        }
     }
 
     private void bind(boolean randomPort) throws Exception {

@@ -242,15 +242,17 @@ final class Aof implements Engine.PropagationListener {
             }
         }
         if (total == 0) return true;
-        int n = 0;
-        for (AofManifest.Info i : all()) {
-            boolean last = ++n == files;
-            long t0 = System.nanoTime();
-            boolean truncated = loadFile(dir, i.name(), last);
-            if (truncated && !last) throw new PersistenceException("Fatal error: the truncated file is not the last file");
-            log.notice(String.format(Locale.ROOT, "DB loaded from %s file %s: %.3f seconds",
-                    i.type() == AofManifest.BASE ? "base" : "incr", i.name(), (System.nanoTime() - t0) / 1e9));
-        }
+        persistence.loading(total, () -> {
+            int n = 0;
+            for (AofManifest.Info i : all()) {
+                boolean last = ++n == files;
+                long t0 = System.nanoTime();
+                boolean truncated = loadFile(dir, i.name(), last);
+                if (truncated && !last) throw new PersistenceException("Fatal error: the truncated file is not the last file");
+                log.notice(String.format(Locale.ROOT, "DB loaded from %s file %s: %.3f seconds",
+                        i.type() == AofManifest.BASE ? "base" : "incr", i.name(), (System.nanoTime() - t0) / 1e9));
+            }
+        });
         try {
             currentSize = 0;
             for (AofManifest.Info i : all()) currentSize += Files.size(dir.resolve(i.name()));

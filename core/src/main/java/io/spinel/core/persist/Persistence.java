@@ -111,6 +111,31 @@ public final class Persistence {
         return p;
     }
 
+    /**
+     * What the host does around loading a data set at start (the standalone server lets its heap
+     * grow ahead of the data): {@code enter} is given the bytes about to be loaded and returns
+     * what undoes it afterwards, or null.
+     */
+    public interface LoadingScope {
+        Runnable enter(long bytes);
+    }
+
+    private LoadingScope loadingScope = bytes -> null;
+
+    public void setLoadingScope(LoadingScope scope) {
+        this.loadingScope = scope;
+    }
+
+    /** Runs {@code load} inside the host's {@link LoadingScope} for that many bytes. */
+    void loading(long bytes, Runnable load) {
+        Runnable after = loadingScope.enter(bytes);
+        try {
+            load.run();
+        } finally {
+            if (after != null) after.run();
+        }
+    }
+
     /** Registers where function libraries come from and go to (see {@link FunctionStore}). */
     public void setFunctionStore(FunctionStore store) {
         this.functions = store;
@@ -183,7 +208,8 @@ public final class Persistence {
         }
         try (InputStream is = Files.newInputStream(p)) {
             RdbLoader loader = new RdbLoader(engine, functions, false);
-            loader.load(new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum")), size, "RDB");
+            RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
+            loading(size, () -> loader.load(in, size, "RDB"));
             loadKeysLoaded = loader.keysLoaded;
             loadKeysExpired = loader.keysExpired;
             log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - t0) / 1e9));

@@ -1,7 +1,7 @@
 package io.spinel.core.keyspace;
 
 /**
- * A database as it was when a snapshot started (point-in-time copy of its slots, see
+ * A database as it was when a snapshot started (a point-in-time view of its slots, see
  * {@link KeyTable.Frozen}), with the callback that serializes an entry before the executor
  * changes it. The copy stays attached to the table it was made from, so it follows SWAPDB; the
  * records it produces keep the database number of the moment it was made.
@@ -44,6 +44,11 @@ public final class FrozenDb {
     /** Entries not serialized yet. */
     public int pending() {
         return slots.pending();
+    }
+
+    /** The snapshot is over (finished or abandoned): its table stops keeping anything for it. */
+    public void detach() {
+        slots.detach();
     }
 
     /** The next entry to serialize in slot order (taken), or null when all are done. */

@@ -38,6 +38,8 @@ public abstract class KeyTable {
     private int sizeB;
     /** Next slot of A to migrate; -1 when not rehashing. */
     private int rehashIdx = -1;
+    /** A snapshot's view of this table while one lasts (see {@link #freeze()}), else null. */
+    private Frozen frozen;
 
     protected KeyTable() {
         clear();
@@ -129,6 +131,7 @@ public abstract class KeyTable {
             int i = indexOf(slots, tags, mask, h, k, off, len);
             if (i >= 0) {
                 Object old = slots[i];
+                willWrite(slots, i);
                 slots[i] = e;
                 return old;
             }
@@ -136,6 +139,7 @@ public abstract class KeyTable {
                 i = indexOf(slotsB, tagsB, maskB, h, k, off, len);
                 if (i >= 0) {
                     Object old = slotsB[i];
+                    willWrite(slotsB, i);
                     slotsB[i] = e;
                     return old;
                 }
@@ -146,6 +150,7 @@ public abstract class KeyTable {
         int i = indexOf(slots, tags, mask, h, k, off, len);
         if (i >= 0) {
             Object old = slots[i];
+            willWrite(slots, i);
             slots[i] = e;
             return old;
         }
@@ -169,9 +174,10 @@ public abstract class KeyTable {
         sizeB++;
     }
 
-    private static void insertInto(Object[] s, byte[] t, int m, long h, Object e) {
+    private void insertInto(Object[] s, byte[] t, int m, long h, Object e) {
         int i = (int) h & m;
         while (t[i] != 0) i = (i + 1) & m;
+        willWrite(s, i);
         s[i] = e;
         t[i] = tag(h);
     }
@@ -217,11 +223,13 @@ public abstract class KeyTable {
             // j may move to hole iff hole lies cyclically in [home, j)
             boolean movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j);
             if (movable) {
+                willWrite(s, hole);
                 s[hole] = s[j];
                 t[hole] = t[j];
                 hole = j;
             }
         }
+        willWrite(s, hole);
         s[hole] = null;
         t[hole] = 0;
     }
@@ -279,6 +287,7 @@ public abstract class KeyTable {
             insertInto(slotsB, tagsB, maskB, hashOf(e), e);
             sizeB++;
             sizeA--;
+            willWrite(slots, i);
             slots[i] = null;
             tags[i] = 0;
             i++;
@@ -369,34 +378,66 @@ public abstract class KeyTable {
     // ---- point-in-time copies -----------------------------------------------------------------
 
     /**
-     * A copy of the slot arrays as they are now (a snapshot's view: the table itself keeps
-     * changing). Copying references is cheap next to serializing the entries, and afterwards
-     * nothing the table does can affect the copy.
+     * A snapshot's view of the slot arrays as they are now, while the table keeps changing. Nothing
+     * is copied up front (a whole copy of a big table took 30-60 ms of the executor here, most of
+     * it the first touch of fresh memory): the view reads the table's own arrays, and the table
+     * copies a chunk of {@link Frozen#CHUNK} slots into the view just before it first writes into
+     * that chunk, as fork's copy-on-write does with pages. A table with a view attached keeps
+     * its arrays' contents for the view; a second freeze first completes the previous view's copy.
      */
     public final Frozen freeze() {
-        return new Frozen(slots.clone(), tags.clone(), slotsB == null ? null : slotsB.clone(),
-                tagsB == null ? null : tagsB.clone(), size());
+        if (frozen != null) frozen.copyAll();
+        frozen = new Frozen(this, slots, tags, slotsB, tagsB, size());
+        return frozen;
+    }
+
+    /** Called before any write into slot i of array s (A or B, of this moment or an earlier one). */
+    private void willWrite(Object[] s, int i) {
+        Frozen f = frozen;
+        if (f != null) f.preserve(s, i);
     }
 
     /**
      * The entries of a table at the moment of {@link #freeze()}, each of which can be taken once:
      * either in slot order by {@link #next()} or out of turn by {@link #take} when it is about to
-     * change. Taken slots are cleared (their tags stay, so probing still walks whole runs).
+     * change. Reads go to the table's arrays, or to the copy of their chunk once the table has
+     * written there; taken slots are marked in a bitmap.
      */
     public static final class Frozen {
+        static final int CHUNK_SHIFT = 12;
+        /** Slots per copied chunk (16 KB of references, 4 KB of tags). */
+        static final int CHUNK = 1 << CHUNK_SHIFT;
+
+        private KeyTable table;
         private final Object[] a;
         private final byte[] ta;
         private final Object[] b;
         private final byte[] tb;
+        private final Object[][] copiesA;
+        private final byte[][] tagCopiesA;
+        private final Object[][] copiesB;
+        private final byte[][] tagCopiesB;
+        /** Taken slots: bit i for slot i of A, bit a.length + i for slot i of B. */
+        private final long[] taken;
         private int cursor;
         private int pending;
 
-        private Frozen(Object[] a, byte[] ta, Object[] b, byte[] tb, int pending) {
+        private Frozen(KeyTable table, Object[] a, byte[] ta, Object[] b, byte[] tb, int pending) {
+            this.table = table;
             this.a = a;
             this.ta = ta;
             this.b = b;
             this.tb = tb;
+            this.copiesA = new Object[chunks(a.length)][];
+            this.tagCopiesA = new byte[copiesA.length][];
+            this.copiesB = b == null ? null : new Object[chunks(b.length)][];
+            this.tagCopiesB = b == null ? null : new byte[copiesB.length][];
+            this.taken = new long[(a.length + (b == null ? 0 : b.length) + 63) >>> 6];
             this.pending = pending;
+        }
+
+        private static int chunks(int slots) {
+            return (slots + CHUNK - 1) >>> CHUNK_SHIFT;
         }
 
         /** Entries not taken yet. */
@@ -404,22 +445,74 @@ public abstract class KeyTable {
             return pending;
         }
 
+        /** The snapshot is over: the table stops copying for it. */
+        public void detach() {
+            if (table != null && table.frozen == this) table.frozen = null;
+            table = null;
+        }
+
+        /** Before the table writes slot i of s: keeps that slot's chunk as it is now. */
+        void preserve(Object[] s, int i) {
+            if (s == a) {
+                int c = i >>> CHUNK_SHIFT;
+                if (copiesA[c] == null) copy(a, ta, copiesA, tagCopiesA, c);
+            } else if (s == b) {
+                int c = i >>> CHUNK_SHIFT;
+                if (copiesB[c] == null) copy(b, tb, copiesB, tagCopiesB, c);
+            }
+        }
+
+        private static void copy(Object[] s, byte[] t, Object[][] copies, byte[][] tagCopies, int c) {
+            int from = c << CHUNK_SHIFT;
+            int to = Math.min(s.length, from + CHUNK);
+            copies[c] = Arrays.copyOfRange(s, from, to);
+            tagCopies[c] = Arrays.copyOfRange(t, from, to);
+        }
+
+        /** Copies every chunk not copied yet: the view then no longer depends on the table. */
+        void copyAll() {
+            for (int c = 0; c < copiesA.length; c++) if (copiesA[c] == null) copy(a, ta, copiesA, tagCopiesA, c);
+            if (b != null) {
+                for (int c = 0; c < copiesB.length; c++) if (copiesB[c] == null) copy(b, tb, copiesB, tagCopiesB, c);
+            }
+            detach();
+        }
+
+        private static Object slot(Object[] s, Object[][] copies, int i) {
+            Object[] c = copies[i >>> CHUNK_SHIFT];
+            return c != null ? c[i & (CHUNK - 1)] : s[i];
+        }
+
+        private static byte tagAt(byte[] t, byte[][] copies, int i) {
+            byte[] c = copies[i >>> CHUNK_SHIFT];
+            return c != null ? c[i & (CHUNK - 1)] : t[i];
+        }
+
+        private boolean isTaken(int bit) {
+            return (taken[bit >>> 6] & (1L << bit)) != 0;
+        }
+
+        private void markTaken(int bit) {
+            taken[bit >>> 6] |= 1L << bit;
+            pending--;
+        }
+
         /** Takes e (whose key hashes to h) if it is still pending; returns whether it was. */
         public boolean take(long h, Object e) {
             if (pending == 0) return false;
-            return take(a, ta, h, e) || (b != null && take(b, tb, h, e));
+            return take(a, ta, copiesA, tagCopiesA, 0, h, e) || (b != null && take(b, tb, copiesB, tagCopiesB, a.length, h, e));
         }
 
-        private boolean take(Object[] s, byte[] t, long h, Object e) {
+        private boolean take(Object[] s, byte[] t, Object[][] copies, byte[][] tagCopies, int base, long h, Object e) {
             int m = s.length - 1;
             byte tg = tag(h);
             int i = (int) h & m;
             while (true) {
-                byte x = t[i];
+                byte x = tagAt(t, tagCopies, i);
                 if (x == 0) return false;
-                if (x == tg && s[i] == e) {
-                    s[i] = null;
-                    pending--;
+                if (x == tg && slot(s, copies, i) == e) {
+                    if (isTaken(base + i)) return false;
+                    markTaken(base + i);
                     return true;
                 }
                 i = (i + 1) & m;
@@ -429,20 +522,10 @@ public abstract class KeyTable {
         /** Takes the next pending entry in slot order; null when none is left. */
         public Object next() {
             while (pending > 0) {
-                Object[] s;
-                int i;
-                if (cursor < a.length) {
-                    s = a;
-                    i = cursor;
-                } else {
-                    s = b;
-                    i = cursor - a.length;
-                }
-                cursor++;
-                Object e = s[i];
-                if (e != null) {
-                    s[i] = null;
-                    pending--;
+                int bit = cursor++;
+                Object e = bit < a.length ? slot(a, copiesA, bit) : slot(b, copiesB, bit - a.length);
+                if (e != null && !isTaken(bit)) {
+                    markTaken(bit);
                     return e;
                 }
             }

@@ -159,7 +159,10 @@ final class Snapshot implements FrozenDb.Capture {
     void detach() {
         if (ended) return;
         Keyspace ks = engine.keyspace();
-        for (FrozenDb f : frozen) for (int i = 0; i < ks.count(); i++) ks.db(i).unfreeze(f);
+        for (FrozenDb f : frozen) {
+            f.detach();
+            for (int i = 0; i < ks.count(); i++) ks.db(i).unfreeze(f);
+        }
     }
 
     /** Abandons the snapshot: the databases no longer report changes to it. */

@@ -120,4 +120,71 @@ class KeyTableTest {
         }
         assertThat(counts.keySet()).hasSize(10);
     }
+
+    /**
+     * A frozen view holds exactly the entries of the moment of freeze(), each given once (taken
+     * out of turn or in slot order), while the table inserts, replaces and removes across chunk
+     * boundaries, grows and shrinks through rehashes, and is frozen again by another snapshot.
+     */
+    @Test
+    void aFrozenViewKeepsTheEntriesOfItsMomentThroughEveryChange() {
+        for (long seed = 1; seed <= 4; seed++) {
+            KeySet table = new KeySet();
+            SplittableRandom rnd = new SplittableRandom(seed);
+            Map<String, byte[]> live = new HashMap<>();
+            for (int i = 0; i < 20_000; i++) put(table, live, "key:" + i);
+            if (seed == 2) for (int i = 20_000; i < 24_600; i++) put(table, live, "key:" + i); // mid-rehash
+            java.util.IdentityHashMap<Object, Boolean> atFreeze = new java.util.IdentityHashMap<>();
+            for (byte[] e : live.values()) atFreeze.put(e, true);
+            KeyTable.Frozen view = table.freeze();
+            java.util.IdentityHashMap<Object, Boolean> given = new java.util.IdentityHashMap<>();
+            KeyTable.Frozen other = null;
+            java.util.IdentityHashMap<Object, Boolean> atSecond = new java.util.IdentityHashMap<>();
+            int next = 24_600;
+            for (int step = 0; step < 60_000; step++) {
+                // growth first, then mostly deletions (a shrink), with replacements throughout
+                int op = rnd.nextInt(10);
+                boolean growing = step < 30_000;
+                if (op < (growing ? 5 : 1)) {
+                    put(table, live, "key:" + next++);
+                } else if (!live.isEmpty()) {
+                    String key = "key:" + rnd.nextInt(next);
+                    byte[] e = live.get(key);
+                    if (e == null) continue;
+                    long h = table.hashOf(e);
+                    // the database reports most changes first (a capture); the view holds either way
+                    if (rnd.nextBoolean() && view.take(h, e)) assertThat(given.put(e, true)).isNull();
+                    if (op < 8) {
+                        assertThat(table.remove(h, e, 0, e.length)).isSameAs(e);
+                        live.remove(key);
+                    } else {
+                        put(table, live, key); // a new entry object for the same key
+                    }
+                }
+                if (rnd.nextInt(4) == 0) {
+                    Object e = view.next();
+                    if (e != null) assertThat(given.put(e, true)).isNull();
+                }
+                if (step == 45_000) { // a second snapshot starts while the first goes on
+                    other = table.freeze();
+                    for (byte[] e : live.values()) atSecond.put(e, true);
+                }
+            }
+            for (Object e; (e = view.next()) != null; ) assertThat(given.put(e, true)).isNull();
+            assertThat(view.pending()).isZero();
+            assertThat(given.keySet()).isEqualTo(atFreeze.keySet());
+            // the second view holds what was live when it was made, and nothing since
+            java.util.IdentityHashMap<Object, Boolean> second = new java.util.IdentityHashMap<>();
+            for (Object e; (e = other.next()) != null; ) assertThat(second.put(e, true)).isNull();
+            assertThat(second.keySet()).isEqualTo(atSecond.keySet());
+            other.detach();
+            view.detach();
+        }
+    }
+
+    private static void put(KeySet table, Map<String, byte[]> live, String key) {
+        byte[] e = k(key);
+        table.put(table.hashOf(e), e, e, 0, e.length);
+        live.put(key, e);
+    }
 }

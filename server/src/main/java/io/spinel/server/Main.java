@@ -202,12 +202,14 @@ public final class Main {
         if (port == 0) return;
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
             s.setSoTimeout(5000);
+            // (SAVE, into the training run's own directory: the first BGSAVE of a server then
+            // finds its classes in the cache too, instead of taking ~0.1 s of the executor)
             s.getOutputStream().write(("PING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"
-                    + "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n")
+                    + "*2\r\n$3\r\nGET\r\n$1\r\nk\r\nSAVE\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n")
                     .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             java.io.InputStream in = s.getInputStream();
             int lines = 0;
-            while (lines < 5) {
+            while (lines < 6) {
                 int c = in.read();
                 if (c < 0) break;
                 if (c == '\n') lines++;

@@ -51,8 +51,11 @@ public final class Main {
         // Netty's event loop and native library take longer to set up than reading the
         // configuration and logging the banner: made meanwhile on a second thread.
         java.util.concurrent.FutureTask<ServerTransport> transport = new java.util.concurrent.FutureTask<>(() -> {
+            io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
             disableLeakDetectionUnlessAsked();
-            return SpinelServer.newStandaloneTransport();
+            ServerTransport t = SpinelServer.newStandaloneTransport();
+            t.warmUpListening();
+            return t;
         });
         Thread preparing = new Thread(transport, "spinel-prepare");
         preparing.setDaemon(true);

@@ -99,6 +99,31 @@ final class NettyTransport implements ServerTransport {
         return listener(b.bind(address));
     }
 
+    /**
+     * Opens and closes a listener on a loopback port the OS picks. Opening the first listener
+     * after a long load took 100-140 ms of the loop here, nearly all of it code running for the
+     * first time; run while the engine is being built, that part overlaps it and the real
+     * listener opens in ~20 ms. Failing changes nothing: the real one reports its own errors.
+     */
+    @Override
+    public void warmUpListening() {
+        loop.execute(() -> {
+            try {
+                ServerBootstrap b = new ServerBootstrap()
+                        .group(group, group)
+                        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                        .option(ChannelOption.SO_REUSEADDR, true)
+                        .childHandler(initializer());
+                b.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
+                        .addListener((io.netty.channel.ChannelFutureListener) f -> {
+                            if (f.isSuccess()) f.channel().close();
+                        });
+            } catch (RuntimeException ignored) {
+                // only a warm-up
+            }
+        });
+    }
+
     @Override
     public Listener listenUnix(String path, int backlog) throws IOException {
         if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");

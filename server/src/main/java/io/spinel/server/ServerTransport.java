@@ -43,6 +43,13 @@ interface ServerTransport {
     /** Listens on a unix domain socket at path (which must not exist). */
     Listener listenUnix(String path, int backlog) throws IOException;
 
+    /**
+     * Queues on the loop, without waiting, a first run of what opening a listener runs (the
+     * standalone server, while it builds its engine): the real listener then opens quickly.
+     */
+    default void warmUpListening() {
+    }
+
     /** Stops the loop once the tasks queued now have run; whenStopped runs after it has. */
     void shutdown(Runnable whenStopped);
 

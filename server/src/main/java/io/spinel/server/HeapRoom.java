@@ -22,7 +22,7 @@ import java.lang.management.ManagementFactory;
  */
 final class HeapRoom {
     /** Free room after a collection while loading: the heap grows to about 5x the live data. */
-    static final int LOADING_MIN_FREE_RATIO = Integer.getInteger("spinel.loadingMinHeapFreeRatio", 80);
+    static final int LOADING_MIN_FREE_RATIO = 80;
 
     /** Smaller loads are over before the heap's sizing matters. */
     static final long LOADING_MIN_BYTES = 4L << 20;

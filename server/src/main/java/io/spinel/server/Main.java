@@ -1,6 +1,8 @@
 package io.spinel.server;
 
 import io.netty.util.ResourceLeakDetector;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
@@ -14,6 +16,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * The redis-server compatible command line: {@code spinel-server [config-file] [--name value ...]}.
@@ -50,8 +54,9 @@ public final class Main {
         }
         // Netty's event loop and native library take longer to set up than reading the
         // configuration and logging the banner: made meanwhile on a second thread.
-        java.util.concurrent.FutureTask<ServerTransport> transport = new java.util.concurrent.FutureTask<>(() -> {
-            io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
+        FutureTask<ServerTransport> transport = new FutureTask<>(() -> {
+            // (java.util.logging is what Netty settles on here after looking for SLF4J and Log4J)
+            InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
             disableLeakDetectionUnlessAsked();
             ServerTransport t = SpinelServer.newStandaloneTransport();
             t.warmUpListening();
@@ -186,10 +191,10 @@ public final class Main {
         }
     }
 
-    private static ServerTransport awaitTransport(java.util.concurrent.FutureTask<ServerTransport> transport) throws Exception {
+    private static ServerTransport awaitTransport(FutureTask<ServerTransport> transport) throws Exception {
         try {
             return transport.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
         }
     }

@@ -2,6 +2,7 @@ package io.spinel.server;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -21,6 +22,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.spinel.core.Engine;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -80,9 +82,14 @@ final class NettyTransport implements ServerTransport {
 
     @Override
     public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds) throws IOException {
+        return listener(tcpBootstrap(inLoop() ? rebindGroup() : group, backlog, keepaliveSeconds).bind(address));
+    }
+
+    /** A TCP listener's bootstrap: accepting on {@code acceptor}, connections served by the loop. */
+    private ServerBootstrap tcpBootstrap(EventLoopGroup acceptor, int backlog, int keepaliveSeconds) {
         Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         ServerBootstrap b = new ServerBootstrap()
-                .group(inLoop() ? rebindGroup() : group, group)
+                .group(acceptor, group)
                 .channel(type)
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -96,7 +103,7 @@ final class NettyTransport implements ServerTransport {
                 b.childOption(EpollChannelOption.TCP_KEEPCNT, 3);
             }
         }
-        return listener(b.bind(address));
+        return b;
     }
 
     /**
@@ -109,13 +116,8 @@ final class NettyTransport implements ServerTransport {
     public void warmUpListening() {
         loop.execute(() -> {
             try {
-                ServerBootstrap b = new ServerBootstrap()
-                        .group(group, group)
-                        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                        .option(ChannelOption.SO_REUSEADDR, true)
-                        .childHandler(initializer());
-                b.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
-                        .addListener((io.netty.channel.ChannelFutureListener) f -> {
+                tcpBootstrap(group, 16, 0).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                        .addListener((ChannelFutureListener) f -> {
                             if (f.isSuccess()) f.channel().close();
                         });
             } catch (RuntimeException ignored) {

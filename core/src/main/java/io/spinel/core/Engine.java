@@ -112,8 +112,13 @@ public final class Engine {
             }
 
             @Override
-            public void load(byte[] code) {
-                io.spinel.core.script.Scripting.loadLibrary(Engine.this, code);
+            public void load(byte[] code, boolean replace) {
+                io.spinel.core.script.Scripting.loadLibrary(Engine.this, code, replace);
+            }
+
+            @Override
+            public void flush() {
+                io.spinel.core.script.Scripting.flushLibraries(Engine.this);
             }
         });
     }

@@ -408,10 +408,25 @@ final class ServerCommands {
             r.status("Value at:0x" + Integer.toHexString(System.identityHashCode(e)) + " refcount:1 encoding:"
                     + Entries.encoding(e) + " serializedlength:" + Entries.memoryUsage(e) + " lru:" + Entries.lru(e)
                     + " lru_seconds_idle:" + ks.idleSeconds(e));
+        } else if (a.is(1, "reload")) {
+            boolean save = true, flush = true, merge = false;
+            for (int j = 2; j < a.count(); j++) {
+                if (a.is(j, "merge")) merge = true;
+                else if (a.is(j, "noflush")) flush = false;
+                else if (a.is(j, "nosave")) save = false;
+                else throw CommandError.err("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            }
+            String err = c.engine.persistence().debugReload(save, flush, merge);
+            if (err != null) throw new CommandError(err);
+            r.ok();
         } else if (a.is(1, "help")) {
             KeyCommands.helpReply(c, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                     "OBJECT <key>",
                     "    Low-level information about the key's value.",
+                    "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+                    "    Write the RDB file, empty the data set and load the file again. NOFLUSH keeps the",
+                    "    data in memory, MERGE lets loaded keys and libraries replace those of the same name,",
+                    "    NOSAVE loads the file as it is on disk.",
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Turn the active expiry cycle off or on.",
                     "SLEEP <seconds>",

@@ -13,9 +13,13 @@ public interface FunctionStore {
     List<byte[]> libraries();
 
     /**
-     * Loads a library from an RDB file or payload.
+     * Loads a library from an RDB file or payload; {@code replace} lets it take the place of a
+     * library of the same name (DEBUG RELOAD MERGE), which otherwise fails the load.
      *
      * @throws RuntimeException with the reason when the code cannot be loaded
      */
-    void load(byte[] code);
+    void load(byte[] code, boolean replace);
+
+    /** Removes every library (DEBUG RELOAD empties them with the data set). */
+    void flush();
 }

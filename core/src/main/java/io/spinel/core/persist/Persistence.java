@@ -223,6 +223,41 @@ public final class Persistence {
         }
     }
 
+    // ---- DEBUG RELOAD ---------------------------------------------------------------------------
+
+    /**
+     * DEBUG RELOAD on the executor: saves the RDB file (unless {@code save} is false), empties the
+     * databases and the function libraries (unless {@code flush} is false), then loads the file
+     * back. With {@code merge}, loaded keys and libraries replace those of the same name; without
+     * it a name already taken fails the load. Returns null, or the error to reply.
+     */
+    public String debugReload(boolean save, boolean flush, boolean merge) {
+        if (save && !saveNow()) return "ERR";
+        if (flush) {
+            engine.beforeFlush(-1);
+            for (int i = 0; i < engine.keyspace().count(); i++) engine.keyspace().db(i).clear();
+            if (functions != null) functions.flush();
+        }
+        Path p = rdbPath();
+        engine.keyspace().setLoading(true);
+        try (InputStream is = Files.newInputStream(p)) {
+            long size = Files.size(p);
+            RdbLoader loader = new RdbLoader(engine, functions, false, merge);
+            RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
+            loading(size, () -> loader.load(in, size, "RDB"));
+            loadKeysLoaded = loader.keysLoaded;
+            loadKeysExpired = loader.keysExpired;
+        } catch (IOException | RuntimeException e) {
+            log.warning("Failed loading the RDB file " + p + " for DEBUG RELOAD: "
+                    + (e instanceof java.io.UncheckedIOException ? e.getCause().getMessage() : e.getMessage()));
+            return "ERR Error trying to load the RDB dump";
+        } finally {
+            engine.keyspace().setLoading(false);
+        }
+        log.warning("DB reloaded by DEBUG RELOAD");
+        return null;
+    }
+
     // ---- SAVE -----------------------------------------------------------------------------------
 
     /** A synchronous save of the RDB file (SAVE, FLUSHALL, shutdown). Returns whether it worked. */

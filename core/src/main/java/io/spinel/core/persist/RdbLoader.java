@@ -21,14 +21,24 @@ final class RdbLoader {
     private final FunctionStore functions;
     /** Loading an AOF base: keys are kept even if expired, since the AOF tail replays onto them. */
     private final boolean aofBase;
+    /**
+     * Keys and libraries loaded take the place of those of the same name (DEBUG RELOAD MERGE,
+     * Redis's RDBFLAGS_ALLOW_DUP); otherwise a name already taken fails the load.
+     */
+    private final boolean replaceExisting;
     long keysLoaded;
     long keysExpired;
 
     RdbLoader(Engine engine, FunctionStore functions, boolean aofBase) {
+        this(engine, functions, aofBase, false);
+    }
+
+    RdbLoader(Engine engine, FunctionStore functions, boolean aofBase, boolean replaceExisting) {
         this.engine = engine;
         this.log = engine.log();
         this.functions = functions;
         this.aofBase = aofBase;
+        this.replaceExisting = replaceExisting;
     }
 
     /**
@@ -50,7 +60,9 @@ final class RdbLoader {
     private final Target tables = new Target() {
         @Override
         public void put(Db db, byte[] key, Object entry) {
-            if (db.putComplete(key, entry) != null) { // the load fails as a whole: no need to undo
+            // a start-up load then fails as a whole; DEBUG RELOAD NOFLUSH keeps the keys it
+            // loaded before this one (where Redis stops the server)
+            if (db.putComplete(key, entry) != null && !replaceExisting) {
                 throw new RdbException("RDB has duplicated key '" + new String(key, StandardCharsets.ISO_8859_1)
                         + "' in DB " + db.id());
             }
@@ -394,7 +406,7 @@ final class RdbLoader {
             return;
         }
         try {
-            functions.load(code);
+            functions.load(code, replaceExisting);
         } catch (RuntimeException e) {
             throw new RdbException("Failed loading library, " + e.getMessage(), e);
         }

@@ -96,16 +96,22 @@ public final class Scripting {
     }
 
     /**
-     * Loads a saved library (RDB or AOF loading, Redis's rdbFunctionLoad: no REPLACE, no time
-     * limit). Throws IllegalStateException with Redis's reason when it cannot be loaded.
+     * Loads a saved library (RDB or AOF loading, Redis's rdbFunctionLoad: no time limit, REPLACE
+     * only for DEBUG RELOAD MERGE). Throws IllegalStateException with Redis's reason when it
+     * cannot be loaded.
      */
-    public static void loadLibrary(Engine engine, byte[] code) {
+    public static void loadLibrary(Engine engine, byte[] code, boolean replace) {
         Functions f = of(engine).functions;
         try {
-            f.create(code, false, f.current, 0);
+            f.create(code, replace, f.current, 0);
         } catch (Functions.LoadError e) {
             throw new IllegalStateException(e.getMessage());
         }
+    }
+
+    /** Removes every function library, as emptying the data set for DEBUG RELOAD does. */
+    public static void flushLibraries(Engine engine) {
+        of(engine).functions.current = new Functions.LibCtx();
     }
 
     static String sha1hex(byte[] body) {

@@ -120,6 +120,61 @@ class RdbBehaviourTest {
         }
     }
 
+    /** DEBUG RELOAD and its options, as integration/rdb and unit/functions use them. */
+    @Test
+    void debugReloadSavesEmptiesAndLoadsBack(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "enable-debug-command", "yes", "save", "");
+             RawClient c = new RawClient(s.port())) {
+            c.call("SET", "s", "v");
+            c.call("SET", "t", "1", "EX", "1000");
+            c.call("HSET", "h", "f", "v");
+            c.call("ZADD", "z", "1.5", "m");
+            c.call("SELECT", "3");
+            c.call("RPUSH", "l", "a", "b");
+            c.call("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 'hi' end)");
+            assertThat(c.callString("DEBUG", "RELOAD")).isEqualTo("+OK\r\n");
+            assertThat(Files.exists(dir.resolve("dump.rdb"))).isTrue();
+            assertThat(c.callString("LRANGE", "l", "0", "-1")).isEqualTo("*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+            assertThat(c.callString("FCALL", "f", "0")).isEqualTo("$2\r\nhi\r\n");
+            assertThat(info(c, "rdb_last_load_keys_loaded")).isEqualTo("5");
+            c.call("SELECT", "0");
+            assertThat(c.callString("DBSIZE")).isEqualTo(":4\r\n");
+            assertThat(c.callString("HGET", "h", "f")).isEqualTo("$1\r\nv\r\n");
+            assertThat(c.callString("ZSCORE", "z", "m")).isEqualTo("$3\r\n1.5\r\n");
+            assertThat(Long.parseLong(c.callString("TTL", "t").trim().substring(1))).isBetween(900L, 1000L);
+
+            // NOSAVE: the file as it is on disk, so what changed since is undone
+            c.call("SET", "s", "changed");
+            c.call("SET", "new", "x");
+            assertThat(c.callString("DEBUG", "RELOAD", "NOSAVE")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("GET", "s")).isEqualTo("$1\r\nv\r\n");
+            assertThat(c.callString("EXISTS", "new")).isEqualTo(":0\r\n");
+
+            // NOFLUSH without MERGE: the library saved in the file is already loaded (it comes
+            // before the keys, so nothing else was loaded either)
+            c.call("SET", "s", "changed");
+            assertThat(c.callString("DEBUG", "RELOAD", "NOSAVE", "NOFLUSH"))
+                    .isEqualTo("-ERR Error trying to load the RDB dump\r\n");
+            assertThat(c.callString("GET", "s")).isEqualTo("$7\r\nchanged\r\n");
+            // with MERGE, loaded keys and libraries replace those of the same name, the others stay
+            c.call("SET", "new", "x");
+            assertThat(c.callString("DEBUG", "RELOAD", "NOSAVE", "NOFLUSH", "MERGE")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("GET", "s")).isEqualTo("$1\r\nv\r\n");
+            assertThat(c.callString("GET", "new")).isEqualTo("$1\r\nx\r\n");
+            assertThat(c.callString("FCALL", "f", "0")).isEqualTo("$2\r\nhi\r\n");
+
+            assertThat(c.callString("DEBUG", "RELOAD", "FAST"))
+                    .isEqualTo("-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n");
+            // a file that cannot be loaded: an error, and the server goes on
+            Files.write(dir.resolve("dump.rdb"), "NOTREDIS0010".getBytes());
+            assertThat(c.callString("DEBUG", "RELOAD", "NOSAVE", "NOFLUSH", "MERGE"))
+                    .isEqualTo("-ERR Error trying to load the RDB dump\r\n");
+            assertThat(c.callString("GET", "new")).isEqualTo("$1\r\nx\r\n");
+            assertThat(c.callString("DEBUG", "RELOAD")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("GET", "new")).isEqualTo("$1\r\nx\r\n");
+        }
+    }
+
     @Test
     void loadStatisticsCountLoadedAndExpiredKeys(@TempDir Path dir) throws Exception {
         try (SpinelServer s = spinel(dir, "enable-debug-command", "yes"); RawClient c = new RawClient(s.port())) {

@@ -408,6 +408,15 @@ final class ServerCommands {
             r.status("Value at:0x" + Integer.toHexString(System.identityHashCode(e)) + " refcount:1 encoding:"
                     + Entries.encoding(e) + " serializedlength:" + Entries.memoryUsage(e) + " lru:" + Entries.lru(e)
                     + " lru_seconds_idle:" + ks.idleSeconds(e));
+        } else if (a.is(1, "digest") && a.count() == 2) {
+            r.status(DebugDigest.hex(new DebugDigest().ofDataSet(c.engine.keyspace)));
+        } else if (a.is(1, "digest-value")) {
+            // the stored values as they are: a logically expired key still counts, as in Redis
+            DebugDigest digest = new DebugDigest();
+            r.arrayHeader(a.count() - 2);
+            for (int j = 2; j < a.count(); j++) {
+                r.status(DebugDigest.hex(digest.ofValue(c.db().find(a.buf(j), a.off(j), a.len(j)))));
+            }
         } else if (a.is(1, "reload")) {
             boolean save = true, flush = true, merge = false;
             for (int j = 2; j < a.count(); j++) {
@@ -421,6 +430,10 @@ final class ServerCommands {
             r.ok();
         } else if (a.is(1, "help")) {
             KeyCommands.helpReply(c, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "DIGEST",
+                    "    A fingerprint of the whole data set (40 hex digits, all zeros when empty).",
+                    "DIGEST-VALUE <key> [<key> ...]",
+                    "    A fingerprint of each key's value.",
                     "OBJECT <key>",
                     "    Low-level information about the key's value.",
                     "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",

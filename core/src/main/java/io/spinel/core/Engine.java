@@ -883,6 +883,20 @@ public final class Engine {
     private static final byte[][] MULTI = {Bytes.ascii("MULTI")};
     private static final byte[][] EXEC = {Bytes.ascii("EXEC")};
 
+    /**
+     * Runs task with no propagation listener attached: what it runs changes memory only (DEBUG
+     * LOADAOF replays the AOF, which must not be written to the AOF again).
+     */
+    public void withoutPropagation(Runnable task) {
+        ArrayList<PropagationListener> attached = new ArrayList<>(propagationListeners);
+        propagationListeners.clear();
+        try {
+            task.run();
+        } finally {
+            propagationListeners.addAll(attached);
+        }
+    }
+
     /** Whether any listener receives propagated commands (see {@link Client#propagates()}). */
     public boolean propagates() {
         return !propagationListeners.isEmpty();

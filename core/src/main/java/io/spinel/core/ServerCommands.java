@@ -417,6 +417,12 @@ final class ServerCommands {
             for (int j = 2; j < a.count(); j++) {
                 r.status(DebugDigest.hex(digest.ofValue(c.db().find(a.buf(j), a.off(j), a.len(j)))));
             }
+        } else if (a.is(1, "protocol") && a.count() == 3) {
+            debugProtocol(c, a.string(2).toLowerCase(java.util.Locale.ROOT));
+        } else if (a.is(1, "loadaof") && a.count() == 2) {
+            String err = c.engine.persistence().debugLoadAof();
+            if (err != null) throw new CommandError(err);
+            r.ok();
         } else if (a.is(1, "reload")) {
             boolean save = true, flush = true, merge = false;
             for (int j = 2; j < a.count(); j++) {
@@ -434,6 +440,11 @@ final class ServerCommands {
                     "    A fingerprint of the whole data set (40 hex digits, all zeros when empty).",
                     "DIGEST-VALUE <key> [<key> ...]",
                     "    A fingerprint of each key's value.",
+                    "PROTOCOL <type>",
+                    "    A reply of that RESP3 type: string, integer, double, bignum, null, array, set, map,",
+                    "    attrib, push, verbatim, true or false.",
+                    "LOADAOF",
+                    "    Write the AOF buffer to disk, empty the data set and replay the AOF files.",
                     "OBJECT <key>",
                     "    Low-level information about the key's value.",
                     "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
@@ -447,6 +458,57 @@ final class ServerCommands {
         } else {
             throw CommandError.err("unknown subcommand or wrong number of arguments for '" + a.string(1)
                     + "'. Try DEBUG HELP.");
+        }
+    }
+
+    /** DEBUG PROTOCOL: one reply of each RESP3 type (and what RESP2 makes of it), for client tests. */
+    private static void debugProtocol(Client c, String name) {
+        Reply r = c.reply();
+        boolean resp3 = r.protocol() == 3;
+        switch (name) {
+            case "string" -> r.bulk("Hello World");
+            case "integer" -> r.integer(12345);
+            case "double" -> r.dbl(3.141);
+            case "bignum" -> {
+                if (resp3) r.raw(Bytes.ascii("(1234567999999999999999999999999999999\r\n"));
+                else r.bulk("1234567999999999999999999999999999999");
+            }
+            case "null" -> r.nullBulk();
+            case "array", "set", "map" -> {
+                if (name.equals("array")) r.arrayHeader(3);
+                else if (name.equals("set")) r.setHeader(3);
+                else r.mapHeader(3);
+                for (int j = 0; j < 3; j++) {
+                    r.integer(j);
+                    if (name.equals("map")) r.bool(j == 1);
+                }
+            }
+            case "attrib" -> {
+                // an attribute is not a reply by itself: a real one follows it
+                if (resp3) {
+                    r.raw(Bytes.ascii("|1\r\n"));
+                    r.bulk("key-popularity");
+                    r.arrayHeader(2);
+                    r.bulk("key:123");
+                    r.integer(90);
+                }
+                r.bulk("Some real reply following the attribute");
+            }
+            case "push" -> {
+                if (!resp3) throw CommandError.err("RESP2 is not supported by this command");
+                r.beginPush();
+                r.pushHeader(2);
+                r.bulk("server-cpu-usage");
+                r.integer(42);
+                r.endPush();
+                // a push is not the command's reply: a real one follows it
+                r.bulk("Some real reply following the push reply");
+            }
+            case "true" -> r.bool(true);
+            case "false" -> r.bool(false);
+            case "verbatim" -> r.verbatim("This is a verbatim\nstring", "txt");
+            default -> throw CommandError.err("Wrong protocol type name. Please use one of the following: "
+                    + "string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
         }
     }
 

@@ -24,6 +24,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Connection-level behaviour: limits, protected mode, authentication, idle timeout, unix sockets. */
 class ServerBehaviourTest {
+    /**
+     * DEBUG PROTOCOL attrib and push answer two replies in RESP3 (the attribute or push, then a
+     * real reply), which the differential scripts cannot pair with commands: Redis 7.0's bytes.
+     */
+    @Test
+    void debugProtocolAttributeAndPushInResp3() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("enable-debug-command", "yes").start();
+             RawClient c = new RawClient(s.port())) {
+            c.call("HELLO", "3");
+            assertThat(c.callString("DEBUG", "PROTOCOL", "attrib"))
+                    .isEqualTo("|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.UTF_8))
+                    .isEqualTo("$39\r\nSome real reply following the attribute\r\n");
+            assertThat(c.callString("DEBUG", "PROTOCOL", "push"))
+                    .isEqualTo(">2\r\n$16\r\nserver-cpu-usage\r\n:42\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.UTF_8))
+                    .isEqualTo("$40\r\nSome real reply following the push reply\r\n");
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+            c.call("HELLO", "2");
+            assertThat(c.callString("DEBUG", "PROTOCOL", "attrib"))
+                    .isEqualTo("$39\r\nSome real reply following the attribute\r\n");
+            assertThat(c.callString("DEBUG", "PROTOCOL", "push"))
+                    .isEqualTo("-ERR RESP2 is not supported by this command\r\n");
+        }
+    }
+
 
     @Test
     void maxclientsRefusesTheConnectionOverTheLimit() throws Exception {

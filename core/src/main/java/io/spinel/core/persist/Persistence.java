@@ -233,11 +233,7 @@ public final class Persistence {
      */
     public String debugReload(boolean save, boolean flush, boolean merge) {
         if (save && !saveNow()) return "ERR";
-        if (flush) {
-            engine.beforeFlush(-1);
-            for (int i = 0; i < engine.keyspace().count(); i++) engine.keyspace().db(i).clear();
-            if (functions != null) functions.flush();
-        }
+        if (flush) emptyDataSet();
         Path p = rdbPath();
         engine.keyspace().setLoading(true);
         try (InputStream is = Files.newInputStream(p)) {
@@ -256,6 +252,37 @@ public final class Persistence {
         }
         log.warning("DB reloaded by DEBUG RELOAD");
         return null;
+    }
+
+    /**
+     * DEBUG LOADAOF: writes and syncs what the AOF buffer holds, empties the data set and the
+     * function libraries, and replays the AOF files into memory (not into the AOF again). Returns
+     * null, or the error to reply. Redis exits when there is no AOF to load or it cannot be
+     * loaded; Spinel refuses without an AOF and reports a failed load.
+     */
+    public String debugLoadAof() {
+        if (!aof.enabled()) return "ERR DEBUG LOADAOF needs appendonly yes";
+        aof.flush(true);
+        emptyDataSet();
+        engine.keyspace().setLoading(true);
+        try {
+            engine.withoutPropagation(aof::load);
+        } catch (RuntimeException e) {
+            log.warning("Failed loading the AOF for DEBUG LOADAOF: " + e.getMessage());
+            return "ERR Error trying to load the AOF files";
+        } finally {
+            engine.keyspace().setLoading(false);
+        }
+        engine.dirty = 0;
+        log.warning("Append Only File loaded by DEBUG LOADAOF");
+        return null;
+    }
+
+    /** Empties every database and the function libraries (Redis's emptyData, for DEBUG). */
+    private void emptyDataSet() {
+        engine.beforeFlush(-1);
+        for (int i = 0; i < engine.keyspace().count(); i++) engine.keyspace().db(i).clear();
+        if (functions != null) functions.flush();
     }
 
     // ---- SAVE -----------------------------------------------------------------------------------

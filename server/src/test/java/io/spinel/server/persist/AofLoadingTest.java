@@ -40,6 +40,43 @@ class AofLoadingTest {
         return c.callString("GET", key);
     }
 
+    /** DEBUG LOADAOF replays the AOF into memory only: the files do not grow by what it replays. */
+    @Test
+    void debugLoadAofReplaysTheFilesIntoMemory(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "appendonly", "yes", "appendfsync", "always", "enable-debug-command", "yes");
+             RawClient c = new RawClient(s.port())) {
+            c.call("SET", "k", "1");
+            c.call("INCR", "k");
+            c.call("RPUSH", "l", "a", "b");
+            c.call("SET", "t", "v", "EX", "1000");
+            c.call("SELECT", "2");
+            c.call("HSET", "h", "f", "v");
+            c.call("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 'hi' end)");
+            Path incr = dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof");
+            long size = Files.size(incr);
+            String digest = c.callString("DEBUG", "DIGEST");
+            assertThat(digest).doesNotStartWith("+000000");
+            assertThat(c.callString("DEBUG", "LOADAOF")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("DEBUG", "DIGEST")).isEqualTo(digest);
+            assertThat(c.callString("HGET", "h", "f")).isEqualTo("$1\r\nv\r\n");
+            assertThat(c.callString("FCALL", "f", "0")).isEqualTo("$2\r\nhi\r\n");
+            assertThat(Files.size(incr)).isEqualTo(size);
+            // what was written after it is replayed the next time, once
+            c.call("SELECT", "0");
+            c.call("INCR", "k");
+            assertThat(c.callString("DEBUG", "LOADAOF")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\n3\r\n");
+            assertThat(c.callString("LRANGE", "l", "0", "-1")).isEqualTo("*2\r\n$1\r\na\r\n$1\r\nb\r\n");
+            assertThat(Long.parseLong(c.callString("TTL", "t").trim().substring(1))).isBetween(900L, 1000L);
+        }
+        try (SpinelServer s = spinel(dir, "appendonly", "no", "enable-debug-command", "yes");
+             RawClient c = new RawClient(s.port())) {
+            c.call("SET", "k", "1");
+            assertThat(c.callString("DEBUG", "LOADAOF")).isEqualTo("-ERR DEBUG LOADAOF needs appendonly yes\r\n");
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\n1\r\n");
+        }
+    }
+
     @Test
     void unfinishedMultiIsRevertedWhenLoadTruncatedIsOn(@TempDir Path dir) throws Exception {
         Path d = aofDir(dir, MANIFEST, resp("SET", "foo", "hello"), resp("MULTI") + resp("SET", "foo", "changed"));

@@ -221,6 +221,11 @@ final class Aof implements Engine.PropagationListener {
     // ---- start and stop -------------------------------------------------------------------------
 
     /** Loads the AOF at start-up (appendonly yes); true if there was one. */
+    /** Whether an AOF directory with a manifest is there to load (DEBUG LOADAOF with appendonly no). */
+    boolean hasManifest() {
+        return Files.exists(dir().resolve(fileName() + ".manifest"));
+    }
+
     boolean load() {
         Path dir = dir();
         Path manifestPath = dir.resolve(fileName() + ".manifest");

@@ -256,13 +256,14 @@ public final class Persistence {
 
     /**
      * DEBUG LOADAOF: writes and syncs what the AOF buffer holds, empties the data set and the
-     * function libraries, and replays the AOF files into memory (not into the AOF again). Returns
-     * null, or the error to reply. Redis exits when there is no AOF to load or it cannot be
-     * loaded; Spinel refuses without an AOF and reports a failed load.
+     * function libraries, and replays the AOF files into memory (not into the AOF again); with
+     * appendonly no, the files a BGREWRITEAOF wrote. Returns null, or the error to reply. Redis
+     * exits when there is no AOF to load or it cannot be loaded; Spinel refuses without AOF
+     * files and reports a failed load.
      */
     public String debugLoadAof() {
-        if (!aof.enabled()) return "ERR DEBUG LOADAOF needs appendonly yes";
-        aof.flush(true);
+        if (aof.enabled()) aof.flush(true);
+        else if (!aof.hasManifest()) return "ERR No AOF files to load";
         emptyDataSet();
         engine.keyspace().setLoading(true);
         try {

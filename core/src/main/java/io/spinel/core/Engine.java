@@ -1123,6 +1123,12 @@ public final class Engine {
     private final String runId = io.spinel.core.util.Entropy.hex(40);
     private long usedMemoryPeak;
     boolean activeExpireEnabled = true;
+    /** DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call commands flagged noscript (a test hook). */
+    boolean scriptDenyDisabled;
+
+    public boolean scriptDenyDisabled() {
+        return scriptDenyDisabled;
+    }
     private long expireCycleNanos;
 
     /**

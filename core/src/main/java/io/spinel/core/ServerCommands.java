@@ -398,6 +398,9 @@ final class ServerCommands {
                 }
             }
             r.ok();
+        } else if (a.is(1, "set-disable-deny-scripts") && a.count() == 3) {
+            c.engine.scriptDenyDisabled = c.argLong(2) != 0;
+            r.ok();
         } else if (a.is(1, "set-active-expire") && a.count() == 3) {
             c.engine.activeExpireEnabled = c.argLong(2) != 0;
             r.ok();
@@ -451,6 +454,8 @@ final class ServerCommands {
                     "    Write the RDB file, empty the data set and load the file again. NOFLUSH keeps the",
                     "    data in memory, MERGE lets loaded keys and libraries replace those of the same name,",
                     "    NOSAVE loads the file as it is on disk.",
+                    "SET-DISABLE-DENY-SCRIPTS <0|1>",
+                    "    Let scripts call commands that are not allowed in scripts (for tests).",
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Turn the active expiry cycle off or on.",
                     "SLEEP <seconds>",

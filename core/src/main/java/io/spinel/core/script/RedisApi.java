@@ -189,7 +189,9 @@ final class RedisApi {
     static String check(Scripting s, RunContext ctx, Command cmd, int argc) {
         if (cmd == null) return "Unknown Redis command called from script";
         if (!cmd.arityOk(argc)) return "Wrong number of args calling Redis command from script";
-        if (cmd.has(CommandFlags.NOSCRIPT)) return "This Redis command is not allowed from script";
+        if (cmd.has(CommandFlags.NOSCRIPT) && !s.engine.scriptDenyDisabled()) {
+            return "This Redis command is not allowed from script";
+        }
         int flags = cmd.flags(ctx.client);
         if (ctx.readOnly && ((flags & CommandFlags.WRITE) != 0 || mayReplicate(cmd))) {
             return "Write commands are not allowed from read-only scripts.";

@@ -897,6 +897,11 @@ public final class Engine {
         }
     }
 
+    /** Whether scripts may call commands flagged noscript (DEBUG SET-DISABLE-DENY-SCRIPTS). */
+    public boolean scriptDenyDisabled() {
+        return scriptDenyDisabled;
+    }
+
     /** Whether any listener receives propagated commands (see {@link Client#propagates()}). */
     public boolean propagates() {
         return !propagationListeners.isEmpty();
@@ -1125,10 +1130,6 @@ public final class Engine {
     boolean activeExpireEnabled = true;
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call commands flagged noscript (a test hook). */
     boolean scriptDenyDisabled;
-
-    public boolean scriptDenyDisabled() {
-        return scriptDenyDisabled;
-    }
     private long expireCycleNanos;
 
     /**

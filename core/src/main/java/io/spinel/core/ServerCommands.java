@@ -479,13 +479,19 @@ final class ServerCommands {
                 else r.bulk("1234567999999999999999999999999999999");
             }
             case "null" -> r.nullBulk();
-            case "array", "set", "map" -> {
-                if (name.equals("array")) r.arrayHeader(3);
-                else if (name.equals("set")) r.setHeader(3);
-                else r.mapHeader(3);
+            case "array" -> {
+                r.arrayHeader(3);
+                for (int j = 0; j < 3; j++) r.integer(j);
+            }
+            case "set" -> {
+                r.setHeader(3);
+                for (int j = 0; j < 3; j++) r.integer(j);
+            }
+            case "map" -> {
+                r.mapHeader(3);
                 for (int j = 0; j < 3; j++) {
                     r.integer(j);
-                    if (name.equals("map")) r.bool(j == 1);
+                    r.bool(j == 1);
                 }
             }
             case "attrib" -> {

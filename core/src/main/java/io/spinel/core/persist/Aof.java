@@ -220,15 +220,19 @@ final class Aof implements Engine.PropagationListener {
 
     // ---- start and stop -------------------------------------------------------------------------
 
-    /** Loads the AOF at start-up (appendonly yes); true if there was one. */
-    /** Whether an AOF directory with a manifest is there to load (DEBUG LOADAOF with appendonly no). */
-    boolean hasManifest() {
-        return Files.exists(dir().resolve(fileName() + ".manifest"));
+    private Path manifestPath() {
+        return dir().resolve(fileName() + ".manifest");
     }
 
+    /** Whether an AOF directory with a manifest is there to load (DEBUG LOADAOF with appendonly no). */
+    boolean hasManifest() {
+        return Files.exists(manifestPath());
+    }
+
+    /** Loads the AOF at start-up (appendonly yes) or for DEBUG LOADAOF; true if there was one. */
     boolean load() {
         Path dir = dir();
-        Path manifestPath = dir.resolve(fileName() + ".manifest");
+        Path manifestPath = manifestPath();
         if (Files.isDirectory(dir) && Files.exists(manifestPath)) manifest = AofManifest.parse(manifestPath);
         upgradeIfNeeded(dir);
         if (manifest.isEmpty()) return false;

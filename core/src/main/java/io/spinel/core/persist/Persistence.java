@@ -206,12 +206,8 @@ public final class Persistence {
         } catch (IOException e) {
             throw new PersistenceException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
         }
-        try (InputStream is = Files.newInputStream(p)) {
-            RdbLoader loader = new RdbLoader(engine, functions, false);
-            RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
-            loading(size, () -> loader.load(in, size, "RDB"));
-            loadKeysLoaded = loader.keysLoaded;
-            loadKeysExpired = loader.keysExpired;
+        try {
+            loadRdb(p, size, false);
             log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - t0) / 1e9));
         } catch (RdbException e) {
             throw new PersistenceException("Error loading the RDB file " + p + ", not starting with a partial data set: "
@@ -236,13 +232,8 @@ public final class Persistence {
         if (flush) emptyDataSet();
         Path p = rdbPath();
         engine.keyspace().setLoading(true);
-        try (InputStream is = Files.newInputStream(p)) {
-            long size = Files.size(p);
-            RdbLoader loader = new RdbLoader(engine, functions, false, merge);
-            RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
-            loading(size, () -> loader.load(in, size, "RDB"));
-            loadKeysLoaded = loader.keysLoaded;
-            loadKeysExpired = loader.keysExpired;
+        try {
+            loadRdb(p, Files.size(p), merge);
         } catch (IOException | RuntimeException e) {
             log.warning("Failed loading the RDB file " + p + " for DEBUG RELOAD: "
                     + (e instanceof java.io.UncheckedIOException ? e.getCause().getMessage() : e.getMessage()));
@@ -277,6 +268,21 @@ public final class Persistence {
         engine.dirty = 0;
         log.warning("Append Only File loaded by DEBUG LOADAOF");
         return null;
+    }
+
+    /**
+     * Loads the RDB file p of that size into the keyspace (start-up and DEBUG RELOAD) and keeps
+     * its counts for INFO; {@code replaceExisting} lets its keys and libraries replace those of
+     * the same name.
+     */
+    private void loadRdb(Path p, long size, boolean replaceExisting) throws IOException {
+        try (InputStream is = Files.newInputStream(p)) {
+            RdbLoader loader = new RdbLoader(engine, functions, false, replaceExisting);
+            RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
+            loading(size, () -> loader.load(in, size, "RDB"));
+            loadKeysLoaded = loader.keysLoaded;
+            loadKeysExpired = loader.keysExpired;
+        }
     }
 
     /** Empties every database and the function libraries (Redis's emptyData, for DEBUG). */

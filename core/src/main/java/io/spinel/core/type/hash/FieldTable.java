@@ -2,6 +2,7 @@ package io.spinel.core.type.hash;
 
 import io.spinel.core.keyspace.KeyHash;
 import io.spinel.core.keyspace.KeyTable;
+import io.spinel.core.util.PackedStrings;
 
 import java.util.Arrays;
 
@@ -16,16 +17,16 @@ final class FieldTable extends KeyTable {
     private long entryHeap;
 
     static int fieldOffset(byte[] e) {
-        return Packed.prefixSize(Packed.readLength(e, 0));
+        return PackedStrings.prefixSize(PackedStrings.readLength(e, 0));
     }
 
     static int fieldLength(byte[] e) {
-        return Packed.readLength(e, 0);
+        return PackedStrings.readLength(e, 0);
     }
 
     static int valueOffset(byte[] e) {
-        int fl = Packed.readLength(e, 0);
-        return Packed.prefixSize(fl) + fl;
+        int fl = PackedStrings.readLength(e, 0);
+        return PackedStrings.prefixSize(fl) + fl;
     }
 
     static int valueLength(byte[] e) {
@@ -33,8 +34,8 @@ final class FieldTable extends KeyTable {
     }
 
     static byte[] entry(byte[] f, int fo, int fl, byte[] v, int vo, int vl) {
-        byte[] e = new byte[Packed.storedSize(fl) + vl];
-        int p = Packed.writeString(e, 0, f, fo, fl);
+        byte[] e = new byte[PackedStrings.storedSize(fl) + vl];
+        int p = PackedStrings.writeString(e, 0, f, fo, fl);
         System.arraycopy(v, vo, e, p, vl);
         return e;
     }
@@ -42,17 +43,17 @@ final class FieldTable extends KeyTable {
     @Override
     protected boolean matches(Object o, byte[] k, int off, int len) {
         byte[] e = (byte[]) o;
-        int fl = Packed.readLength(e, 0);
+        int fl = PackedStrings.readLength(e, 0);
         if (fl != len) return false;
-        int p = Packed.prefixSize(fl);
+        int p = PackedStrings.prefixSize(fl);
         return Arrays.equals(e, p, p + fl, k, off, off + len);
     }
 
     @Override
     protected long hashOf(Object o) {
         byte[] e = (byte[]) o;
-        int fl = Packed.readLength(e, 0);
-        return KeyHash.of(e, Packed.prefixSize(fl), fl);
+        int fl = PackedStrings.readLength(e, 0);
+        return KeyHash.of(e, PackedStrings.prefixSize(fl), fl);
     }
 
     byte[] find(byte[] f, int off, int len) {
@@ -66,19 +67,19 @@ final class FieldTable extends KeyTable {
 
     /** Stores a whole entry array (not copied); returns true if its field is new. */
     boolean add(byte[] e) {
-        int fl = Packed.readLength(e, 0);
-        int fo = Packed.prefixSize(fl);
+        int fl = PackedStrings.readLength(e, 0);
+        int fo = PackedStrings.prefixSize(fl);
         byte[] old = (byte[]) put(KeyHash.of(e, fo, fl), e, e, fo, fl);
-        entryHeap += Packed.arrayHeap(e.length);
+        entryHeap += PackedStrings.arrayHeap(e.length);
         if (old == null) return true;
-        entryHeap -= Packed.arrayHeap(old.length);
+        entryHeap -= PackedStrings.arrayHeap(old.length);
         return false;
     }
 
     boolean delete(byte[] f, int off, int len) {
         byte[] old = (byte[]) remove(KeyHash.of(f, off, len), f, off, len);
         if (old == null) return false;
-        entryHeap -= Packed.arrayHeap(old.length);
+        entryHeap -= PackedStrings.arrayHeap(old.length);
         return true;
     }
 

@@ -15,6 +15,7 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Glob;
 import io.spinel.core.util.LongDouble;
+import io.spinel.core.util.PackedStrings;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -106,7 +107,7 @@ public final class HashCommands {
         EncodingConfig enc = c.engine().encodings();
         if (h.isListpack() && (a.count() - 2) / 2 + h.length() <= enc.hashMaxListpackEntries) {
             long bytes = 0;
-            for (int i = 2; i < a.count(); i++) bytes += Packed.storedSize(a.len(i));
+            for (int i = 2; i < a.count(); i++) bytes += PackedStrings.storedSize(a.len(i));
             h.reserve(bytes); // one allocation for all the new pairs instead of one per pair
         }
         long created = 0;
@@ -445,7 +446,7 @@ public final class HashCommands {
 
     private static boolean fieldMatches(byte[] lp, int p, byte[] pat) {
         if (pat == null) return true;
-        int fl = Packed.readLength(lp, p);
-        return Glob.match(pat, 0, pat.length, lp, p + Packed.prefixSize(fl), fl, false);
+        int fl = PackedStrings.readLength(lp, p);
+        return Glob.match(pat, 0, pat.length, lp, p + PackedStrings.prefixSize(fl), fl, false);
     }
 }

@@ -3,6 +3,7 @@ package io.spinel.core.type.hash;
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.PackedStrings;
 
 import java.util.Arrays;
 import java.util.function.Consumer;
@@ -11,7 +12,7 @@ import java.util.function.Consumer;
  * A hash value in one of Redis's two encodings:
  *
  * <ul>
- *   <li><b>listpack</b>: every field and value, length-prefixed (see {@link Packed}), alternating
+ *   <li><b>listpack</b>: every field and value, length-prefixed (see {@link PackedStrings}), alternating
  *       in one byte array in insertion order, as Redis's listpack keeps them. Lookups scan it,
  *       which is what Redis does too and is fast at the sizes the thresholds allow.</li>
  *   <li><b>hashtable</b>: a {@link FieldTable}, used once the hash has more fields than
@@ -70,7 +71,7 @@ public final class HashValue implements Value {
     @Override
     public long memoryUsage() {
         long self = 32;
-        return table == null ? self + Packed.arrayHeap(lp.length) : self + table.heapSize();
+        return table == null ? self + PackedStrings.arrayHeap(lp.length) : self + table.heapSize();
     }
 
     @Override
@@ -93,20 +94,20 @@ public final class HashValue implements Value {
         byte[] b = lp;
         int p = 0, end = lpUsed;
         while (p < end) {
-            int fl = Packed.readLength(b, p);
-            int fd = p + Packed.prefixSize(fl);
+            int fl = PackedStrings.readLength(b, p);
+            int fd = p + PackedStrings.prefixSize(fl);
             int vp = fd + fl;
             if (fl == len && Arrays.equals(b, fd, vp, f, off, off + len)) return p;
-            int vl = Packed.readLength(b, vp);
-            p = vp + Packed.prefixSize(vl) + vl;
+            int vl = PackedStrings.readLength(b, vp);
+            p = vp + PackedStrings.prefixSize(vl) + vl;
         }
         return -1;
     }
 
     /** Position of the value entry that follows the field entry at p. */
     private int lpValueAt(int p) {
-        int fl = Packed.readLength(lp, p);
-        return p + Packed.prefixSize(fl) + fl;
+        int fl = PackedStrings.readLength(lp, p);
+        return p + PackedStrings.prefixSize(fl) + fl;
     }
 
     public boolean exists(byte[] f, int off, int len) {
@@ -119,8 +120,8 @@ public final class HashValue implements Value {
             int p = lpFind(f, off, len);
             if (p < 0) return false;
             int vp = lpValueAt(p);
-            int vl = Packed.readLength(lp, vp);
-            r.bulk(lp, vp + Packed.prefixSize(vl), vl);
+            int vl = PackedStrings.readLength(lp, vp);
+            r.bulk(lp, vp + PackedStrings.prefixSize(vl), vl);
             return true;
         }
         byte[] e = table.find(f, off, len);
@@ -136,8 +137,8 @@ public final class HashValue implements Value {
             int p = lpFind(f, off, len);
             if (p < 0) return null;
             int vp = lpValueAt(p);
-            int vl = Packed.readLength(lp, vp);
-            int vo = vp + Packed.prefixSize(vl);
+            int vl = PackedStrings.readLength(lp, vp);
+            int vo = vp + PackedStrings.prefixSize(vl);
             return Arrays.copyOfRange(lp, vo, vo + vl);
         }
         byte[] e = table.find(f, off, len);
@@ -148,7 +149,7 @@ public final class HashValue implements Value {
     public int valueLength(byte[] f, int off, int len) {
         if (table == null) {
             int p = lpFind(f, off, len);
-            return p < 0 ? 0 : Packed.readLength(lp, lpValueAt(p));
+            return p < 0 ? 0 : PackedStrings.readLength(lp, lpValueAt(p));
         }
         byte[] e = table.find(f, off, len);
         return e == null ? 0 : FieldTable.valueLength(e);
@@ -164,23 +165,23 @@ public final class HashValue implements Value {
      */
     public boolean set(byte[] f, int fo, int fl, byte[] v, int vo, int vl, int maxEntries, int maxValue) {
         if (table == null && (fl > maxValue || vl > maxValue
-                || (long) lpUsed + Packed.storedSize(fl) + Packed.storedSize(vl) > LISTPACK_SAFETY_LIMIT)) {
+                || (long) lpUsed + PackedStrings.storedSize(fl) + PackedStrings.storedSize(vl) > LISTPACK_SAFETY_LIMIT)) {
             convert();
         }
         if (table != null) return table.set(f, fo, fl, v, vo, vl);
         int p = lpFind(f, fo, fl);
         if (p >= 0) {
             int vp = lpValueAt(p);
-            int oldSize = Packed.storedSize(Packed.readLength(lp, vp));
-            int newSize = Packed.storedSize(vl);
+            int oldSize = PackedStrings.storedSize(PackedStrings.readLength(lp, vp));
+            int newSize = PackedStrings.storedSize(vl);
             splice(vp, oldSize, newSize);
-            Packed.writeString(lp, vp, v, vo, vl);
+            PackedStrings.writeString(lp, vp, v, vo, vl);
             return false;
         }
-        int need = Packed.storedSize(fl) + Packed.storedSize(vl);
+        int need = PackedStrings.storedSize(fl) + PackedStrings.storedSize(vl);
         ensureCapacity(lpUsed + need);
-        int q = Packed.writeString(lp, lpUsed, f, fo, fl);
-        lpUsed = Packed.writeString(lp, q, v, vo, vl);
+        int q = PackedStrings.writeString(lp, lpUsed, f, fo, fl);
+        lpUsed = PackedStrings.writeString(lp, q, v, vo, vl);
         lpPairs++;
         if (lpPairs > maxEntries) convert();
         return true;
@@ -192,8 +193,8 @@ public final class HashValue implements Value {
         int p = lpFind(f, off, len);
         if (p < 0) return false;
         int vp = lpValueAt(p);
-        int vl = Packed.readLength(lp, vp);
-        int end = vp + Packed.storedSize(vl);
+        int vl = PackedStrings.readLength(lp, vp);
+        int end = vp + PackedStrings.storedSize(vl);
         splice(p, end - p, 0);
         lpPairs--;
         return true;
@@ -227,11 +228,11 @@ public final class HashValue implements Value {
         FieldTable t = new FieldTable();
         int p = 0;
         while (p < lpUsed) {
-            int fl = Packed.readLength(lp, p);
-            int fo = p + Packed.prefixSize(fl);
+            int fl = PackedStrings.readLength(lp, p);
+            int fo = p + PackedStrings.prefixSize(fl);
             int vp = fo + fl;
-            int vl = Packed.readLength(lp, vp);
-            int vo = vp + Packed.prefixSize(vl);
+            int vl = PackedStrings.readLength(lp, vp);
+            int vo = vp + PackedStrings.prefixSize(vl);
             t.set(lp, fo, fl, lp, vo, vl);
             p = vo + vl;
         }
@@ -257,11 +258,11 @@ public final class HashValue implements Value {
         byte[] b = lp;
         int p = 0;
         while (p < lpUsed) {
-            int fl = Packed.readLength(b, p);
-            int fo = p + Packed.prefixSize(fl);
+            int fl = PackedStrings.readLength(b, p);
+            int fo = p + PackedStrings.prefixSize(fl);
             int vp = fo + fl;
-            int vl = Packed.readLength(b, vp);
-            int vo = vp + Packed.prefixSize(vl);
+            int vl = PackedStrings.readLength(b, vp);
+            int vo = vp + PackedStrings.prefixSize(vl);
             if (fields) r.bulk(b, fo, fl);
             if (values) r.bulk(b, vo, vl);
             p = vo + vl;
@@ -275,25 +276,25 @@ public final class HashValue implements Value {
         while (p < lpUsed) {
             pos[i++] = p;
             int vp = lpValueAt(p);
-            int vl = Packed.readLength(lp, vp);
-            p = vp + Packed.storedSize(vl);
+            int vl = PackedStrings.readLength(lp, vp);
+            p = vp + PackedStrings.storedSize(vl);
         }
         return pos;
     }
 
     /** Listpack only: writes the field and optionally the value of the pair at p. */
     void replyPair(int p, Reply r, boolean value) {
-        int fl = Packed.readLength(lp, p);
-        int fo = p + Packed.prefixSize(fl);
+        int fl = PackedStrings.readLength(lp, p);
+        int fo = p + PackedStrings.prefixSize(fl);
         r.bulk(lp, fo, fl);
         if (value) {
             int vp = fo + fl;
-            int vl = Packed.readLength(lp, vp);
-            r.bulk(lp, vp + Packed.prefixSize(vl), vl);
+            int vl = PackedStrings.readLength(lp, vp);
+            r.bulk(lp, vp + PackedStrings.prefixSize(vl), vl);
         }
     }
 
-    /** The packed pairs while listpack-encoded (read with {@link Packed}), null after conversion. */
+    /** The packed pairs while listpack-encoded (read with {@link PackedStrings}), null after conversion. */
     byte[] listpack() {
         return lp;
     }
@@ -321,11 +322,11 @@ public final class HashValue implements Value {
         byte[] b = lp;
         int p = 0;
         while (p < lpUsed) {
-            int fl = Packed.readLength(b, p);
-            int fo = p + Packed.prefixSize(fl);
+            int fl = PackedStrings.readLength(b, p);
+            int fo = p + PackedStrings.prefixSize(fl);
             int vp = fo + fl;
-            int vl = Packed.readLength(b, vp);
-            int vo = vp + Packed.prefixSize(vl);
+            int vl = PackedStrings.readLength(b, vp);
+            int vo = vp + PackedStrings.prefixSize(vl);
             visitor.accept(b, fo, fl, b, vo, vl);
             p = vo + vl;
         }
@@ -341,9 +342,9 @@ public final class HashValue implements Value {
             table.set(f, fo, fl, v, vo, vl);
             return;
         }
-        ensureCapacity(lpUsed + Packed.storedSize(fl) + Packed.storedSize(vl));
-        int q = Packed.writeString(lp, lpUsed, f, fo, fl);
-        lpUsed = Packed.writeString(lp, q, v, vo, vl);
+        ensureCapacity(lpUsed + PackedStrings.storedSize(fl) + PackedStrings.storedSize(vl));
+        int q = PackedStrings.writeString(lp, lpUsed, f, fo, fl);
+        lpUsed = PackedStrings.writeString(lp, q, v, vo, vl);
         lpPairs++;
     }
 
@@ -365,11 +366,11 @@ public final class HashValue implements Value {
         }
         int p = 0;
         while (p < lpUsed) {
-            int fl = Packed.readLength(lp, p);
-            int fo = p + Packed.prefixSize(fl);
+            int fl = PackedStrings.readLength(lp, p);
+            int fo = p + PackedStrings.prefixSize(fl);
             int vp = fo + fl;
-            int vl = Packed.readLength(lp, vp);
-            int vo = vp + Packed.prefixSize(vl);
+            int vl = PackedStrings.readLength(lp, vp);
+            int vo = vp + PackedStrings.prefixSize(vl);
             visitor.accept(new byte[][] {Arrays.copyOfRange(lp, fo, fo + fl), Arrays.copyOfRange(lp, vo, vo + vl)});
             p = vo + vl;
         }

@@ -1,5 +1,7 @@
 package io.spinel.core.type.hash;
 
+import io.spinel.core.util.PackedStrings;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -22,9 +24,9 @@ class FieldTableTest {
     void lengthPrefixRoundTrips() {
         for (int len : new int[] {0, 1, 127, 128, 16383, 16384, 2097151, 2097152, 268435455, 268435456}) {
             byte[] buf = new byte[8];
-            int end = Packed.writeLength(buf, 0, len);
-            assertThat(end).isEqualTo(Packed.prefixSize(len));
-            assertThat(Packed.readLength(buf, 0)).isEqualTo(len);
+            int end = PackedStrings.writeLength(buf, 0, len);
+            assertThat(end).isEqualTo(PackedStrings.prefixSize(len));
+            assertThat(PackedStrings.readLength(buf, 0)).isEqualTo(len);
         }
     }
 

@@ -1,16 +1,17 @@
-package io.spinel.core.type.hash;
+package io.spinel.core.util;
 
 /**
- * The byte layout shared by the two hash encodings: a string is stored as its length (7 bits per
- * byte, low group first, high bit set on every byte but the last) followed by its bytes. Short
- * strings, the common case in small hashes, pay one byte of overhead.
+ * Strings packed one after another in a byte array, as the hash encodings and small sets keep
+ * them: a string is stored as its length (7 bits per byte, low group first, high bit set on every
+ * byte but the last) followed by its bytes. Short strings, the common case in small collections,
+ * pay one byte of overhead.
  */
-final class Packed {
-    private Packed() {
+public final class PackedStrings {
+    private PackedStrings() {
     }
 
     /** Bytes the length prefix of a string of {@code len} bytes takes. */
-    static int prefixSize(int len) {
+    public static int prefixSize(int len) {
         if (len < 1 << 7) return 1;
         if (len < 1 << 14) return 2;
         if (len < 1 << 21) return 3;
@@ -19,7 +20,7 @@ final class Packed {
     }
 
     /** The length stored at p. */
-    static int readLength(byte[] b, int p) {
+    public static int readLength(byte[] b, int p) {
         int x = b[p];
         if (x >= 0) return x;
         int v = x & 0x7f;
@@ -33,7 +34,7 @@ final class Packed {
     }
 
     /** Writes len at p and returns the position after it. */
-    static int writeLength(byte[] b, int p, int len) {
+    public static int writeLength(byte[] b, int p, int len) {
         while (len >= 0x80) {
             b[p++] = (byte) (len | 0x80);
             len >>>= 7;
@@ -43,19 +44,19 @@ final class Packed {
     }
 
     /** Writes a length-prefixed copy of src[off, off+len) at p; returns the position after it. */
-    static int writeString(byte[] b, int p, byte[] src, int off, int len) {
+    public static int writeString(byte[] b, int p, byte[] src, int off, int len) {
         p = writeLength(b, p, len);
         System.arraycopy(src, off, b, p, len);
         return p + len;
     }
 
     /** Size of a stored string: prefix plus bytes. */
-    static int storedSize(int len) {
+    public static int storedSize(int len) {
         return prefixSize(len) + len;
     }
 
     /** Heap bytes of a byte array of length n (16-byte header, 8-byte alignment). */
-    static long arrayHeap(int n) {
+    public static long arrayHeap(int n) {
         return (16L + n + 7) & ~7L;
     }
 }

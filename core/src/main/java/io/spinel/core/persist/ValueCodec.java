@@ -10,6 +10,7 @@ import io.spinel.core.type.hash.HashValue;
 import io.spinel.core.type.list.ListValue;
 import io.spinel.core.type.set.IntSet;
 import io.spinel.core.type.set.SetValue;
+import io.spinel.core.type.zset.SetInput;
 import io.spinel.core.type.zset.ZIter;
 import io.spinel.core.type.zset.ZSet;
 import io.spinel.core.util.Bytes;
@@ -151,7 +152,7 @@ final class ValueCodec {
             return;
         }
         out.writeLen(s.length());
-        s.forEachMember(m -> out.writeString(m, 0, m.length));
+        s.forEachMember((SetInput.MemberVisitor) out::writeString);
     }
 
     private static void writeZSet(RdbOut out, ZSet z) {
@@ -364,10 +365,12 @@ final class ValueCodec {
         long n = in.readLen();
         if (n == 0) throw EMPTY;
         int maxIntset = Math.min(cfg.setMaxIntsetEntries, 1 << 30);
-        SetValue s = n > maxIntset ? SetValue.newTable() : SetValue.newIntset();
+        SetValue s = n > maxIntset ? SetValue.newTable(n) : SetValue.newIntset();
         for (long i = 0; i < n; i++) {
-            byte[] m = in.readString();
-            if (!s.add(m, 0, m.length, Integer.MAX_VALUE)) throw new RdbException("Duplicate set members detected");
+            byte[] m = in.readTransient(); // add copies what it keeps
+            if (!s.add(m, 0, in.transientLength(), Integer.MAX_VALUE)) {
+                throw new RdbException("Duplicate set members detected");
+            }
         }
         return s;
     }

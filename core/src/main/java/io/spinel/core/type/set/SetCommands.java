@@ -353,8 +353,10 @@ public final class SetCommands {
                 idx[j] = x;
                 r.bulkLong(s.intAt(idx[i]));
             }
-        } else if (count * 3 > size) {
-            // close to the whole set: shuffle a snapshot rather than retry duplicate picks
+        } else if (count * 3 > size || s.isPacked()) {
+            // close to the whole set (or a small packed one, whose random picks are fresh arrays
+            // the identity check below cannot tell apart): shuffle a snapshot rather than retry
+            // duplicate picks
             Object[] all = s.members();
             for (int i = 0; i < n; i++) {
                 int j = i + RANDOM.nextInt(all.length - i);
@@ -632,14 +634,12 @@ public final class SetCommands {
         }
         KeyCommands.ScanOptions o = KeyCommands.parseScanOptions(c, 3, false);
         byte[] pat = o.pattern;
-        if (s.isIntset()) {
+        if (s.isIntset() || s.isPacked()) {
             // small encodings are returned whole, with cursor 0, as Redis does
             List<byte[]> items = new ArrayList<>();
-            int n = s.length();
-            for (int i = 0; i < n; i++) {
-                byte[] m = Bytes.longToBytes(s.intAt(i));
+            s.forEachMember(m -> {
                 if (pat == null || Glob.match(pat, m, false)) items.add(m);
-            }
+            });
             KeyCommands.replyScan(r, 0, items);
             return;
         }

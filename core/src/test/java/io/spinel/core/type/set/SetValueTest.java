@@ -103,7 +103,7 @@ class SetValueTest {
 
     @Test
     void sharedMembersAndCopies() {
-        SetValue s = SetValue.newTable();
+        SetValue s = SetValue.newTable(1000); // a table keeps the arrays it is given
         byte[] m = b("member");
         assertThat(s.addShared(m, MAX)).isTrue();
         assertThat(s.members()[0]).isSameAs(m);
@@ -147,7 +147,7 @@ class SetValueTest {
     @Test
     void randomMembersAreUniform() {
         SplittableRandom rnd = new SplittableRandom(11);
-        SetValue s = SetValue.newTable();
+        SetValue s = SetValue.newTable(2000);
         // a table with uneven gaps: grow it, then delete most members
         for (int i = 0; i < 2000; i++) add(s, "m" + i);
         for (int i = 10; i < 2000; i++) remove(s, "m" + i);
@@ -166,8 +166,96 @@ class SetValueTest {
         long empty = s.memoryUsage();
         for (int i = 0; i < 100; i++) add(s, Integer.toString(i * 100_000));
         assertThat(s.memoryUsage()).isGreaterThanOrEqualTo(empty + 400); // 100 members of 4 bytes
-        SetValue t = SetValue.newTable();
+        SetValue t = SetValue.newTable(1000);
         for (int i = 0; i < 1000; i++) add(t, "member-" + i);
         assertThat(t.memoryUsage()).isGreaterThan(1000L * (16 + 8));
+    }
+
+    @Test
+    void smallSetsArePackedUntilALimitThenATable() {
+        SetValue s = SetValue.forFirstMember(b("a"), 0, 1);
+        for (int i = 0; i < SetValue.PACKED_MAX_ENTRIES; i++) assertThat(add(s, "m" + i)).isTrue();
+        assertThat(s.isPacked()).isTrue();
+        assertThat(s.encoding()).isEqualTo("hashtable"); // what Redis 7.0 says for any such set
+        assertThat(add(s, "m5")).isFalse();
+        assertThat(add(s, "one-more")).isTrue();
+        assertThat(s.isPacked()).isFalse();
+        assertThat(s.length()).isEqualTo(SetValue.PACKED_MAX_ENTRIES + 1);
+        assertThat(contains(s, "one-more")).isTrue();
+        assertThat(contains(s, "m127")).isTrue();
+
+        SetValue longMember = SetValue.forFirstMember(b("a"), 0, 1);
+        add(longMember, "x");
+        String big = "y".repeat(SetValue.PACKED_MAX_MEMBER + 1);
+        assertThat(add(longMember, "y".repeat(SetValue.PACKED_MAX_MEMBER))).isTrue();
+        assertThat(longMember.isPacked()).isTrue();
+        assertThat(add(longMember, big)).isTrue();
+        assertThat(longMember.isPacked()).isFalse();
+        assertThat(new HashSet<>(members(longMember)))
+                .containsExactlyInAnyOrder("x", "y".repeat(SetValue.PACKED_MAX_MEMBER), big);
+
+        // an intset that takes a string member: packed while small, a table when large
+        SetValue ints = SetValue.newIntset();
+        for (int i = 0; i < 10; i++) add(ints, Integer.toString(i));
+        add(ints, "s");
+        assertThat(ints.isPacked()).isTrue();
+        assertThat(ints.containsInt(7)).isTrue();
+        assertThat(ints.removeInt(7)).isTrue();
+        assertThat(ints.containsInt(7)).isFalse();
+        assertThat(ints.addInt(7, MAX)).isTrue();
+        assertThat(ints.addInt(7, MAX)).isFalse();
+        SetValue manyInts = SetValue.newIntset();
+        for (int i = 0; i < 300; i++) add(manyInts, Integer.toString(i));
+        add(manyInts, "s");
+        assertThat(manyInts.isPacked()).isFalse();
+        assertThat(manyInts.length()).isEqualTo(301);
+    }
+
+    @Test
+    void packedSetsMatchAJavaSetAcrossTheLimit() {
+        Random rnd = new Random(5);
+        for (int round = 0; round < 20; round++) {
+            SetValue s = SetValue.forFirstMember(b("x"), 0, 1);
+            Set<String> ref = new HashSet<>();
+            int universe = round % 2 == 0 ? 100 : 140; // the odd rounds cross the packed limit
+            for (int i = 0; i < 5000; i++) {
+                String m = rnd.nextInt(3) == 0 ? Integer.toString(rnd.nextInt(universe)) : "m" + rnd.nextInt(universe);
+                if (rnd.nextInt(3) > 0) assertThat(add(s, m)).isEqualTo(ref.add(m));
+                else assertThat(remove(s, m)).isEqualTo(ref.remove(m));
+                assertThat(s.length()).isEqualTo(ref.size());
+            }
+            assertThat(new HashSet<>(members(s))).isEqualTo(ref);
+            for (String m : ref) assertThat(contains(s, m)).isTrue();
+            assertThat(contains(s, "absent")).isFalse();
+            SetValue copy = (SetValue) s.copy();
+            add(copy, "only-in-the-copy");
+            assertThat(contains(s, "only-in-the-copy")).isFalse();
+            assertThat(new HashSet<>(members(copy))).hasSize(ref.size() + 1);
+            Object[] arrays = s.members();
+            assertThat(arrays).hasSize(ref.size());
+            Reply r = new Reply();
+            s.replyAll(r);
+            StringBuilder expected = new StringBuilder();
+            for (String m : members(s)) expected.append('$').append(m.length()).append("\r\n").append(m).append("\r\n");
+            assertThat(new String(r.buffer(), 0, r.length(), StandardCharsets.ISO_8859_1)).isEqualTo(expected.toString());
+        }
+    }
+
+    @Test
+    void packedSetsShrinkAndDrawUniformly() {
+        SetValue s = SetValue.forFirstMember(b("x"), 0, 1);
+        for (int i = 0; i < 100; i++) add(s, "member-number-" + i);
+        long full = s.memoryUsage();
+        for (int i = 10; i < 100; i++) remove(s, "member-number-" + i);
+        assertThat(s.isPacked()).isTrue();
+        assertThat(s.memoryUsage()).isLessThan(full / 2);
+        SplittableRandom rnd = new SplittableRandom(13);
+        java.util.Map<String, Integer> counts = new java.util.HashMap<>();
+        int draws = 100_000;
+        for (int i = 0; i < draws; i++) counts.merge(new String(s.randomMember(rnd), StandardCharsets.ISO_8859_1), 1, Integer::sum);
+        assertThat(counts).hasSize(10);
+        double expected = draws / 10.0, chi = 0;
+        for (int c : counts.values()) chi += (c - expected) * (c - expected) / expected;
+        assertThat(chi).isLessThan(40); // df = 9: 40 means p = 0.00001
     }
 }

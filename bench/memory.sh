@@ -7,13 +7,14 @@
 # within seconds when idle: the JIT compilers' arenas (freed by the JVM's chunk cleaner every 5 s)
 # and what glibc trims (-XX:TrimNativeHeapInterval); Redis's RSS does not move after a load.
 #
-#   bench/memory.sh [strings|counters|hashes|zsets|all] [--spinel-opts "..."] [--scale N] [--rounds N]
+#   bench/memory.sh [strings|counters|hashes|zsets|sets|all] [--spinel-opts "..."] [--scale N] [--rounds N]
 #
 # Data sets (as in the project's memory targets):
 #   strings   1M keys "key:%012d" with 16-byte values
 #   counters  1M keys "counter:%012d" holding integers (INCRBY)
 #   hashes    100k hashes of 10 fields (8-byte field names, 8-byte values)
 #   zsets     10k sorted sets of 100 members
+#   sets      200k sets of 5 short string members ("tag:%04d"), the shape of tags and memberships
 # --scale N multiplies the number of keys (N=10: 10M strings, 100k sorted sets...), to separate the
 # JVM's fixed costs (young generation, heap slack, JIT) from the cost per key. --rounds N (default 3)
 # loads each set N times into fresh servers and reports the medians: the JVM's growth varies
@@ -30,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ $sets == all ]] && sets="strings counters hashes zsets"
+[[ $sets == all ]] && sets="strings counters hashes zsets sets"
 
 work=$(mktemp -d /tmp/spinel-mem.XXXXXX)
 gen() {
@@ -55,6 +56,9 @@ elif kind == "zsets":
         a = [b"ZADD", b"zset:%06d" % i]
         for m in range(100): a += [b"%d" % ((i * 31 + m) % 1000), b"member:%06d" % m]
         cmd(*a)
+elif kind == "sets":
+    for i in range(200_000 * scale):
+        cmd(b"SADD", b"set:%08d" % i, *[b"tag:%04d" % ((i * 7 + m * 13) % 5000) for m in range(5)])
 PY
 }
 rss() { awk '/VmRSS/ {print $2 * 1024}' /proc/$1/status; }

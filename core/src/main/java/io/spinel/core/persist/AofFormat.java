@@ -7,6 +7,7 @@ import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.type.hash.HashValue;
 import io.spinel.core.type.list.ListValue;
 import io.spinel.core.type.set.SetValue;
+import io.spinel.core.type.zset.SetInput;
 import io.spinel.core.type.zset.ZIter;
 import io.spinel.core.type.zset.ZSet;
 import io.spinel.core.util.Bytes;
@@ -96,9 +97,9 @@ final class AofFormat {
                         bulkLong(out, s.intAt(i));
                     }
                 } else {
-                    s.forEachMember(m -> {
+                    s.forEachMember((SetInput.MemberVisitor) (m, off, len) -> {
                         b.next(1);
-                        bulk(out, m);
+                        bulk(out, m, off, len);
                     });
                 }
                 break;

@@ -28,26 +28,30 @@ import java.util.function.Consumer;
  * what differs is the memory (a 5-member set of short strings: one array of ~48 bytes instead of
  * a table, its slot and tag arrays and an array per member, ~330 bytes) and SSCAN, which returns
  * a packed set whole with cursor 0, as Redis does for its small encodings.
+ *
+ * <p>The object has two fields whatever the encoding (16 bytes with compact object headers): the
+ * packed form keeps its size and count in a header of its array, as the intset blob does.
  */
 public final class SetValue implements Value, io.spinel.core.type.zset.SetInput {
-    /** The intset blob while intset-encoded, null after conversion. */
-    private byte[] ints;
-    /** The members, length-prefixed, while a small hashtable-encoded set; null otherwise. */
-    private byte[] packed;
-    private int packedUsed;
-    private int packedCount;
-    /** The table once a large hashtable-encoded set, null before. */
+    /** The intset blob while intset-encoded, the packed members while packed, null for a table. */
+    private byte[] small;
+    /** Null while intset-encoded, {@link #PACKED} while packed, otherwise the members' table. */
     private MemberTable table;
+
+    /** Marks the packed form in {@link #table}; never holds members. */
+    private static final MemberTable PACKED = new MemberTable();
+    /** Packed array header: bytes used including the header (2 bytes, little endian), member count. */
+    private static final int PACKED_HEADER = 3;
 
     /** Redis caps intsets at 2^30 entries whatever set-max-intset-entries says. */
     private static final int INTSET_HARD_LIMIT = 1 << 30;
-    /** At most this many members are kept packed. */
+    /** At most this many members are kept packed (fits the header's count byte). */
     static final int PACKED_MAX_ENTRIES = 128;
-    /** A member longer than this moves the set to a table. */
+    /** A member longer than this moves the set to a table (128 such fit the header's size field). */
     static final int PACKED_MAX_MEMBER = 64;
 
-    private SetValue(byte[] ints, MemberTable table) {
-        this.ints = ints;
+    private SetValue(byte[] small, MemberTable table) {
+        this.small = small;
         this.table = table;
     }
 
@@ -59,9 +63,7 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
     /** An empty hashtable-encoded set with room for n members (packed while they are few). */
     public static SetValue newTable(long n) {
         if (n > PACKED_MAX_ENTRIES) return new SetValue(null, new MemberTable());
-        SetValue s = new SetValue(null, null);
-        s.packed = new byte[(int) Math.max(8, n * 8)];
-        return s;
+        return new SetValue(emptyPacked((int) n * 8), PACKED);
     }
 
     /** An empty set in the encoding that can hold the given first member (Redis's setTypeCreate). */
@@ -78,19 +80,13 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     @Override
     public String encoding() {
-        return ints != null ? "intset" : "hashtable";
+        return table == null ? "intset" : "hashtable";
     }
 
     @Override
     public Value copy() {
-        if (ints != null) return new SetValue(IntSet.copy(ints), null);
-        if (packed != null) {
-            SetValue s = new SetValue(null, null);
-            s.packed = Arrays.copyOf(packed, packedUsed);
-            s.packedUsed = packedUsed;
-            s.packedCount = packedCount;
-            return s;
-        }
+        if (table == null) return new SetValue(IntSet.copy(small), null);
+        if (table == PACKED) return new SetValue(Arrays.copyOf(small, packedUsed()), PACKED);
         MemberTable t = new MemberTable();
         table.forEach(m -> t.add((byte[]) m));
         return new SetValue(null, t);
@@ -98,10 +94,8 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     @Override
     public long memoryUsage() {
-        long self = 32;
-        if (ints != null) return self + MemberTable.arrayHeap(ints.length);
-        if (packed != null) return self + MemberTable.arrayHeap(packed.length);
-        return self + table.heapSize();
+        long self = 24;
+        return table == null || table == PACKED ? self + MemberTable.arrayHeap(small.length) : self + table.heapSize();
     }
 
     @Override
@@ -110,35 +104,35 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
     }
 
     public int length() {
-        if (ints != null) return IntSet.length(ints);
-        return packed != null ? packedCount : table.size();
+        if (table == null) return IntSet.length(small);
+        return table == PACKED ? packedCount() : table.size();
     }
 
     public boolean isIntset() {
-        return ints != null;
+        return table == null;
     }
 
     /** A small hashtable-encoded set, its members packed in one array. */
     public boolean isPacked() {
-        return packed != null;
+        return table == PACKED;
     }
 
     // ---- membership ---------------------------------------------------------------------------
 
     public boolean contains(byte[] b, int off, int len) {
+        if (table == PACKED) return packedFind(b, off, len) >= 0;
         if (table != null) return table.contains(b, off, len);
-        if (packed != null) return packedFind(b, off, len) >= 0;
         long v;
         try {
             v = Bytes.parseLong(b, off, len);
         } catch (NumberFormatException e) {
             return false;
         }
-        return IntSet.contains(ints, v);
+        return IntSet.contains(small, v);
     }
 
     public boolean containsInt(long v) {
-        if (ints != null) return IntSet.contains(ints, v);
+        if (table == null) return IntSet.contains(small, v);
         byte[] s = Bytes.longToBytes(v);
         return contains(s, 0, s.length);
     }
@@ -147,11 +141,11 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     /** Adds a copy of b[off, off+len) (Redis's setTypeAdd); returns true if it was new. */
     public boolean add(byte[] b, int off, int len, int maxIntsetEntries) {
-        if (ints != null) {
+        if (table == null) {
             if (Bytes.isLong(b, off, len)) return addInt(Bytes.parseLong(b, off, len), maxIntsetEntries);
             convert();
         }
-        if (packed != null) {
+        if (table == PACKED) {
             if (packedFind(b, off, len) >= 0) return false;
             if (packedAppend(b, off, len)) return true;
         }
@@ -159,13 +153,16 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
         return table.add(Arrays.copyOfRange(b, off, off + len));
     }
 
-    /** Adds the member array itself (shared, never modified, where a table keeps it); returns true if it was new. */
+    /**
+     * Adds the member array itself (shared, never modified) where a table keeps it, its bytes
+     * where a packed set does; returns true if it was new.
+     */
     public boolean addShared(byte[] m, int maxIntsetEntries) {
-        if (ints != null) {
+        if (table == null) {
             if (Bytes.isLong(m, 0, m.length)) return addInt(Bytes.parseLong(m, 0, m.length), maxIntsetEntries);
             convert();
         }
-        if (packed != null) {
+        if (table == PACKED) {
             if (packedFind(m, 0, m.length) >= 0) return false;
             if (packedAppend(m, 0, m.length)) return true;
         }
@@ -174,20 +171,17 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     /** Adds an integer member; returns true if it was new. */
     public boolean addInt(long v, int maxIntsetEntries) {
-        if (ints == null) {
-            byte[] s = Bytes.longToBytes(v);
-            return addShared(s, maxIntsetEntries);
-        }
-        int before = IntSet.length(ints);
-        ints = IntSet.add(ints, v);
-        if (IntSet.length(ints) == before) return false;
+        if (table != null) return addShared(Bytes.longToBytes(v), maxIntsetEntries);
+        int before = IntSet.length(small);
+        small = IntSet.add(small, v);
+        if (IntSet.length(small) == before) return false;
         if (before + 1 > Math.min(maxIntsetEntries, INTSET_HARD_LIMIT)) convert();
         return true;
     }
 
     public boolean remove(byte[] b, int off, int len) {
+        if (table == PACKED) return packedRemove(b, off, len);
         if (table != null) return table.delete(b, off, len);
-        if (packed != null) return packedRemove(b, off, len);
         long v;
         try {
             v = Bytes.parseLong(b, off, len);
@@ -198,12 +192,12 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
     }
 
     public boolean removeInt(long v) {
-        if (ints == null) {
+        if (table != null) {
             byte[] s = Bytes.longToBytes(v);
             return remove(s, 0, s.length);
         }
-        if (!IntSet.remove(ints, v)) return false;
-        ints = IntSet.trim(ints);
+        if (!IntSet.remove(small, v)) return false;
+        small = IntSet.trim(small);
         return true;
     }
 
@@ -212,30 +206,57 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
      * room for one more member, a table otherwise.
      */
     void convert() {
-        if (ints == null) return;
-        byte[] from = ints;
-        int n = IntSet.length(from);
-        ints = null;
+        if (table != null) return;
+        byte[] ints = small;
+        int n = IntSet.length(ints);
         if (n < PACKED_MAX_ENTRIES) {
-            packed = new byte[Math.max(8, (n + 1) * 8)];
+            small = emptyPacked((n + 1) * 8);
+            table = PACKED;
             for (int i = 0; i < n; i++) {
-                byte[] m = Bytes.longToBytes(IntSet.get(from, i));
+                byte[] m = Bytes.longToBytes(IntSet.get(ints, i));
                 packedAppend(m, 0, m.length);
             }
             return;
         }
         MemberTable t = new MemberTable();
-        for (int i = 0; i < n; i++) t.add(Bytes.longToBytes(IntSet.get(from, i)));
+        for (int i = 0; i < n; i++) t.add(Bytes.longToBytes(IntSet.get(ints, i)));
         table = t;
+        small = null;
     }
 
     // ---- the packed form ----------------------------------------------------------------------
 
+    private static byte[] emptyPacked(int room) {
+        byte[] p = new byte[aligned(PACKED_HEADER + Math.max(8, room))];
+        p[0] = PACKED_HEADER;
+        return p;
+    }
+
+    /** An array length that uses the padding the heap adds anyway (arrays take multiples of 8). */
+    private static int aligned(int n) {
+        return (n + 7) & ~7;
+    }
+
+    private int packedUsed() {
+        return (small[0] & 0xFF) | (small[1] & 0xFF) << 8;
+    }
+
+    private int packedCount() {
+        return small[2] & 0xFF;
+    }
+
+    private void setPacked(int used, int count) {
+        small[0] = (byte) used;
+        small[1] = (byte) (used >>> 8);
+        small[2] = (byte) count;
+    }
+
     /** The offset of the member equal to b[off, off+len) in the packed array, or -1. */
     private int packedFind(byte[] b, int off, int len) {
-        byte[] p = packed;
-        int pos = 0;
-        while (pos < packedUsed) {
+        byte[] p = small;
+        int used = packedUsed();
+        int pos = PACKED_HEADER;
+        while (pos < used) {
             int l = PackedStrings.readLength(p, pos);
             int start = pos + PackedStrings.prefixSize(l);
             if (l == len && Arrays.equals(p, start, start + l, b, off, off + len)) return pos;
@@ -249,60 +270,56 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
      * added) when it would exceed the packed limits.
      */
     private boolean packedAppend(byte[] b, int off, int len) {
-        if (packedCount >= PACKED_MAX_ENTRIES || len > PACKED_MAX_MEMBER) {
+        int count = packedCount();
+        if (count >= PACKED_MAX_ENTRIES || len > PACKED_MAX_MEMBER) {
             packedToTable();
             return false;
         }
-        int need = packedUsed + PackedStrings.storedSize(len);
-        if (need > packed.length) packed = Arrays.copyOf(packed, Math.max(need, packed.length * 2));
-        packedUsed = PackedStrings.writeString(packed, packedUsed, b, off, len);
-        packedCount++;
+        int used = packedUsed();
+        int need = used + PackedStrings.storedSize(len);
+        // a quarter of slack: amortised growth without holding much unused memory
+        if (need > small.length) small = Arrays.copyOf(small, aligned(need + (need >> 2)));
+        setPacked(PackedStrings.writeString(small, used, b, off, len), count + 1);
         return true;
     }
 
     private boolean packedRemove(byte[] b, int off, int len) {
         int pos = packedFind(b, off, len);
         if (pos < 0) return false;
+        int used = packedUsed();
         int end = pos + PackedStrings.storedSize(len);
-        System.arraycopy(packed, end, packed, pos, packedUsed - end);
-        packedUsed -= end - pos;
-        packedCount--;
+        System.arraycopy(small, end, small, pos, used - end);
+        used -= end - pos;
         // give back most of an array that emptied (SPOP, SREM), keeping some room
-        if (packed.length > 64 && packedUsed < packed.length / 4) packed = Arrays.copyOf(packed, packedUsed * 2);
+        if (small.length > 64 && used < small.length / 4) small = Arrays.copyOf(small, aligned(used * 2));
+        setPacked(used, packedCount() - 1);
         return true;
     }
 
     /** Calls the visitor with every packed member where it lies in the array. */
     private void packedForEach(MemberVisitor visitor) {
-        for (int pos = 0; pos < packedUsed; ) {
-            int l = PackedStrings.readLength(packed, pos);
+        byte[] p = small;
+        int used = packedUsed();
+        for (int pos = PACKED_HEADER; pos < used; ) {
+            int l = PackedStrings.readLength(p, pos);
             int start = pos + PackedStrings.prefixSize(l);
-            visitor.member(packed, start, l);
+            visitor.member(p, start, l);
             pos = start + l;
         }
     }
 
-    /** The member starting at pos in the packed array, as a new array. */
-    private byte[] packedMemberAt(int pos) {
-        int l = PackedStrings.readLength(packed, pos);
-        int start = pos + PackedStrings.prefixSize(l);
-        return Arrays.copyOfRange(packed, start, start + l);
-    }
-
     private void packedToTable() {
         MemberTable t = new MemberTable();
-        forEachMember(m -> t.add(m));
+        packedForEach((b, off, len) -> t.add(Arrays.copyOfRange(b, off, off + len)));
         table = t;
-        packed = null;
-        packedUsed = 0;
-        packedCount = 0;
+        small = null;
     }
 
     // ---- access by encoding -------------------------------------------------------------------
 
     /** Intset only: the i-th smallest member. */
     public long intAt(int i) {
-        return IntSet.get(ints, i);
+        return IntSet.get(small, i);
     }
 
     /**
@@ -310,31 +327,29 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
      * copies for a packed set).
      */
     public Object[] members() {
-        if (table != null) return table.toArray();
-        Object[] out = new Object[packedCount];
+        if (table != PACKED) return table.toArray();
+        Object[] out = new Object[packedCount()];
         int[] i = {0};
-        forEachMember(m -> out[i[0]++] = m);
+        packedForEach((b, off, len) -> out[i[0]++] = Arrays.copyOfRange(b, off, off + len));
         return out;
     }
 
     /** Hashtable only: a uniformly random member array (a table's own, shared; a copy when packed). */
     byte[] randomMember(SplittableRandom rnd) {
-        if (table != null) return (byte[]) table.random(rnd);
-        int skip = rnd.nextInt(packedCount);
-        int pos = 0;
-        for (; skip > 0; skip--) {
-            int l = PackedStrings.readLength(packed, pos);
+        if (table != PACKED) return (byte[]) table.random(rnd);
+        int pos = PACKED_HEADER;
+        for (int skip = rnd.nextInt(packedCount()); skip > 0; skip--) {
+            int l = PackedStrings.readLength(small, pos);
             pos += PackedStrings.prefixSize(l) + l;
         }
-        return packedMemberAt(pos);
+        int l = PackedStrings.readLength(small, pos);
+        int start = pos + PackedStrings.prefixSize(l);
+        return Arrays.copyOfRange(small, start, start + l);
     }
 
+    /** The members' table of a large hashtable-encoded set; null for an intset or a packed set. */
     MemberTable table() {
-        return table;
-    }
-
-    byte[] intset() {
-        return ints;
+        return table == PACKED ? null : table;
     }
 
     /**
@@ -356,7 +371,7 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     /** The intset blob (header and elements, {@link IntSet#blobLength} bytes used) while intset-encoded. */
     public byte[] intsetBlob() {
-        return ints;
+        return table == null ? small : null;
     }
 
     /** Converts to the hashtable encoding (loading applies Redis's conversion rules itself). */
@@ -366,39 +381,35 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     /** Writes every member as a bulk string, in iteration order. */
     public void replyAll(Reply r) {
-        if (table != null) {
-            table.forEach(m -> r.bulk((byte[]) m));
-            return;
-        }
-        if (packed != null) {
+        if (table == PACKED) {
             packedForEach(r::bulk);
-            return;
+        } else if (table != null) {
+            table.forEach(m -> r.bulk((byte[]) m));
+        } else {
+            int n = IntSet.length(small);
+            for (int i = 0; i < n; i++) r.bulkLong(IntSet.get(small, i));
         }
-        int n = IntSet.length(ints);
-        for (int i = 0; i < n; i++) r.bulkLong(IntSet.get(ints, i));
     }
 
-    /** Calls the visitor with every member's bytes (integers formatted), in iteration order. */
     /** The sorted-set commands' view of a set input (ZUNION, ZINTER, ZDIFF accept plain sets). */
     @Override
     public void forEachMember(MemberVisitor visitor) {
-        if (packed != null) {
+        if (table == PACKED) {
             packedForEach(visitor);
             return;
         }
-        forEachMember((java.util.function.Consumer<byte[]>) m -> visitor.member(m, 0, m.length));
+        forEachMember((Consumer<byte[]>) m -> visitor.member(m, 0, m.length));
     }
 
+    /** Calls the visitor with every member's bytes (integers formatted), in iteration order. */
     public void forEachMember(Consumer<byte[]> visitor) {
-        if (table != null) {
-            table.forEach(m -> visitor.accept((byte[]) m));
-            return;
-        }
-        if (packed != null) {
+        if (table == PACKED) {
             packedForEach((b, off, len) -> visitor.accept(Arrays.copyOfRange(b, off, off + len)));
-            return;
+        } else if (table != null) {
+            table.forEach(m -> visitor.accept((byte[]) m));
+        } else {
+            int n = IntSet.length(small);
+            for (int i = 0; i < n; i++) visitor.accept(Bytes.longToBytes(IntSet.get(small, i)));
         }
-        int n = IntSet.length(ints);
-        for (int i = 0; i < n; i++) visitor.accept(Bytes.longToBytes(IntSet.get(ints, i)));
     }
 }

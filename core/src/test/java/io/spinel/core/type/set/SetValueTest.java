@@ -194,6 +194,20 @@ class SetValueTest {
         assertThat(new HashSet<>(members(longMember)))
                 .containsExactlyInAnyOrder("x", "y".repeat(SetValue.PACKED_MAX_MEMBER), big);
 
+        // the largest packed set: 128 members of 64 bytes (its size header past 8 KB)
+        SetValue widest = SetValue.forFirstMember(b("a"), 0, 1);
+        Set<String> wide = new HashSet<>();
+        for (int i = 0; i < SetValue.PACKED_MAX_ENTRIES; i++) {
+            String m = String.format("%064d", i);
+            wide.add(m);
+            assertThat(add(widest, m)).isTrue();
+        }
+        assertThat(widest.isPacked()).isTrue();
+        assertThat(new HashSet<>(members(widest))).isEqualTo(wide);
+        assertThat(remove(widest, String.format("%064d", 0))).isTrue();
+        assertThat(widest.length()).isEqualTo(SetValue.PACKED_MAX_ENTRIES - 1);
+        assertThat(contains(widest, String.format("%064d", 127))).isTrue();
+
         // an intset that takes a string member: packed while small, a table when large
         SetValue ints = SetValue.newIntset();
         for (int i = 0; i < 10; i++) add(ints, Integer.toString(i));

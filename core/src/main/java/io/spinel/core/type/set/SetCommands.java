@@ -312,7 +312,7 @@ public final class SetCommands {
         SetValue s = readSet(c, 1);
         if (s == null) c.reply().nullBulk();
         else if (s.isIntset()) c.reply().bulkLong(s.intAt(RANDOM.nextInt(s.length())));
-        else c.reply().bulk(s.randomMember(RANDOM));
+        else s.replyRandomMember(c.reply(), RANDOM);
     }
 
     private static void srandmemberWithCount(Client c) {
@@ -332,7 +332,7 @@ public final class SetCommands {
             if (s.isIntset()) {
                 for (long i = 0; i < count; i++) r.bulkLong(s.intAt(RANDOM.nextInt(size)));
             } else {
-                for (long i = 0; i < count; i++) r.bulk(s.randomMember(RANDOM));
+                for (long i = 0; i < count; i++) s.replyRandomMember(r, RANDOM);
             }
             return;
         }

@@ -337,14 +337,30 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
     /** Hashtable only: a uniformly random member array (a table's own, shared; a copy when packed). */
     byte[] randomMember(SplittableRandom rnd) {
         if (table != PACKED) return (byte[]) table.random(rnd);
+        int pos = packedRandomPos(rnd);
+        int l = PackedStrings.readLength(small, pos);
+        int start = pos + PackedStrings.prefixSize(l);
+        return Arrays.copyOfRange(small, start, start + l);
+    }
+
+    /** Hashtable only: replies with a uniformly random member (from the array, when packed: no copy). */
+    void replyRandomMember(Reply r, SplittableRandom rnd) {
+        if (table != PACKED) {
+            r.bulk((byte[]) table.random(rnd));
+            return;
+        }
+        int pos = packedRandomPos(rnd);
+        int l = PackedStrings.readLength(small, pos);
+        r.bulk(small, pos + PackedStrings.prefixSize(l), l);
+    }
+
+    private int packedRandomPos(SplittableRandom rnd) {
         int pos = PACKED_HEADER;
         for (int skip = rnd.nextInt(packedCount()); skip > 0; skip--) {
             int l = PackedStrings.readLength(small, pos);
             pos += PackedStrings.prefixSize(l) + l;
         }
-        int l = PackedStrings.readLength(small, pos);
-        int start = pos + PackedStrings.prefixSize(l);
-        return Arrays.copyOfRange(small, start, start + l);
+        return pos;
     }
 
     /** The members' table of a large hashtable-encoded set; null for an intset or a packed set. */

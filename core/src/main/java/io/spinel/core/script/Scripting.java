@@ -167,7 +167,9 @@ public final class Scripting {
         engine.keyspace().freezeTime(true);
         busyThresholdMs = busyThresholdConfig;
         L.setHook(busyHook, HOOK_PERIOD);
-        L.setSuspendable(!engine.isNestedCall());
+        // (a script replayed from the AOF at start runs to its end: the loader goes on with the
+        // next command as soon as this call returns, and there are no clients to serve meanwhile)
+        L.setSuspendable(!engine.isNestedCall() && !engine.keyspace().isLoading());
         int status;
         try {
             status = L.start(fn, args);

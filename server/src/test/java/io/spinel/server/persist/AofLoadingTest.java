@@ -40,6 +40,24 @@ class AofLoadingTest {
         return c.callString("GET", key);
     }
 
+    /**
+     * An EVAL in the AOF (script replication, as AOFs of older Redis versions hold it) that runs
+     * longer than busy-reply-threshold runs to its end before the next command is replayed: a
+     * script suspended to serve clients, as one is at run time, would let the commands after it
+     * in the file run first.
+     */
+    @Test
+    void aSlowScriptInTheAofFinishesBeforeTheNextCommand(@TempDir Path dir) throws Exception {
+        String slow = "local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] "
+                + "repeat local n = redis.call('TIME') until n[1] * 1000000 + n[2] - s > 300000 "
+                + "redis.call('SET', 'k', 'script') return 1";
+        aofDir(dir, MANIFEST, "", resp("SELECT", "0") + resp("EVAL", slow, "0") + resp("SET", "k", "after"));
+        try (SpinelServer s = spinel(dir, "appendonly", "yes", "busy-reply-threshold", "50");
+             RawClient c = new RawClient(s.port())) {
+            assertThat(get(c, "k")).isEqualTo("$5\r\nafter\r\n");
+        }
+    }
+
     /** DEBUG LOADAOF replays the AOF into memory only: the files do not grow by what it replays. */
     @Test
     void debugLoadAofReplaysTheFilesIntoMemory(@TempDir Path dir) throws Exception {

@@ -107,8 +107,8 @@ public final class Db {
 
     /** A collection may change size in place: measure it again at the end of the command. */
     private void markTouched(DbObject o) {
-        if (o.touched) return;
-        o.touched = true;
+        if (o.touched()) return;
+        o.setTouched(true);
         if (touched.isEmpty()) keyspace.dirtyDbs.add(this);
         touched.add(o);
     }
@@ -117,11 +117,10 @@ public final class Db {
     void settle() {
         for (int i = 0, n = touched.size(); i < n; i++) {
             DbObject o = touched.get(i);
-            o.touched = false;
-            if (o.accounted < 0) continue; // removed meanwhile
-            long now = Entries.memoryUsage(o);
-            bytes += now - o.accounted;
-            o.accounted = now;
+            o.setTouched(false);
+            long before = o.accounted();
+            if (before < 0) continue; // removed meanwhile
+            bytes += o.account(Entries.memoryUsage(o)) - before;
         }
         touched.clear();
     }
@@ -134,19 +133,21 @@ public final class Db {
         if (removed != null) {
             if (removed instanceof DbObject) {
                 DbObject o = (DbObject) removed;
-                if (o.accounted >= 0) bytes -= o.accounted;
-                o.accounted = -1;
+                long counted = o.accounted();
+                if (counted >= 0) bytes -= counted;
+                o.unaccount();
             } else {
                 bytes -= Entries.memoryUsage(removed);
             }
         }
         if (added != null) {
             long m = Entries.memoryUsage(added);
-            bytes += m;
             if (added instanceof DbObject) {
                 DbObject o = (DbObject) added;
-                o.accounted = m;
+                bytes += o.account(m);
                 if (mayGrowLater) markTouched(o); // it may be filled after it was stored
+            } else {
+                bytes += m;
             }
         }
     }

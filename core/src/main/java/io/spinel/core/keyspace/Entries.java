@@ -52,12 +52,12 @@ public final class Entries {
     }
 
     public static int lru(Object e) {
-        return e instanceof byte[] ? StringEntry.lru((byte[]) e) : ((DbObject) e).lru;
+        return e instanceof byte[] ? StringEntry.lru((byte[]) e) : ((DbObject) e).lru();
     }
 
     public static void setLru(Object e, int lru) {
         if (e instanceof byte[]) StringEntry.setLru((byte[]) e, lru);
-        else ((DbObject) e).lru = lru;
+        else ((DbObject) e).setLru(lru);
     }
 
     public static boolean keyEquals(Object e, byte[] k, int off, int len) {
@@ -95,7 +95,7 @@ public final class Entries {
         }
         DbObject o = (DbObject) e;
         key = o.key;
-        n = 40 + align(16L + key.length) + o.value.memoryUsage();
+        n = 32 + align(16L + key.length) + o.value.memoryUsage(); // (DbObject, compact headers)
         if (o.expire >= 0) n += align(16L + key.length) + EXPIRE_INDEX_SLOT;
         return n;
     }

@@ -121,7 +121,7 @@ public final class KeyCommands {
             return StringEntry.withExpire(n, expire);
         }
         DbObject o = (DbObject) e;
-        return new DbObject(newKey, o.value, expire, o.lru);
+        return new DbObject(newKey, o.value, expire, o.lru());
     }
 
     static void rename(Client c, boolean nx) {

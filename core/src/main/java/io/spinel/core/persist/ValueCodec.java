@@ -331,18 +331,19 @@ final class ValueCodec {
             if (length == 0) throw new RdbException("Quicklist integrity check failed.");
             Elements el = v2 ? in.listpackOf(data, length) : new Ziplist(data, 0, length);
             // a list node's entries take what a listpack's strings do (length, bytes, back length):
-            // its array is sized once, less the listpack's header and terminator
-            l.reserveTail(v2 ? length - 7 : 0);
+            // the node its first element starts is sized once for all of them, less the
+            // listpack's header and terminator
+            int room = v2 ? length - 7 : 0;
             while (el.next()) {
                 if (el.isInt()) {
                     byte[] t = Bytes.longToBytes(el.intValue());
-                    l.pushTail(t, 0, t.length);
+                    l.pushTail(t, 0, t.length, room);
                 } else {
-                    l.pushTail(el.buf, el.off, el.len);
+                    l.pushTail(el.buf, el.off, el.len, room);
                 }
+                room = 0;
             }
         }
-        l.reserveTail(0);
         if (l.size() == 0) throw EMPTY;
         return l;
     }

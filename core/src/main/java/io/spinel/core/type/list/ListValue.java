@@ -169,34 +169,25 @@ public final class ListValue implements Value {
     }
 
     public void pushTail(byte[] b, int off, int len) {
+        pushTail(b, off, len, 0);
+    }
+
+    /**
+     * Appends an element; a node made for it has room for {@code newNodeRoom} bytes of entries,
+     * for a load that knows what a node's worth of elements takes (an RDB quicklist node): that
+     * node's array is made once instead of doubling as the elements come.
+     */
+    public void pushTail(byte[] b, int off, int len, int newNodeRoom) {
         Node t = tail;
         if (t == null) {
-            linkOnly(newTailNode(b, off, len));
+            linkOnly(Node.of(b, off, len, newNodeRoom));
         } else if (allowInsert(t, len)) {
             t.pushTail(b, off, len);
         } else {
             t.trim();
-            linkAfter(t, newTailNode(b, off, len));
+            linkAfter(t, Node.of(b, off, len, newNodeRoom));
         }
         size++;
-    }
-
-    /** Bytes the next node made at the tail is sized for (see {@link #reserveTail}); 0 for exactly one entry. */
-    private int reservedTail;
-
-    /**
-     * Sizes the next node made at the tail for {@code bytes} of entries, for a load that knows
-     * what a node's worth of elements takes (an RDB quicklist node): that node's array is made
-     * once instead of doubling as the elements come. 0 clears it.
-     */
-    public void reserveTail(int bytes) {
-        reservedTail = Math.max(0, bytes);
-    }
-
-    private Node newTailNode(byte[] b, int off, int len) {
-        int room = reservedTail;
-        reservedTail = 0;
-        return Node.of(b, off, len, room);
     }
 
     public void push(boolean atHead, byte[] b, int off, int len) {

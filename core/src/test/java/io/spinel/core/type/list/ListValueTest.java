@@ -362,25 +362,26 @@ class ListValueTest {
     }
 
     @Test
-    void aReservedTailNodeIsSizedOnceAndHoldsWhatIsPushed() {
+    void aNodeMadeWithRoomIsSizedOnceAndHoldsWhatIsPushed() {
         // five entries of 3 bytes take 5 * (3 + 2) = 25 bytes: the node made for the first is
         // sized for all of them, as an RDB load does from the quicklist node it reads
         ListValue sized = new ListValue(-2);
         ListValue grown = new ListValue(-2);
-        sized.reserveTail(25);
         for (int i = 0; i < 5; i++) {
-            rpush(sized, "e" + i + "x");
+            byte[] e = b("e" + i + "x");
+            sized.pushTail(e, 0, e.length, i == 0 ? 25 : 0);
             rpush(grown, "e" + i + "x");
         }
         sized.verify();
         assertThat(sized.nodeCount()).isEqualTo(1);
         for (int i = 0; i < 5; i++) assertThat(sized.cursor(i).equalTo(b("e" + i + "x"), 0, 3)).isTrue();
         assertThat(sized.memoryUsage()).isLessThan(grown.memoryUsage()); // no doubling slack
-        // the reservation is used once: the next node is sized for its one entry again
+        // the room is for a node made by that push only: one that goes into the tail node adds none
         ListValue l = new ListValue(-2);
-        l.reserveTail(1000);
         rpush(l, "a");
-        l.reserveTail(0);
+        long before = l.memoryUsage();
+        l.pushTail(b("b"), 0, 1, 1000);
+        assertThat(l.memoryUsage()).isLessThan(before + 1000);
         byte[] big = new byte[9000];
         l.pushTail(big, 0, big.length);
         assertThat(l.nodeCount()).isEqualTo(2);

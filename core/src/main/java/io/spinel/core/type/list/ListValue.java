@@ -91,7 +91,6 @@ public final class ListValue implements Value {
 
     /** Takes n into this list's memory figure. */
     private void adopt(Node n) {
-        n.owner = this;
         nodeHeap += n.memoryUsage();
         nodes++;
     }
@@ -132,7 +131,6 @@ public final class ListValue implements Value {
         n.prev = n.next = null;
         nodes--;
         nodeHeap -= n.memoryUsage();
-        n.owner = null;
     }
 
     /** Folds b (a's successor) into a when the result stays within the node limit. */
@@ -145,7 +143,7 @@ public final class ListValue implements Value {
             byte[] nb = new byte[a.bytes() + b.bytes()];
             System.arraycopy(a.buf, a.start, nb, 0, a.bytes());
             System.arraycopy(b.buf, b.start, nb, a.bytes(), b.bytes());
-            a.setBuf(nb);
+            a.setBuf(this, nb);
             a.start = 0;
             a.end = nb.length;
         }
@@ -160,9 +158,9 @@ public final class ListValue implements Value {
         if (h == null) {
             linkOnly(Node.of(b, off, len));
         } else if (allowInsert(h, len)) {
-            h.pushHead(b, off, len);
+            h.pushHead(this, b, off, len);
         } else {
-            h.trim();
+            h.trim(this);
             linkBefore(h, Node.of(b, off, len));
         }
         size++;
@@ -182,9 +180,9 @@ public final class ListValue implements Value {
         if (t == null) {
             linkOnly(Node.of(b, off, len, newNodeRoom));
         } else if (allowInsert(t, len)) {
-            t.pushTail(b, off, len);
+            t.pushTail(this, b, off, len);
         } else {
-            t.trim();
+            t.trim(this);
             linkAfter(t, Node.of(b, off, len, newNodeRoom));
         }
         size++;
@@ -233,7 +231,7 @@ public final class ListValue implements Value {
         n.count--;
         size--;
         if (n.count == 0) unlink(n);
-        else n.shrinkIfSparse();
+        else n.shrinkIfSparse(this);
     }
 
     // ---- positional access ----------------------------------------------------------------------
@@ -393,20 +391,20 @@ public final class ListValue implements Value {
     /** Inserts an element so that it becomes entry {@code i} of node n, at byte offset p of it. */
     private void insertInto(Node n, int p, int i, byte[] b, int off, int len) {
         if (allowInsert(n, len)) {
-            n.insertAt(p, b, off, len);
+            n.insertAt(this, p, b, off, len);
         } else if (i == 0 && n.prev != null && allowInsert(n.prev, len)) {
-            n.prev.pushTail(b, off, len);
+            n.prev.pushTail(this, b, off, len);
         } else if (i == n.count && n.next != null && allowInsert(n.next, len)) {
-            n.next.pushHead(b, off, len);
+            n.next.pushHead(this, b, off, len);
         } else if (i == 0) {
             linkBefore(n, Node.of(b, off, len));
         } else if (i == n.count) {
             linkAfter(n, Node.of(b, off, len));
         } else {
-            Node right = n.splitAt(i);
+            Node right = n.splitAt(this, i);
             linkAfter(n, right);
-            if (allowInsert(n, len)) n.pushTail(b, off, len);
-            else if (allowInsert(right, len)) right.pushHead(b, off, len);
+            if (allowInsert(n, len)) n.pushTail(this, b, off, len);
+            else if (allowInsert(right, len)) right.pushHead(this, b, off, len);
             else linkAfter(n, Node.of(b, off, len));
         }
         size++;
@@ -443,7 +441,7 @@ public final class ListValue implements Value {
         int p = n.removeBytes(c.pos, c.pos + oldSize, 1);
         size--;
         insertInto(n, p, c.idx, b, off, len);
-        if (n.count > 0) n.shrinkIfSparse();
+        if (n.count > 0) n.shrinkIfSparse(this);
         return true;
     }
 
@@ -457,7 +455,7 @@ public final class ListValue implements Value {
             Node next = node.next;
             int k = (int) Math.min(n, node.count - i);
             if (i == 0 && k == node.count) unlink(node);
-            else node.deleteRange(i, k);
+            else node.deleteRange(this, i, k);
             n -= k;
             size -= k;
             i = 0;
@@ -481,7 +479,7 @@ public final class ListValue implements Value {
             if (n.count == 0) {
                 unlink(n);
             } else if (here > 0) {
-                n.shrinkIfSparse();
+                n.shrinkIfSparse(this);
                 // only with the neighbour already scanned: merging the next one would hide it
                 if (fromTail) tryMerge(n, n.next);
                 else tryMerge(n.prev, n);
@@ -556,7 +554,6 @@ public final class ListValue implements Value {
         ListValue l = new ListValue(fill);
         for (Node n = head; n != null; n = n.next) {
             Node c = n.copy();
-            c.owner = l;
             l.nodeHeap += c.memoryUsage();
             if (l.tail == null) {
                 l.head = l.tail = c;
@@ -593,7 +590,6 @@ public final class ListValue implements Value {
                 p = q;
             }
             if (p != n.end) throw new IllegalStateException("node " + k + " entries end at " + p + " not " + n.end);
-            if (n.owner != this) throw new IllegalStateException("node " + k + " not owned by this list");
             heap += n.memoryUsage();
             total += n.count;
             prev = n;

@@ -50,6 +50,12 @@ public final class PackedStrings {
         return p + len;
     }
 
+    /** The position after the string stored at p. */
+    public static int next(byte[] b, int p) {
+        int len = readLength(b, p);
+        return p + prefixSize(len) + len;
+    }
+
     /** Size of a stored string: prefix plus bytes. */
     public static int storedSize(int len) {
         return prefixSize(len) + len;

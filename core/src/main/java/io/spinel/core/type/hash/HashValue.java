@@ -98,16 +98,14 @@ public final class HashValue implements Value {
             int fd = p + PackedStrings.prefixSize(fl);
             int vp = fd + fl;
             if (fl == len && Arrays.equals(b, fd, vp, f, off, off + len)) return p;
-            int vl = PackedStrings.readLength(b, vp);
-            p = vp + PackedStrings.prefixSize(vl) + vl;
+            p = PackedStrings.next(b, vp);
         }
         return -1;
     }
 
     /** Position of the value entry that follows the field entry at p. */
     private int lpValueAt(int p) {
-        int fl = PackedStrings.readLength(lp, p);
-        return p + PackedStrings.prefixSize(fl) + fl;
+        return PackedStrings.next(lp, p);
     }
 
     public boolean exists(byte[] f, int off, int len) {

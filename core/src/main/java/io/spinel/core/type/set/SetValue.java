@@ -356,10 +356,7 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     private int packedRandomPos(SplittableRandom rnd) {
         int pos = PACKED_HEADER;
-        for (int skip = rnd.nextInt(packedCount()); skip > 0; skip--) {
-            int l = PackedStrings.readLength(small, pos);
-            pos += PackedStrings.prefixSize(l) + l;
-        }
+        for (int skip = rnd.nextInt(packedCount()); skip > 0; skip--) pos = PackedStrings.next(small, pos);
         return pos;
     }
 

@@ -632,52 +632,58 @@ final class Aof implements Engine.PropagationListener {
             }
             byte[] line = new byte[1024];
             long loops = 0;
-            long lastReport = System.nanoTime();
-            while (true) {
-                if ((++loops & 1023) == 0 && System.nanoTime() - lastReport > 1_000_000_000L) {
-                    lastReport = System.nanoTime();
-                    log.notice(String.format(Locale.ROOT, "Loading AOF %s: %.2f%%", name, in.position() * 100.0 / size));
+            LoadProgress progress = new LoadProgress(log) {
+                @Override
+                String line(long bytes, long commands, double seconds) {
+                    return String.format(Locale.ROOT, "Loading AOF %s: %.2f%%", name, bytes * 100.0 / size);
                 }
-                int n = in.readLine(line);
-                if (n == 0) break; // clean end of file
-                if (line[0] == '#') {
-                    while (line[n - 1] != '\n') { // the rest of a long annotation
-                        n = in.readLine(line);
-                        if (n == 0) break;
+            };
+            try {
+                while (true) {
+                    if ((++loops & 1023) == 0) progress.publish(in.position(), loops);
+                    int n = in.readLine(line);
+                    if (n == 0) break; // clean end of file
+                    if (line[0] == '#') {
+                        while (line[n - 1] != '\n') { // the rest of a long annotation
+                            n = in.readLine(line);
+                            if (n == 0) break;
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                if (line[0] != '*') throw formatError(name);
-                if (line[n - 1] != '\n') {
-                    if (n == line.length) throw formatError(name);
-                    return truncated(path, name, validUpTo, last);
-                }
-                long argc = atol(line, 1, n);
-                if (argc < 1 || argc > Integer.MAX_VALUE - 16) throw formatError(name);
-                byte[][] argv = new byte[(int) argc][];
-                for (int j = 0; j < argc; j++) {
-                    n = in.readLine(line);
-                    if (n == 0) return truncated(path, name, validUpTo, last);
-                    if (line[0] != '$') throw formatError(name);
+                    if (line[0] != '*') throw formatError(name);
                     if (line[n - 1] != '\n') {
                         if (n == line.length) throw formatError(name);
                         return truncated(path, name, validUpTo, last);
                     }
-                    long len = atol(line, 1, n);
-                    if (len < 0 || len > Integer.MAX_VALUE - 16) throw formatError(name);
-                    if (in.position() + len + 2 > size) return truncated(path, name, validUpTo, last);
-                    byte[] arg = new byte[(int) len];
-                    in.readFully(arg, 0, arg.length);
-                    in.skip(2);
-                    argv[j] = arg;
+                    long argc = atol(line, 1, n);
+                    if (argc < 1 || argc > Integer.MAX_VALUE - 16) throw formatError(name);
+                    byte[][] argv = new byte[(int) argc][];
+                    for (int j = 0; j < argc; j++) {
+                        n = in.readLine(line);
+                        if (n == 0) return truncated(path, name, validUpTo, last);
+                        if (line[0] != '$') throw formatError(name);
+                        if (line[n - 1] != '\n') {
+                            if (n == line.length) throw formatError(name);
+                            return truncated(path, name, validUpTo, last);
+                        }
+                        long len = atol(line, 1, n);
+                        if (len < 0 || len > Integer.MAX_VALUE - 16) throw formatError(name);
+                        if (in.position() + len + 2 > size) return truncated(path, name, validUpTo, last);
+                        byte[] arg = new byte[(int) len];
+                        in.readFully(arg, 0, arg.length);
+                        in.skip(2);
+                        argv[j] = arg;
+                    }
+                    boolean isMulti = Bytes.equalsIgnoreCase(argv[0], 0, argv[0].length, "multi");
+                    if (isMulti) validBeforeMulti = validUpTo;
+                    if (!engine.replay(fake, argv)) {
+                        throw new PersistenceException("Unknown command '" + new String(argv[0], StandardCharsets.ISO_8859_1)
+                                + "' reading the append only file " + name);
+                    }
+                    validUpTo = in.position();
                 }
-                boolean isMulti = Bytes.equalsIgnoreCase(argv[0], 0, argv[0].length, "multi");
-                if (isMulti) validBeforeMulti = validUpTo;
-                if (!engine.replay(fake, argv)) {
-                    throw new PersistenceException("Unknown command '" + new String(argv[0], StandardCharsets.ISO_8859_1)
-                            + "' reading the append only file " + name);
-                }
-                validUpTo = in.position();
+            } finally {
+                progress.stop();
             }
             if (fake.inMulti()) {
                 log.warning("Revert incomplete MULTI/EXEC transaction in AOF file " + name);

@@ -242,7 +242,13 @@ final class RdbLoader {
         int freq = -1;
         long now = System.currentTimeMillis();
         long emptySkipped = 0;
-        ProgressReporter reporter = new ProgressReporter(what, totalBytes);
+        LoadProgress progress = new LoadProgress(log) {
+            @Override
+            String line(long bytes, long keys, double seconds) {
+                String perc = totalBytes > 0 ? String.format(Locale.ROOT, "%.2f%%", bytes * 100.0 / totalBytes) : bytes + " bytes";
+                return String.format(Locale.ROOT, "Loading %s: %s, %d keys, %.0f keys/s", what, perc, keys, keys / seconds);
+            }
+        };
         try {
             while (true) {
                 int type = in.readByte();
@@ -319,13 +325,13 @@ final class RdbLoader {
                         expire = -1;
                         idle = -1;
                         freq = -1;
-                        if (((keysLoaded + keysExpired) & 1023) == 0) reporter.publish(in.position(), keysLoaded + keysExpired);
+                        if (((keysLoaded + keysExpired) & 1023) == 0) progress.publish(in.position(), keysLoaded + keysExpired);
                         continue;
                 }
                 break;
             }
         } finally {
-            reporter.stop();
+            progress.stop();
         }
         if (version >= 5) {
             long expected = in.crc();
@@ -344,74 +350,6 @@ final class RdbLoader {
                     + ", empty keys skipped: " + emptySkipped + ".");
         } else {
             log.notice("Done loading RDB, keys loaded: " + keysLoaded + ", keys expired: " + keysExpired + ".");
-        }
-    }
-
-    /**
-     * Logs the load's progress once a second from a thread of its own, as Redis logs it from its
-     * loading loop. The decoding loop only publishes where it is every 1024 keys: a clock check in
-     * that loop is a branch the JIT sees taken only after a second, and the first time it was
-     * taken threw the loop's compiled code away (a deoptimization, then ~0.1 s more of C2 compiling
-     * the decoder again, in the middle of every load of more than a second).
-     */
-    /** How often the load's progress is logged (tests shorten it). */
-    static volatile long progressIntervalNanos = 1_000_000_000L;
-
-    private final class ProgressReporter implements Runnable {
-        private final String what;
-        private final long totalBytes;
-        private final long start = System.nanoTime();
-        private volatile long bytes;
-        private volatile long keys;
-        private volatile boolean stopped;
-        private Thread thread;
-
-        ProgressReporter(String what, long totalBytes) {
-            this.what = what;
-            this.totalBytes = totalBytes;
-        }
-
-        /** On the decoding thread; the reporter thread starts at the first call (small loads never start it). */
-        void publish(long position, long keysSoFar) {
-            bytes = position;
-            keys = keysSoFar;
-            if (thread == null) {
-                thread = new Thread(this, "spinel-load-progress");
-                thread.setDaemon(true);
-                thread.start();
-            }
-        }
-
-        /** Stops the reporting and waits for it, so that no progress line follows the load's last line. */
-        void stop() {
-            stopped = true;
-            if (thread == null) return;
-            thread.interrupt();
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        @Override
-        public void run() {
-            long interval = progressIntervalNanos;
-            long next = start + interval;
-            while (!stopped) {
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(wait);
-                    continue;
-                }
-                next += interval;
-                if (stopped) return;
-                double secs = (System.nanoTime() - start) / 1e9;
-                long pos = bytes;
-                long k = keys;
-                String perc = totalBytes > 0 ? String.format(Locale.ROOT, "%.2f%%", pos * 100.0 / totalBytes) : pos + " bytes";
-                log.notice(String.format(Locale.ROOT, "Loading %s: %s, %d keys, %.0f keys/s", what, perc, k, k / secs));
-            }
         }
     }
 

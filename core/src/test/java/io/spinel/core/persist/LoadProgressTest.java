@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** An RDB load logs its progress while it runs (Redis's "Loading RDB: x%" lines), and none after it ends. */
+/** RDB and AOF loads log their progress while they run (Redis's "Loading ...: x%" lines), and none after they end. */
 class LoadProgressTest {
     private static final Pattern PROGRESS = Pattern.compile("Loading RDB: ([0-9.]+)%, ([0-9]+) keys, [0-9]+ keys/s");
 
@@ -40,13 +40,13 @@ class LoadProgressTest {
             }
             s.client().execute("SAVE");
         }
-        long saved = RdbLoader.progressIntervalNanos;
-        RdbLoader.progressIntervalNanos = 100_000; // every 0.1 ms instead of every second
+        long saved = LoadProgress.intervalNanos;
+        LoadProgress.intervalNanos = 100_000; // every 0.1 ms instead of every second
         List<String> lines;
         try {
             lines = loadLogging(dir);
         } finally {
-            RdbLoader.progressIntervalNanos = saved;
+            LoadProgress.intervalNanos = saved;
         }
         int done = -1;
         List<Long> counts = new ArrayList<>();
@@ -65,8 +65,42 @@ class LoadProgressTest {
         assertThat(counts).allSatisfy(n -> assertThat(n % 1024).isZero()).allSatisfy(n -> assertThat(n).isBetween(1024L, (long) keys));
     }
 
-    /** Starts an engine on dir that loads its dump.rdb, logging at notice level: the lines logged. */
+    @Test
+    void anAofLoadLogsItsProgressBeforeItsLastLine(@TempDir Path dir) throws Exception {
+        int keys = 5_000;
+        try (EmbeddedSpinel s = EmbeddedSpinel.builder().option("dir", dir.toString()).option("appendonly", "yes").start()) {
+            for (int i = 0; i < keys; i++) s.client().execute("SET", "key:" + i, "value:" + i);
+        }
+        long saved = LoadProgress.intervalNanos;
+        LoadProgress.intervalNanos = 100_000;
+        List<String> lines;
+        try {
+            lines = loadLogging(dir, true, keys);
+        } finally {
+            LoadProgress.intervalNanos = saved;
+        }
+        Pattern aofProgress = Pattern.compile("Loading AOF \\S+: ([0-9.]+)%");
+        int done = -1;
+        int progressLines = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains("DB loaded from append only file")) done = i;
+            Matcher m = aofProgress.matcher(lines.get(i));
+            if (m.find()) {
+                assertThat(done).as("a progress line after the load's last line").isEqualTo(-1);
+                assertThat(Double.parseDouble(m.group(1))).isBetween(0.0, 100.0);
+                progressLines++;
+            }
+        }
+        assertThat(done).isGreaterThanOrEqualTo(0);
+        assertThat(progressLines).isPositive();
+    }
+
     private static List<String> loadLogging(Path dir) throws Exception {
+        return loadLogging(dir, false, 20_000);
+    }
+
+    /** Starts an engine on dir that loads its data set, logging at notice level: the lines logged. */
+    private static List<String> loadLogging(Path dir, boolean aof, int expectedKeys) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Log log = new Log(new PrintStream(out, true, StandardCharsets.UTF_8));
         TaskLoop loop = new TaskLoop("load-progress-test");
@@ -78,6 +112,7 @@ class LoadProgressTest {
                     Config c = new Config();
                     c.set("dir", dir.toString());
                     c.set("save", "");
+                    if (aof) c.set("appendonly", "yes");
                     Engine e = new Engine(c, loop, loop::inLoop, log);
                     e.persistence().startUp(true);
                     int n = e.keyspace().db(0).size();
@@ -87,7 +122,7 @@ class LoadProgressTest {
                     f.completeExceptionally(t);
                 }
             });
-            assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(20_000);
+            assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(expectedKeys);
         } finally {
             loop.shutdown();
         }

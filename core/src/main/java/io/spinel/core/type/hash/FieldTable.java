@@ -10,7 +10,7 @@ import java.util.Arrays;
  * The "hashtable" encoding of a hash: the keyspace's open-addressing table (incremental rehash,
  * stateless SCAN) holding one byte array per field, laid out as the length-prefixed field followed
  * by the value bytes. One object per field and no node, key or value objects; a changed value
- * replaces the field's array.
+ * of the same length is written into the field's array, one of another length replaces it.
  */
 final class FieldTable extends KeyTable {
     /** Heap bytes of all entry arrays, kept current so MEMORY USAGE does not walk the table. */
@@ -60,8 +60,17 @@ final class FieldTable extends KeyTable {
         return (byte[]) get(KeyHash.of(f, off, len), f, off, len);
     }
 
-    /** Stores the pair; returns true if the field is new. */
+    /**
+     * Stores the pair; returns true if the field is new. A value as long as the one it replaces is
+     * written over it in its array: nothing allocated, and nothing for the collector to copy out of
+     * the young generation (a busy hash's fields are mostly rewritten with values of one size).
+     */
     boolean set(byte[] f, int fo, int fl, byte[] v, int vo, int vl) {
+        byte[] old = (byte[]) get(KeyHash.of(f, fo, fl), f, fo, fl);
+        if (old != null && old.length - valueOffset(old) == vl) {
+            System.arraycopy(v, vo, old, old.length - vl, vl);
+            return false;
+        }
         return add(entry(f, fo, fl, v, vo, vl));
     }
 

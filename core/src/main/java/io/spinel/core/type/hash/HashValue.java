@@ -60,8 +60,8 @@ public final class HashValue implements Value {
             h.lpPairs = lpPairs;
         } else {
             FieldTable t = new FieldTable();
-            // entry arrays are never modified in place, so the copy may share them
-            table.forEach(e -> t.add((byte[]) e));
+            // (each entry array copied: FieldTable.set writes a same-length value over the old one)
+            table.forEach(e -> t.add(((byte[]) e).clone()));
             h.lp = null;
             h.table = t;
         }

@@ -55,6 +55,30 @@ class HashValueTest {
     }
 
     @Test
+    void aSameLengthValueIsWrittenInPlaceAndACopyDoesNotSeeIt() {
+        HashValue h = new HashValue();
+        for (int i = 0; i < ENTRIES + 1; i++) set(h, "f" + i, "v" + (1000 + i));
+        assertThat(h.isListpack()).isFalse();
+        HashValue copy = (HashValue) h.copy();
+        long memory = h.memoryUsage();
+
+        assertThat(set(h, "f7", "w9999")).isFalse(); // same length: written over the old value
+        assertThat(set(h, "f8", "longer-value")).isFalse(); // another length: a new entry
+        assertThat(set(h, "f9", "")).isFalse();
+        assertThat(get(h, "f7")).isEqualTo("w9999");
+        assertThat(get(h, "f8")).isEqualTo("longer-value");
+        assertThat(get(h, "f9")).isEmpty();
+        assertThat(h.length()).isEqualTo(ENTRIES + 1);
+        assertThat(h.memoryUsage()).isGreaterThan(memory);
+
+        Map<String, String> copied = contents(copy);
+        assertThat(copied).hasSize(ENTRIES + 1);
+        for (int i = 0; i < ENTRIES + 1; i++) assertThat(copied.get("f" + i)).isEqualTo("v" + (1000 + i));
+        assertThat(set(copy, "f10", "x0000")).isFalse();
+        assertThat(get(h, "f10")).isEqualTo("v1010");
+    }
+
+    @Test
     void listpackKeepsInsertionOrderThroughUpdatesAndDeletes() {
         HashValue h = new HashValue();
         assertThat(set(h, "a", "1")).isTrue();

@@ -55,6 +55,17 @@ public final class Engine {
     final ClientPause pause = new ClientPause(this);
     /** Set while replay() runs a command from the AOF: Redis keeps those out of slowlog, stats and MONITOR. */
     private boolean replaying;
+    /**
+     * Polls the transport's sockets once without blocking, on the loop thread, so that clients
+     * are served (with -LOADING for most commands) while the data set loads at start, as Redis's
+     * processEventsWhileBlocked does. Null when the transport cannot: its listeners then open
+     * after the load.
+     */
+    private Runnable loadingPoller;
+    private boolean pollingWhileLoading;
+    private long lastLoadingPoll;
+    /** How often the loaders let clients in: Redis does after every 2 MB read, ~20-50 ms. */
+    private static final long LOADING_POLL_NANOS = 20_000_000L;
     /** The client whose command is running (null between commands, or for internal work). */
     Client currentClient;
     /** Nesting of call(): blocked clients are served when the outermost command is done. */
@@ -426,6 +437,52 @@ public final class Engine {
         scheduleCron();
     }
 
+    /** Set by a transport that can serve its connections while the data set loads (see {@link #loadingPoller}). */
+    public void setLoadingPoller(Runnable poller) {
+        this.loadingPoller = poller;
+    }
+
+    public boolean servesWhileLoading() {
+        return loadingPoller != null;
+    }
+
+    /** Turned on by the start-up load around its loading (DEBUG RELOAD, inside a command, never serves). */
+    public void setPollingWhileLoading(boolean on) {
+        pollingWhileLoading = on && loadingPoller != null;
+        lastLoadingPoll = System.nanoTime();
+    }
+
+    /**
+     * Called by the loaders on the loop thread every so many keys or commands: at most every
+     * {@link #LOADING_POLL_NANOS}, serves what the clients sent meanwhile (see {@link #loadingPoller}).
+     */
+    public void processEventsWhileLoading() {
+        if (!pollingWhileLoading) return;
+        long now = System.nanoTime();
+        if (now - lastLoadingPoll < LOADING_POLL_NANOS) return;
+        lastLoadingPoll = now;
+        pollingWhileLoading = false; // a command run from the poll never polls again itself
+        try {
+            loadingPoller.run();
+            // the replies: the flush queued behind the load would send them only after it
+            flushPending();
+        } finally {
+            pollingWhileLoading = true;
+        }
+    }
+
+    /**
+     * Whether the command must get -LOADING while the data set loads: all but those flagged
+     * "loading" (Redis's rule, for EXEC also the queued commands), and DEBUG, whose RELOAD and
+     * LOADAOF would start a load inside the load.
+     */
+    private boolean deniedWhileLoading(Client c, Command cmd) {
+        if ((cmd.flags(c) & CommandFlags.LOADING) == 0) return true;
+        if (cmd.name.equals("debug") || (cmd.parent != null && cmd.parent.name.equals("debug"))) return true;
+        return cmd.name.equals("exec") && c.multi != null
+                && c.multi.commands.stream().anyMatch(q -> !q.has(CommandFlags.LOADING));
+    }
+
     private void scheduleCron() {
         if (cron != null) cron.cancel(false);
         long periodMicros = 1_000_000L / hz;
@@ -637,7 +694,9 @@ public final class Engine {
         evictClients();
         if (c.closed) return;
         // no memory check while a slow script yields (Redis skips it; the command gets BUSY below)
-        boolean oom = maxmemory > 0 && busyError == null && !pause.active() && performEvictions() == Evictor.FAIL;
+        // (nor while the data set loads: Redis evicts nothing then either)
+        boolean oom = maxmemory > 0 && busyError == null && !pause.active() && !keyspace.isLoading()
+                && performEvictions() == Evictor.FAIL;
         if (busyError == null) preCommandOom = oom;
         if (oom) {
             boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0
@@ -668,6 +727,10 @@ public final class Engine {
         if (c.resp() == 2 && PubSub.isSubscribed(c) && !allowedWhileSubscribed(cmd)) {
             reject(c, cmd, "ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                     + "QUIT / RESET are allowed in this context");
+            return;
+        }
+        if (keyspace.isLoading() && deniedWhileLoading(c, cmd)) {
+            reject(c, cmd, "LOADING Redis is loading the dataset in memory");
             return;
         }
         if (busyError != null && !cmd.has(CommandFlags.ALLOW_BUSY)) {

@@ -7,7 +7,10 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.SingleThreadIoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -24,6 +27,7 @@ import io.spinel.core.Engine;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -56,8 +60,39 @@ final class NettyTransport implements ServerTransport {
         long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
         IoHandlerFactory io = !epoll ? NioIoHandler.newFactory()
                 : spin > 0 ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : EpollIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io);
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io) {
+            @Override
+            protected IoEventLoop newChild(Executor executor, IoHandlerFactory ioHandlerFactory, Object... args) {
+                return new PollableLoop(this, executor, ioHandlerFactory);
+            }
+        };
         this.loop = group.next();
+    }
+
+    /**
+     * The engine's loop, able to poll its sockets from inside one of its own tasks: the load at
+     * start runs as one long task, and polling from it every few tens of milliseconds serves
+     * the clients that connect meanwhile (Redis's processEventsWhileBlocked).
+     */
+    private static final class PollableLoop extends SingleThreadIoEventLoop {
+        private static final Runnable NOTHING = () -> { };
+
+        PollableLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory factory) {
+            super(parent, executor, factory);
+        }
+
+        /** On the loop thread, from a task: handles the sockets that are ready, without waiting. */
+        void pollNow() {
+            // a queued task is what tells the I/O handler not to block (it runs after the caller)
+            execute(NOTHING);
+            runIo();
+        }
+    }
+
+    @Override
+    public Runnable loadingPoller() {
+        PollableLoop l = (PollableLoop) loop;
+        return l::pollNow;
     }
 
     @Override

@@ -50,6 +50,15 @@ interface ServerTransport {
     default void warmUpListening() {
     }
 
+    /**
+     * What polls the loop's sockets once without blocking, from a task running on the loop (the
+     * load at start, so that clients get -LOADING instead of a refused connection), or null
+     * where the transport cannot: its listeners then open after the load.
+     */
+    default Runnable loadingPoller() {
+        return null;
+    }
+
     /** Stops the loop once the tasks queued now have run; whenStopped runs after it has. */
     void shutdown(Runnable whenStopped);
 

@@ -211,12 +211,30 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     private void bind(boolean randomPort) throws Exception {
-        // The data set is loaded before any listener opens: clients never see a partial one.
+        // Where the transport can serve while the data set loads, its listeners open first and
+        // clients get -LOADING until it is loaded (as from Redis); elsewhere they open after the
+        // load. Either way no client sees a partial data set.
+        Runnable poller = transport.loadingPoller();
+        engine.setLoadingPoller(poller);
+        if (poller != null) openListeners(randomPort);
         try {
             onLoop(() -> engine.persistence().startUp(loadData));
         } catch (io.spinel.core.persist.PersistenceException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
+        if (poller == null) openListeners(randomPort);
+        onLoop(engine::start);
+        // from now on a change of port or bind (CONFIG SET) moves the TCP listeners
+        config.listen("port", o -> {
+            if (watchingListenConfig && !stopping) changeListeners(config.get("bind"), config.getInt("port"));
+        });
+        config.listen("bind", o -> {
+            if (watchingListenConfig && !stopping) changeListeners(o.value(), port);
+        });
+        watchingListenConfig = true;
+    }
+
+    private void openListeners(boolean randomPort) throws Exception {
         int wantedPort = config.getInt("port");
         engine.setHostInfo(transport.multiplexingApi(), null, engine.configFile());
         if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort);
@@ -233,15 +251,6 @@ public final class SpinelServer implements AutoCloseable {
             if (perm != 0) Files.setPosixFilePermissions(p, permissions(perm));
         }
         engine.setListenInfo(config.get("bind"), port);
-        onLoop(engine::start);
-        // from now on a change of port or bind (CONFIG SET) moves the TCP listeners
-        config.listen("port", o -> {
-            if (watchingListenConfig && !stopping) changeListeners(config.get("bind"), config.getInt("port"));
-        });
-        config.listen("bind", o -> {
-            if (watchingListenConfig && !stopping) changeListeners(o.value(), port);
-        });
-        watchingListenConfig = true;
     }
 
     /** Runs a step of the start on the loop thread and waits for it; its exception is rethrown. */

@@ -31,6 +31,7 @@ public final class ConfigSupport {
         "stream-node-max-entries", "stream-node-max-bytes",
         // persistence (the persist package)
         "save", "dbfilename", "rdbcompression", "rdbchecksum", "stop-writes-on-bgsave-error", "rdb-key-save-delay",
+        "key-load-delay",
         "appendonly", "appendfilename", "appenddirname", "appendfsync", "auto-aof-rewrite-percentage",
         "auto-aof-rewrite-min-size", "aof-load-truncated", "aof-use-rdb-preamble", "aof-timestamp-enabled",
         "aof-disable-auto-gc", "lazyfree-lazy-expire", "lazyfree-lazy-eviction", "lazyfree-lazy-user-del",
@@ -61,7 +62,7 @@ public final class ConfigSupport {
         "acllog-max-len", "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
-        "key-load-delay", "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
+        "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
         "loading-process-events-interval-bytes",
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
         "maxmemory-eviction-tenacity", "propagation-error-behavior", "acl-pubsub-default",

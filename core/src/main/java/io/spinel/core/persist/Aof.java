@@ -253,10 +253,12 @@ final class Aof implements Engine.PropagationListener {
         if (total == 0) return true;
         persistence.loading(total, () -> {
             int n = 0;
+            loadedBefore = 0;
             for (AofManifest.Info i : all()) {
                 boolean last = ++n == files;
                 long t0 = System.nanoTime();
                 boolean truncated = loadFile(dir, i.name(), last);
+                loadedBefore += dir.resolve(i.name()).toFile().length();
                 if (truncated && !last) throw new PersistenceException("Fatal error: the truncated file is not the last file");
                 log.notice(String.format(Locale.ROOT, "DB loaded from %s file %s: %.3f seconds",
                         i.type() == AofManifest.BASE ? "base" : "incr", i.name(), (System.nanoTime() - t0) / 1e9));
@@ -595,6 +597,9 @@ final class Aof implements Engine.PropagationListener {
      * Replays one file (Redis's loadSingleAppendOnlyFile). Returns true if it had to be
      * truncated (only allowed for the last file); throws on anything that cannot be loaded.
      */
+    /** Bytes of the AOF files already replayed by the running load (INFO's loading_loaded_bytes). */
+    private long loadedBefore;
+
     private boolean loadFile(Path dir, String name, boolean last) {
         Path path = dir.resolve(name);
         long size;
@@ -640,7 +645,11 @@ final class Aof implements Engine.PropagationListener {
             };
             try {
                 while (true) {
-                    if ((++loops & 1023) == 0) progress.publish(in.position(), loops);
+                    if ((++loops & 1023) == 0) {
+                        progress.publish(in.position(), loops);
+                        persistence.loadingProgress(loadedBefore + in.position());
+                        engine.processEventsWhileLoading();
+                    }
                     int n = in.readLine(line);
                     if (n == 0) break; // clean end of file
                     if (line[0] == '#') {

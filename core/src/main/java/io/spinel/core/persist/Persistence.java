@@ -128,12 +128,31 @@ public final class Persistence {
 
     /** Runs {@code load} inside the host's {@link LoadingScope} for that many bytes. */
     void loading(long bytes, Runnable load) {
+        loadingStartTime = System.currentTimeMillis() / 1000;
+        loadingTotalBytes = bytes;
+        loadingLoadedBytes = 0;
+        loadingRdbUsedMem = 0;
         Runnable after = loadingScope.enter(bytes);
         try {
             load.run();
         } finally {
             if (after != null) after.run();
         }
+    }
+
+    // What INFO shows while a load runs (Redis's loading_* fields); the loaded bytes are written
+    // by whichever thread decodes, every 1024 keys.
+    private long loadingStartTime;
+    private long loadingTotalBytes;
+    private volatile long loadingLoadedBytes;
+    private volatile long loadingRdbUsedMem;
+
+    void loadingProgress(long bytes) {
+        loadingLoadedBytes = bytes;
+    }
+
+    void loadingRdbUsedMem(long bytes) {
+        loadingRdbUsedMem = bytes;
     }
 
     /** Registers where function libraries come from and go to (see {@link FunctionStore}). */
@@ -176,9 +195,11 @@ public final class Persistence {
      */
     public void startUp(boolean load) {
         engine.keyspace().setLoading(true);
+        engine.setPollingWhileLoading(true);
         try {
             if (load) loadDataSet();
         } finally {
+            engine.setPollingWhileLoading(false);
             engine.keyspace().setLoading(false);
         }
         // what loading counted is not activity of this run
@@ -678,6 +699,18 @@ public final class Persistence {
             field(sb, "aof_buffer_length", aof.bufferLength());
             field(sb, "aof_pending_bio_fsync", 0);
             field(sb, "aof_delayed_fsync", 0);
+        }
+        if (engine.keyspace().isLoading()) {
+            long loaded = loadingLoadedBytes;
+            double loadedPerc = loadingTotalBytes > 0 ? loaded * 100.0 / loadingTotalBytes : 0;
+            long remaining = loadingTotalBytes > 0 ? loadingTotalBytes - loaded : 1;
+            long elapsed = now - loadingStartTime;
+            field(sb, "loading_start_time", loadingStartTime);
+            field(sb, "loading_total_bytes", loadingTotalBytes);
+            field(sb, "loading_rdb_used_mem", loadingRdbUsedMem);
+            field(sb, "loading_loaded_bytes", loaded);
+            field(sb, "loading_loaded_perc", String.format(Locale.ROOT, "%.2f", loadedPerc));
+            field(sb, "loading_eta_seconds", elapsed == 0 ? 1 : elapsed * remaining / (loaded + 1));
         }
     }
 }

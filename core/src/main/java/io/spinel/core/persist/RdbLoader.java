@@ -103,7 +103,7 @@ final class RdbLoader {
         decoder.setDaemon(true);
         decoder.start();
         try {
-            handoff.drain(tables);
+            handoff.drain(tables, engine);
         } finally {
             handoff.cancel();
         }
@@ -187,10 +187,14 @@ final class RdbLoader {
             send(failure == null ? DONE : failure);
         }
 
-        /** On the loading thread: applies what arrives until the end; rethrows a decoding failure. */
+        /**
+         * On the loading thread: applies what arrives until the end, letting the engine serve its
+         * clients between batches; rethrows a decoding failure.
+         */
         @SuppressWarnings("unchecked")
-        void drain(Target into) {
+        void drain(Target into, Engine engine) {
             while (true) {
+                engine.processEventsWhileLoading();
                 Object o;
                 try {
                     o = queue.take();
@@ -242,6 +246,9 @@ final class RdbLoader {
         int freq = -1;
         long now = System.currentTimeMillis();
         long emptySkipped = 0;
+        // Redis's hidden key-load-delay (microseconds per key; tests use it to watch a load)
+        long keyLoadDelayNanos = engine.config().getLong("key-load-delay") * 1000L;
+        boolean onLoop = target == tables;
         LoadProgress progress = new LoadProgress(log) {
             @Override
             String line(long bytes, long keys, double seconds) {
@@ -325,7 +332,16 @@ final class RdbLoader {
                         expire = -1;
                         idle = -1;
                         freq = -1;
-                        if (((keysLoaded + keysExpired) & 1023) == 0) progress.publish(in.position(), keysLoaded + keysExpired);
+                        if (keyLoadDelayNanos > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(keyLoadDelayNanos);
+                            if (onLoop) engine.processEventsWhileLoading();
+                        }
+                        if (((keysLoaded + keysExpired) & 1023) == 0) {
+                            long pos = in.position();
+                            progress.publish(pos, keysLoaded + keysExpired);
+                            engine.persistence().loadingProgress(pos);
+                            if (onLoop) engine.processEventsWhileLoading();
+                        }
                         continue;
                 }
                 break;
@@ -374,8 +390,10 @@ final class RdbLoader {
                 break;
             case "used-mem":
                 try {
+                    long usedMem = Long.parseLong(val);
+                    engine.persistence().loadingRdbUsedMem(usedMem);
                     log.notice(String.format(Locale.ROOT, "RDB memory usage when created %.2f Mb",
-                            Long.parseLong(val) / (1024.0 * 1024)));
+                            usedMem / (1024.0 * 1024)));
                 } catch (NumberFormatException ignored) {
                     // informational only
                 }

@@ -1,0 +1,79 @@
+package io.spinel.server.persist;
+
+import io.spinel.server.SpinelServer;
+import io.spinel.server.testing.RawClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.spinel.server.persist.PersistTesting.info;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * While the data set loads at start, the Netty server accepts connections and answers as Redis
+ * does then: -LOADING for commands not flagged "loading" (PING, GET, DEBUG, a transaction holding
+ * one), INFO with loading:1 and the loading_* fields; once loaded, the same connections are served
+ * normally. key-load-delay (microseconds per key, Redis's hidden option) makes the load last.
+ */
+class LoadingServeTest {
+    private static final int KEYS = 300;
+
+    @Test
+    void clientsGetLoadingUntilTheDataSetIsLoadedThenTheData(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = PersistTesting.spinel(dir); RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < KEYS; i++) c.call("SET", "key:" + i, "value:" + i);
+            assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+        }
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        CompletableFuture<SpinelServer> started = CompletableFuture.supplyAsync(() -> SpinelServer.builder()
+                .transport(SpinelServer.Transport.NETTY).option("bind", "127.0.0.1").option("port", Integer.toString(port))
+                .option("dir", dir.toString()).option("key-load-delay", "10000") // 10 ms a key: 3 s
+                .start());
+        SpinelServer server = null;
+        try (RawClient c = connect(port)) {
+            assertThat(c.callString("PING")).isEqualTo("-LOADING Redis is loading the dataset in memory\r\n");
+            assertThat(c.callString("GET", "key:1")).startsWith("-LOADING");
+            assertThat(c.callString("DEBUG", "RELOAD")).startsWith("-");
+            assertThat(info(c, "loading")).isEqualTo("1");
+            assertThat(Long.parseLong(info(c, "loading_total_bytes"))).isPositive();
+            assertThat(info(c, "loading_loaded_perc")).matches("[0-9]+\\.[0-9]{2}");
+            assertThat(info(c, "loading_start_time")).isNotNull();
+            assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("GET", "key:1")).startsWith("-LOADING");
+            assertThat(c.callString("EXEC")).startsWith("-EXECABORT");
+            assertThat(started).isNotDone();
+
+            server = started.get(60, TimeUnit.SECONDS);
+            assertThat(info(c, "loading")).isEqualTo("0");
+            assertThat(info(c, "loading_total_bytes")).isNull();
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+            assertThat(c.callString("DBSIZE")).isEqualTo(":" + KEYS + "\r\n");
+            assertThat(c.callString("GET", "key:7")).isEqualTo("$7\r\nvalue:7\r\n");
+        } finally {
+            if (server == null) server = started.get(60, TimeUnit.SECONDS);
+            server.close();
+        }
+    }
+
+    /** Connects as soon as the port listens (the server starting on another thread). */
+    private static RawClient connect(int port) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (true) {
+            try {
+                RawClient c = new RawClient(port);
+                c.setTimeout(10_000);
+                return c;
+            } catch (java.io.IOException e) {
+                if (System.currentTimeMillis() > deadline) throw e;
+                Thread.sleep(5);
+            }
+        }
+    }
+}

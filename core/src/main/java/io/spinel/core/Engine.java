@@ -63,6 +63,8 @@ public final class Engine {
      */
     private Runnable loadingPoller;
     private boolean pollingWhileLoading;
+    /** SHUTDOWN came from a client served while loading: the load stops at its next poll. */
+    private boolean shutdownWhileLoading;
     private long lastLoadingPoll;
     /** How often the loaders let clients in: Redis does after every 2 MB read, ~20-50 ms. */
     private static final long LOADING_POLL_NANOS = 20_000_000L;
@@ -469,6 +471,12 @@ public final class Engine {
         } finally {
             pollingWhileLoading = true;
         }
+        if (shutdownWhileLoading) throw new io.spinel.core.persist.ShutdownWhileLoading();
+    }
+
+    /** SHUTDOWN while loading: the load stops at once, nothing is saved (see {@link io.spinel.core.persist.ShutdownWhileLoading}). */
+    public void shutdownWhileLoading() {
+        shutdownWhileLoading = true;
     }
 
     /**

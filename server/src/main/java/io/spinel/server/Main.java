@@ -140,6 +140,11 @@ public final class Main {
                 }
             }
             server = SpinelServer.start(config, log, awaitTransport(transport));
+        } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
+            // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit
+            log.warning("Spinel is now ready to exit, bye bye...");
+            System.exit(0);
+            return;
         } catch (Exception e) {
             log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
             System.exit(1);

@@ -377,6 +377,12 @@ public final class SpinelServer implements AutoCloseable {
     /** SHUTDOWN, on the loop thread: persistence first (it may refuse), then the stop. */
     private String shutdownRequested(boolean save, boolean nosave, boolean now, boolean force) {
         log.warning("User requested shutdown...");
+        if (engine.keyspace().isLoading()) {
+            // from a client served during the load at start: the load stops, start-up fails with
+            // ShutdownWhileLoading, and nothing is saved
+            engine.shutdownWhileLoading();
+            return null;
+        }
         String err = engine.persistence().shutdown(save, nosave, force);
         if (err != null) return err;
         loop.execute(() -> stop("shutdown"));

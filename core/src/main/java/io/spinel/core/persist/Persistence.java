@@ -596,6 +596,10 @@ public final class Persistence {
      * null to go on, or the error reply that cancels the shutdown.
      */
     public String shutdown(boolean save, boolean nosave, boolean force) {
+        // Before start-up finished loading (a corrupt file, SHUTDOWN from a client while loading)
+        // the data set is partial: it must not be saved over the files it came from, and the AOF
+        // is not open yet.
+        if (!started) return null;
         if (job != null && job.rdb) {
             log.warning("There is a child saving an .rdb. Killing it!");
             killRdbJob();

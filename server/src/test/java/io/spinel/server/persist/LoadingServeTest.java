@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.spinel.server.persist.PersistTesting.info;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * While the data set loads at start, the Netty server accepts connections and answers as Redis
@@ -60,6 +61,33 @@ class LoadingServeTest {
             if (server == null) server = started.get(60, TimeUnit.SECONDS);
             server.close();
         }
+    }
+
+    @Test
+    void shutdownWhileLoadingStopsTheLoadAndSavesNothing(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = PersistTesting.spinel(dir); RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < KEYS; i++) c.call("SET", "key:" + i, "value:" + i);
+            assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+        }
+        byte[] saved = java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb"));
+        int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        long t0 = System.nanoTime();
+        CompletableFuture<SpinelServer> started = CompletableFuture.supplyAsync(() -> SpinelServer.builder()
+                .transport(SpinelServer.Transport.NETTY).option("bind", "127.0.0.1").option("port", Integer.toString(port))
+                .option("dir", dir.toString()).option("save", "3600 1").option("key-load-delay", "10000")
+                .start());
+        try (RawClient c = connect(port)) {
+            assertThat(c.callString("PING")).startsWith("-LOADING");
+            c.send(java.util.List.of("SHUTDOWN".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            assertThatThrownBy(() -> started.get(20, TimeUnit.SECONDS))
+                    .hasRootCauseInstanceOf(io.spinel.core.persist.ShutdownWhileLoading.class);
+        }
+        // stopped at once, not after the 3 s the load would have taken; the file is as it was
+        assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.MILLISECONDS.toNanos(2500));
+        assertThat(java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb"))).isEqualTo(saved);
     }
 
     /** Connects as soon as the port listens (the server starting on another thread). */

@@ -42,8 +42,12 @@ class RdbBehaviourTest {
         try (SpinelServer s = spinel(dir, "rdbchecksum", "no"); RawClient c = new RawClient(s.port())) {
             assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
         }
-        Files.write(rdb, java.util.Arrays.copyOf(good, good.length - 20));
+        byte[] truncated = java.util.Arrays.copyOf(good, good.length - 20);
+        Files.write(rdb, truncated);
         assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Unexpected EOF reading RDB file");
+        // with save points too, the failed start saves nothing over the file it could not load
+        assertThatThrownBy(() -> spinel(dir, "save", "3600 1")).hasMessageContaining("Unexpected EOF reading RDB file");
+        assertThat(Files.readAllBytes(rdb)).isEqualTo(truncated);
         Files.write(rdb, "NOTREDIS0010".getBytes());
         assertThatThrownBy(() -> spinel(dir)).hasMessageContaining("Wrong signature trying to load DB from file");
         Files.delete(rdb);

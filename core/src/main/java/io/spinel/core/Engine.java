@@ -444,10 +444,6 @@ public final class Engine {
         this.loadingPoller = poller;
     }
 
-    public boolean servesWhileLoading() {
-        return loadingPoller != null;
-    }
-
     /** Turned on by the start-up load around its loading (DEBUG RELOAD, inside a command, never serves). */
     public void setPollingWhileLoading(boolean on) {
         pollingWhileLoading = on && loadingPoller != null;

@@ -593,13 +593,13 @@ final class Aof implements Engine.PropagationListener {
 
     // ---- loading --------------------------------------------------------------------------------
 
+    /** Bytes of the AOF files already replayed by the running load (INFO's loading_loaded_bytes). */
+    private long loadedBefore;
+
     /**
      * Replays one file (Redis's loadSingleAppendOnlyFile). Returns true if it had to be
      * truncated (only allowed for the last file); throws on anything that cannot be loaded.
      */
-    /** Bytes of the AOF files already replayed by the running load (INFO's loading_loaded_bytes). */
-    private long loadedBefore;
-
     private boolean loadFile(Path dir, String name, boolean last) {
         Path path = dir.resolve(name);
         long size;

@@ -197,11 +197,13 @@ final class RdbLoader {
                 engine.processEventsWhileLoading();
                 Object o;
                 try {
-                    o = queue.take();
+                    // (a bounded wait: clients are still served while the decoder is slow)
+                    o = queue.poll(20, java.util.concurrent.TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new RdbException("Interrupted while loading");
                 }
+                if (o == null) continue;
                 if (o == DONE) return;
                 if (o instanceof Batch) {
                     Batch b = (Batch) o;

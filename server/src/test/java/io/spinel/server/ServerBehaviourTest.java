@@ -1,6 +1,7 @@
 package io.spinel.server;
 
 import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -239,10 +240,7 @@ class ServerBehaviourTest {
         try (SpinelServer s = SpinelServer.builder().randomPort().start();
              java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
             int oldPort = s.port();
-            int newPort;
-            try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
-                newPort = probe.getLocalPort();
-            }
+            int newPort = RedisServerProcess.freePort();
             try (RawClient c = new RawClient(oldPort)) {
                 // the port the OS picked is the configured port from then on
                 assertThat(c.callString("CONFIG", "GET", "port")).endsWith("$" + Integer.toString(oldPort).length()

@@ -1,5 +1,6 @@
 package io.spinel.server;
 
+import io.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -153,10 +153,7 @@ class TransportTest {
     void configSetPortMovesTheListener(SpinelServer.Transport transport) throws Exception {
         start(transport);
         int oldPort = server.port();
-        int newPort;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            newPort = probe.getLocalPort();
-        }
+        int newPort = RedisServerProcess.freePort();
         try (Jedis r = new Jedis("127.0.0.1", oldPort)) {
             assertThat(r.configSet("port", Integer.toString(newPort))).isEqualTo("OK");
             // the connection that asked stays; new ones go to the new port

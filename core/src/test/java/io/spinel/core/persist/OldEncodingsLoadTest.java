@@ -143,10 +143,7 @@ class OldEncodingsLoadTest {
         String redisServer = redisServerBinary();
         if (redisServer == null) return; // the fixed expectations above were checked already
         Map<String, String> redis = new LinkedHashMap<>();
-        int port;
-        try (ServerSocket ss = new ServerSocket(0)) {
-            port = ss.getLocalPort();
-        }
+        int port = unusedLowPort();
         Process p = new ProcessBuilder(redisServer, "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir",
                 dir.toString(), "--save", "", "--appendonly", "no").redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile()).start();
@@ -268,5 +265,24 @@ class OldEncodingsLoadTest {
         public void close() throws IOException {
             socket.close();
         }
+    }
+
+    /**
+     * A port below the ephemeral range (32768+), where the connections this test makes while it
+     * waits for redis-server cannot take it first (the server tests' RedisServerProcess.freePort
+     * says more).
+     */
+    private static int unusedLowPort() throws IOException {
+        java.util.Random random = new java.util.Random();
+        for (int tries = 0; tries < 1000; tries++) {
+            int port = 20000 + random.nextInt(12000);
+            try (ServerSocket ss = new ServerSocket()) {
+                ss.bind(new java.net.InetSocketAddress(port));
+                return port;
+            } catch (IOException taken) {
+                // in use: try another
+            }
+        }
+        throw new IOException("no free port found");
     }
 }

@@ -2,10 +2,10 @@ package io.spinel.server.persist;
 
 import io.spinel.server.SpinelServer;
 import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +29,7 @@ class LoadingServeTest {
             for (int i = 0; i < KEYS; i++) c.call("SET", "key:" + i, "value:" + i);
             assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
         }
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
+        int port = RedisServerProcess.freePort();
         CompletableFuture<SpinelServer> started = CompletableFuture.supplyAsync(() -> SpinelServer.builder()
                 .transport(SpinelServer.Transport.NETTY).option("bind", "127.0.0.1").option("port", Integer.toString(port))
                 .option("dir", dir.toString()).option("key-load-delay", "10000") // 10 ms a key: 3 s
@@ -70,10 +67,7 @@ class LoadingServeTest {
             assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
         }
         byte[] saved = java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb"));
-        int port;
-        try (ServerSocket probe = new ServerSocket(0)) {
-            port = probe.getLocalPort();
-        }
+        int port = RedisServerProcess.freePort();
         long t0 = System.nanoTime();
         CompletableFuture<SpinelServer> started = CompletableFuture.supplyAsync(() -> SpinelServer.builder()
                 .transport(SpinelServer.Transport.NETTY).option("bind", "127.0.0.1").option("port", Integer.toString(port))

@@ -82,10 +82,7 @@ class MigrateTest {
                 b.callString("AUTH", "secret");
                 assertThat(b.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
             }
-            int closed;
-            try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
-                closed = probe.getLocalPort();
-            }
+            int closed = RedisServerProcess.freePort();
             a.callString("SET", "k", "v");
             assertThat(a.callString("MIGRATE", "127.0.0.1", Integer.toString(closed), "k", "0", "500"))
                     .isEqualTo("-IOERR error or timeout writing to target instance\r\n");

@@ -35,12 +35,31 @@ public final class RedisServerProcess implements AutoCloseable {
         return binary() != null;
     }
 
+    /**
+     * A port nothing listens on, for a server a test starts later. Not one the OS hands out
+     * (ServerSocket(0) draws from the ephemeral range, 32768-60999 on Linux): every outgoing
+     * connection also takes a local port from that range, and one made between the choice and
+     * the bind (a client polling another server, say) can hold the port and fail the bind with
+     * EADDRINUSE. Below that range only listeners compete, and this JVM never hands a port out twice.
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+        for (int tries = 0; tries < 1000; tries++) {
+            int port = LOW_PORT + Math.floorMod(NEXT_PORT.getAndIncrement(), LOW_PORT_COUNT);
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new java.net.InetSocketAddress(port));
+                return port;
+            } catch (IOException taken) {
+                // someone listens there, or a socket still holds it: the next one
+            }
         }
+        throw new IOException("no free port in " + LOW_PORT + "-" + (LOW_PORT + LOW_PORT_COUNT - 1));
     }
+
+    private static final int LOW_PORT = 20000;
+    private static final int LOW_PORT_COUNT = 12000;
+    /** Starts at a random offset so that two test JVMs at once seldom walk the same ports. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
+            new java.util.concurrent.atomic.AtomicInteger(new java.util.Random().nextInt(LOW_PORT_COUNT));
 
     /** Starts redis-server with persistence off and the given extra options. */
     public static RedisServerProcess start(String... extra) throws IOException, InterruptedException {

@@ -15,6 +15,7 @@ import io.spinel.core.util.Bytes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -76,8 +77,10 @@ public final class Engine {
     final io.spinel.core.keyspace.EncodingConfig encodings;
     final io.spinel.core.persist.Persistence persistence;
 
-    private final ScheduledExecutorService loop;
-    private final BooleanSupplier inLoop;
+    // set once by attachLoop, before any client or task (the standalone server makes its engine
+    // while its event loop is still being made)
+    private ScheduledExecutorService loop;
+    private BooleanSupplier inLoop;
     private ScheduledFuture<?> cron;
     /** Ids 1 and 2 belong to the internal clients of the two scripting engines (EVAL, functions), as in Redis. */
     private long nextClientId = 3;
@@ -106,9 +109,18 @@ public final class Engine {
     int minReplicasMaxLag = 10;
 
     public Engine(Config config, ScheduledExecutorService loop, BooleanSupplier inLoop, Log log) {
+        this(config, log);
+        attachLoop(loop, inLoop);
+    }
+
+    /**
+     * An engine whose executor is given later, by {@link #attachLoop}, before it serves anyone or
+     * schedules anything: the standalone server makes it, and starts decoding the data set it
+     * loads (see {@link io.spinel.core.persist.Persistence#beginStartUpLoad}), while Netty's event
+     * loop is still being set up.
+     */
+    public Engine(Config config, Log log) {
         this.config = config;
-        this.loop = loop;
-        this.inLoop = inLoop;
         this.log = log;
         this.keyspace = new Keyspace(config.getInt("databases"), keyspaceListener);
         this.encodings = new io.spinel.core.keyspace.EncodingConfig(config);
@@ -293,6 +305,15 @@ public final class Engine {
         return loop;
     }
 
+    /** The executor that owns the data, and how to tell its thread; once, before it runs anything. */
+    public void attachLoop(ScheduledExecutorService loop, BooleanSupplier inLoop) {
+        if (this.loop != null) throw new IllegalStateException("the engine already has its executor");
+        this.loop = loop;
+        this.inLoop = inLoop;
+        for (Runnable task : beforeLoop) loop.execute(task);
+        beforeLoop.clear();
+    }
+
     private final Map<Class<?>, Object> extensions = new java.util.HashMap<>();
 
     /**
@@ -384,7 +405,7 @@ public final class Engine {
     }
 
     public boolean inLoop() {
-        return inLoop.getAsBoolean();
+        return inLoop != null && inLoop.getAsBoolean();
     }
 
     private IdleHeapReturn heapReturn;
@@ -1606,11 +1627,15 @@ public final class Engine {
         blocking.databasesChanged(a, b);
     }
 
-    /** Runs a task on the loop thread (immediately if already there). */
+    /** Runs a task on the loop thread (immediately if already there; once it is attached if not yet). */
     public void execute(Runnable task) {
         if (inLoop()) task.run();
-        else loop.execute(task);
+        else if (loop != null) loop.execute(task);
+        else beforeLoop.add(task);
     }
+
+    /** Tasks given to {@link #execute} before {@link #attachLoop}: the loop runs them first. */
+    private final List<Runnable> beforeLoop = new ArrayList<>();
 
     public Map<String, Long> errorStats() {
         return new TreeMap<>(stats.errorCodes);

@@ -139,7 +139,7 @@ public final class Main {
                     config.set("port", Integer.toString(probe.getLocalPort()));
                 }
             }
-            server = SpinelServer.start(config, log, awaitTransport(transport));
+            server = SpinelServer.start(SpinelServer.prepareStandaloneEngine(config, log), awaitTransport(transport));
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit
             log.warning("Spinel is now ready to exit, bye bye...");

@@ -81,12 +81,18 @@ public final class SpinelServer implements AutoCloseable {
     private final boolean loadData;
 
     private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, ServerTransport transport) {
+        this(config, log, loadData, clock, transport, new Engine(config, log));
+    }
+
+    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, ServerTransport transport,
+                         Engine engine) {
         this.loadData = loadData;
         this.config = config;
         this.log = log;
         this.transport = transport;
         this.loop = transport.loop();
-        this.engine = new Engine(config, loop, transport::inLoop, log);
+        this.engine = engine;
+        engine.attachLoop(loop, transport::inLoop);
         if (clock != null) engine.keyspace().setClock(clock); // before the loop runs anything
         engine.setShutdownHandler(this::shutdownRequested);
         transport.serve(engine);
@@ -191,16 +197,28 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     /**
-     * Starts a server from an already loaded configuration (the command line launcher), on a
-     * transport made by {@link #newStandaloneTransport()} (which the launcher makes on another
-     * thread while it reads the configuration).
+     * The standalone server's engine, made from its loaded configuration before its transport is
+     * ready: a large RDB file to load starts decoding now, on a thread of its own, while Netty's
+     * event loop is set up (50-100 ms of a start), and {@link #start} inserts its keys.
      */
-    static SpinelServer start(Config config, Log log, ServerTransport transport) throws Exception {
-        SpinelServer s = new SpinelServer(config, log, true, null, transport);
+    static Engine prepareStandaloneEngine(Config config, Log log) {
+        Engine engine = new Engine(config, log);
         // The standalone server owns its JVM: give the heap back after the data shrank
-        // (-Dspinel.idleHeapReturn=false turns it off).
-        if (!"false".equals(System.getProperty("spinel.idleHeapReturn"))) s.engine.setIdleHeapReturn(HeapRoom::collect);
-        s.engine.persistence().setLoadingScope(HeapRoom::forLoading);
+        // (-Dspinel.idleHeapReturn=false turns it off), and grow it ahead of a load.
+        if (!"false".equals(System.getProperty("spinel.idleHeapReturn"))) engine.setIdleHeapReturn(HeapRoom::collect);
+        engine.persistence().setLoadingScope(HeapRoom::forLoading);
+        engine.persistence().beginStartUpLoad();
+        return engine;
+    }
+
+    /**
+     * Starts a server from an already loaded configuration (the command line launcher), with the
+     * engine from {@link #prepareStandaloneEngine}, on a transport made by
+     * {@link #newStandaloneTransport()} (which the launcher makes on another thread while it reads
+     * the configuration).
+     */
+    static SpinelServer start(Engine engine, ServerTransport transport) throws Exception {
+        SpinelServer s = new SpinelServer(engine.config(), engine.log(), true, null, transport, engine);
         try {
             s.bind(false);
         } catch (Exception e) {

@@ -183,7 +183,7 @@ class ConfigRewriteDiffTest {
             String[] a = args();
             loader.load(ConfigLoader.optionsToConfig(Arrays.asList(a).subList(1, a.length)), null);
             loader.checkUsers();
-            spinel = SpinelServer.start(config, Log.silent(), SpinelServer.newStandaloneTransport());
+            spinel = SpinelServer.start(SpinelServer.prepareStandaloneEngine(config, Log.silent()), SpinelServer.newStandaloneTransport());
             ConfigRewriter.install(spinel.engine(), file, loader);
             client = new RawClient(port);
             String pass = config.get("requirepass");

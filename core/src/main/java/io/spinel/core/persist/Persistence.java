@@ -128,16 +128,21 @@ public final class Persistence {
 
     /** Runs {@code load} inside the host's {@link LoadingScope} for that many bytes. */
     void loading(long bytes, Runnable load) {
-        loadingStartTime = System.currentTimeMillis() / 1000;
-        loadingTotalBytes = bytes;
-        loadingLoadedBytes = 0;
-        loadingRdbUsedMem = 0;
-        Runnable after = loadingScope.enter(bytes);
+        Runnable after = enterLoading(bytes);
         try {
             load.run();
         } finally {
             if (after != null) after.run();
         }
+    }
+
+    /** Resets what INFO shows of a load and enters the host's scope; returns its exit or null. */
+    private Runnable enterLoading(long bytes) {
+        loadingStartTime = System.currentTimeMillis() / 1000;
+        loadingTotalBytes = bytes;
+        loadingLoadedBytes = 0;
+        loadingRdbUsedMem = 0;
+        return loadingScope.enter(bytes);
     }
 
     // What INFO shows while a load runs (Redis's loading_* fields); the loaded bytes are written
@@ -201,6 +206,7 @@ public final class Persistence {
         } finally {
             engine.setPollingWhileLoading(false);
             engine.keyspace().setLoading(false);
+            abandonStartUpLoad();
         }
         // what loading counted is not activity of this run
         engine.resetStats();
@@ -209,7 +215,104 @@ public final class Persistence {
         started = true;
     }
 
+    /**
+     * An RDB load whose decoding began before the executor was ready ({@link #beginStartUpLoad}):
+     * the file, the decoding thread, and what ends the host's loading scope.
+     */
+    private static final class EarlyLoad {
+        final long startNanos = System.nanoTime();
+        final Path path;
+        final InputStream file;
+        final RdbLoader loader;
+        final RdbLoader.Decoding decoding;
+        final Runnable exitScope;
+
+        EarlyLoad(Path path, InputStream file, RdbLoader loader, RdbLoader.Decoding decoding, Runnable exitScope) {
+            this.path = path;
+            this.file = file;
+            this.loader = loader;
+            this.decoding = decoding;
+            this.exitScope = exitScope;
+        }
+    }
+
+    private EarlyLoad earlyLoad;
+
+    /**
+     * Decoded batches a start-up load may queue before its keys are inserted: enough for the
+     * 50-100 ms the standalone server's event loop takes to get ready, as far as this machine
+     * decodes; the decoding thread then waits.
+     */
+    private static final int EARLY_QUEUED_BATCHES = 2048;
+
+    /**
+     * The standalone server's start, before the executor is attached: begins decoding the RDB
+     * file that {@link #startUp startUp(true)} will load, on the decoding thread, so that the
+     * load overlaps setting up the event loop and listeners (the keys still go into the tables
+     * on the executor, in startUp). Only for a file big enough to be decoded on a thread of its
+     * own and when no AOF is to be loaded; a file that cannot be read now is left to startUp to
+     * report.
+     */
+    public void beginStartUpLoad() {
+        if (earlyLoad != null || config.getBool("appendonly")) return;
+        Path p = rdbPath();
+        long size;
+        InputStream is;
+        try {
+            size = Files.size(p);
+            if (!RdbLoader.decodesAhead(size)) return;
+            is = Files.newInputStream(p);
+        } catch (IOException e) {
+            return;
+        }
+        Runnable exitScope = enterLoading(size);
+        RdbLoader loader = new RdbLoader(engine, functions, false, false);
+        RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
+        earlyLoad = new EarlyLoad(p, is, loader, loader.startDecoding(in, size, "RDB", EARLY_QUEUED_BATCHES), exitScope);
+    }
+
+    /** Whether {@link #beginStartUpLoad} began decoding a file that startUp has not loaded yet. */
+    public boolean startUpLoadBegun() {
+        return earlyLoad != null;
+    }
+
+    /** Stops an early decoding that startUp did not take (the start failed before the load). */
+    private void abandonStartUpLoad() {
+        EarlyLoad e = earlyLoad;
+        if (e == null) return;
+        earlyLoad = null;
+        e.decoding.cancel();
+        try {
+            e.file.close();
+        } catch (IOException ignored) {
+            // read-only: nothing to lose
+        }
+        if (e.exitScope != null) e.exitScope.run();
+    }
+
+    /** Inserts the keys of an early-started load ({@link #beginStartUpLoad}) as they come. */
+    private void finishStartUpLoad() {
+        EarlyLoad e = earlyLoad;
+        try {
+            e.loader.finish(e.decoding);
+            loadKeysLoaded = e.loader.keysLoaded;
+            loadKeysExpired = e.loader.keysExpired;
+            log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - e.startNanos) / 1e9));
+        } catch (RdbException ex) {
+            throw new PersistenceException("Error loading the RDB file " + e.path + ", not starting with a partial data set: "
+                    + ex.getMessage(), ex);
+        } catch (java.io.UncheckedIOException ex) {
+            throw new PersistenceException("Fatal error loading the DB: " + ex.getCause().getMessage() + ". Exiting.", ex);
+        } finally {
+            abandonStartUpLoad(); // (done with it: the file closed, the scope left)
+        }
+    }
+
     private void loadDataSet() {
+        if (earlyLoad != null) {
+            finishStartUpLoad();
+            return;
+        }
         long t0 = System.nanoTime();
         if (config.getBool("appendonly")) {
             if (aof.load()) {
@@ -599,7 +702,10 @@ public final class Persistence {
         // Before start-up finished loading (a corrupt file, SHUTDOWN from a client while loading)
         // the data set is partial: it must not be saved over the files it came from, and the AOF
         // is not open yet.
-        if (!started) return null;
+        if (!started) {
+            abandonStartUpLoad();
+            return null;
+        }
         if (job != null && job.rdb) {
             log.warning("There is a child saving an .rdb. Killing it!");
             killRdbJob();

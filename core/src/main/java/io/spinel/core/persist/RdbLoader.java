@@ -45,7 +45,7 @@ final class RdbLoader {
      * Files from this size on are decoded on a second thread while this one fills the tables
      * ({@code -Dspinel.rdb.sequential=true} turns that off, for comparing the two).
      */
-    private static final long PARALLEL_MIN_BYTES = 4L << 20;
+    static final long PARALLEL_MIN_BYTES = 4L << 20;
 
     /** Where decoded keys go: the tables directly, or a hand-off to the thread that owns them. */
     private interface Target {
@@ -85,11 +85,39 @@ final class RdbLoader {
      * owns the keyspace, inserts what it decoded: about a third of loading is filling the tables.
      */
     void load(RdbIn in, long totalBytes, String what) {
-        if (totalBytes < PARALLEL_MIN_BYTES || Boolean.getBoolean("spinel.rdb.sequential")) {
+        if (!decodesAhead(totalBytes)) {
             decode(in, totalBytes, what, tables);
             return;
         }
-        Handoff handoff = new Handoff();
+        finish(startDecoding(in, totalBytes, what, Handoff.QUEUED_WHILE_LOADING));
+    }
+
+    /** Whether a stream of that size is decoded on a thread of its own (see {@link #load}). */
+    static boolean decodesAhead(long totalBytes) {
+        return totalBytes >= PARALLEL_MIN_BYTES && !Boolean.getBoolean("spinel.rdb.sequential");
+    }
+
+    /** Decoding on its own thread, handing batches of keys to whoever calls {@link #finish}. */
+    static final class Decoding {
+        private final Handoff handoff;
+
+        private Decoding(Handoff handoff) {
+            this.handoff = handoff;
+        }
+
+        /** Stops the decoding thread where {@link #finish} will never be called. */
+        void cancel() {
+            handoff.cancel();
+        }
+    }
+
+    /**
+     * Starts decoding the stream on a thread of its own; up to {@code queuedBatches} batches of
+     * 512 keys wait for {@link #finish} (a start-up load queues many: it begins before the
+     * thread that inserts them is ready).
+     */
+    Decoding startDecoding(RdbIn in, long totalBytes, String what, int queuedBatches) {
+        Handoff handoff = new Handoff(queuedBatches);
         Thread decoder = new Thread(() -> {
             try {
                 decode(in, totalBytes, what, handoff);
@@ -102,16 +130,23 @@ final class RdbLoader {
         }, "spinel-rdb-decode");
         decoder.setDaemon(true);
         decoder.start();
+        return new Decoding(handoff);
+    }
+
+    /** On the thread that owns the keyspace: inserts what is decoded until the end of the stream. */
+    void finish(Decoding decoding) {
         try {
-            handoff.drain(tables, engine);
+            decoding.handoff.drain(tables, engine);
         } finally {
-            handoff.cancel();
+            decoding.handoff.cancel();
         }
     }
 
     /** Batches of decoded keys (and the rare other operations, in order) from the decoding thread. */
     private static final class Handoff implements Target {
         private static final int BATCH = 512;
+        /** Batches decoded ahead while the keyspace's thread inserts (more only cost the cache). */
+        static final int QUEUED_WHILE_LOADING = 16;
         private static final Object DONE = new Object();
 
         static final class Cancelled extends RuntimeException {
@@ -120,12 +155,16 @@ final class RdbLoader {
             }
         }
 
-        private final java.util.concurrent.ArrayBlockingQueue<Object> queue = new java.util.concurrent.ArrayBlockingQueue<>(16);
+        private final java.util.concurrent.ArrayBlockingQueue<Object> queue;
         private volatile boolean cancelled;
         private Db[] dbs = new Db[BATCH];
         private byte[][] keys = new byte[BATCH][];
         private Object[] entries = new Object[BATCH];
         private int n;
+
+        Handoff(int queuedBatches) {
+            queue = new java.util.concurrent.ArrayBlockingQueue<>(queuedBatches);
+        }
 
         private static final class Batch {
             final Db[] dbs;
@@ -143,6 +182,7 @@ final class RdbLoader {
 
         @Override
         public void put(Db db, byte[] key, Object entry) {
+            if (cancelled) throw new Cancelled(); // (a start that failed: stop reading the file now)
             dbs[n] = db;
             keys[n] = key;
             entries[n] = entry;
@@ -203,7 +243,10 @@ final class RdbLoader {
                     Thread.currentThread().interrupt();
                     throw new RdbException("Interrupted while loading");
                 }
-                if (o == null) continue;
+                if (o == null) {
+                    if (cancelled) throw new RdbException("Loading cancelled");
+                    continue;
+                }
                 if (o == DONE) return;
                 if (o instanceof Batch) {
                     Batch b = (Batch) o;

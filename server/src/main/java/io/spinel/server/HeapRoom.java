@@ -110,6 +110,11 @@ final class HeapRoom {
         }
     }
 
+    /** Looks the management bean up once ahead of need (its first lookup loads its classes). */
+    static void prepare() {
+        vm();
+    }
+
     private static HotSpotDiagnosticMXBean vm() {
         try {
             return ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);

@@ -5,6 +5,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
+import io.spinel.core.command.CommandTable;
 import io.spinel.core.config.Config;
 
 import java.io.FileOutputStream;
@@ -62,9 +63,18 @@ public final class Main {
             t.warmUpListening();
             return t;
         });
-        Thread preparing = new Thread(transport, "spinel-prepare");
-        preparing.setDaemon(true);
-        preparing.start();
+        startDaemon("spinel-prepare", transport);
+        // What the banner, making the engine and beginning the load wait for, made meanwhile on
+        // two more threads (main then finds it done, or waits for the rest): the JVM's management
+        // beans, for the banner and for the heap sizing of a load (10-20 ms in a fresh JVM), and
+        // the command table's specs, parsed from commands.tsv (15-20 ms, interpreted).
+        FutureTask<String> jvmLine = new FutureTask<>(() -> {
+            String line = jvmLine();
+            HeapRoom.prepare();
+            return line;
+        });
+        startDaemon("spinel-prepare-jvm", jvmLine);
+        startDaemon("spinel-prepare-commands", CommandTable::new);
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
         String configFile = null;
@@ -112,10 +122,11 @@ public final class Main {
         log.warning("oO0OoO0OoO0Oo Spinel is starting oO0OoO0OoO0Oo");
         log.warning("Spinel version=" + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION
                 + " compatible), bits=64, pid=" + ProcessHandle.current().pid() + ", just started");
-        log.warning("JDK " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
-                + System.getProperty("java.vendor") + "), max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024)
-                + " MB, GC " + gcNames() + ", JVM options "
-                + String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        try {
+            log.warning(jvmLine.get());
+        } catch (InterruptedException | ExecutionException e) {
+            log.warning(jvmLine());
+        }
         if (configFile == null) {
             log.warning("Warning: no config file specified, using the default config. In order to specify a config "
                     + "file use spinel-server /path/to/redis.conf");
@@ -238,6 +249,20 @@ public final class Main {
         } catch (IOException e) {
             log.warning("Failed to write PID file: " + e.getMessage());
         }
+    }
+
+    private static void startDaemon(String name, Runnable task) {
+        Thread t = new Thread(task, name);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The banner's line about the JVM: version, heap, collectors and options. */
+    private static String jvmLine() {
+        return "JDK " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
+                + System.getProperty("java.vendor") + "), max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+                + " MB, GC " + gcNames() + ", JVM options "
+                + String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
     }
 
     private static String gcNames() {

@@ -138,11 +138,15 @@ public final class Persistence {
 
     /** Resets what INFO shows of a load and enters the host's scope; returns its exit or null. */
     private Runnable enterLoading(long bytes) {
+        resetLoadingInfo(bytes);
+        return loadingScope.enter(bytes);
+    }
+
+    private void resetLoadingInfo(long bytes) {
         loadingStartTime = System.currentTimeMillis() / 1000;
         loadingTotalBytes = bytes;
         loadingLoadedBytes = 0;
         loadingRdbUsedMem = 0;
-        return loadingScope.enter(bytes);
     }
 
     // What INFO shows while a load runs (Redis's loading_* fields); the loaded bytes are written
@@ -220,14 +224,16 @@ public final class Persistence {
      * the file, the decoding thread, and what ends the host's loading scope.
      */
     private static final class EarlyLoad {
-        final long startNanos = System.nanoTime();
+        final long startNanos;
         final Path path;
         final InputStream file;
         final RdbLoader loader;
         final RdbLoader.Decoding decoding;
         final Runnable exitScope;
 
-        EarlyLoad(Path path, InputStream file, RdbLoader loader, RdbLoader.Decoding decoding, Runnable exitScope) {
+        EarlyLoad(long startNanos, Path path, InputStream file, RdbLoader loader, RdbLoader.Decoding decoding,
+                  Runnable exitScope) {
+            this.startNanos = startNanos;
             this.path = path;
             this.file = file;
             this.loader = loader;
@@ -255,6 +261,7 @@ public final class Persistence {
      */
     public void beginStartUpLoad() {
         if (earlyLoad != null || config.getBool("appendonly")) return;
+        long t0 = System.nanoTime();
         Path p = rdbPath();
         long size;
         InputStream is;
@@ -265,10 +272,12 @@ public final class Persistence {
         } catch (IOException e) {
             return;
         }
-        Runnable exitScope = enterLoading(size);
+        resetLoadingInfo(size);
         RdbLoader loader = new RdbLoader(engine, functions, false, false);
         RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
-        earlyLoad = new EarlyLoad(p, is, loader, loader.startDecoding(in, size, "RDB", EARLY_QUEUED_BATCHES), exitScope);
+        RdbLoader.Decoding decoding = loader.startDecoding(in, size, "RDB", EARLY_QUEUED_BATCHES);
+        // (the scope after the decoding began: the standalone server's takes 10-20 ms to set)
+        earlyLoad = new EarlyLoad(t0, p, is, loader, decoding, loadingScope.enter(size));
     }
 
     /** Whether {@link #beginStartUpLoad} began decoding a file that startUp has not loaded yet. */

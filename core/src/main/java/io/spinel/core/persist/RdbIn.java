@@ -191,16 +191,20 @@ public final class RdbIn {
     /** Buffers {@link #readTransient} reuses: the string, and the compressed form of an LZF one. */
     private byte[] transientBuf = new byte[0];
     private byte[] compressedBuf = new byte[0];
+    private int transientOffset;
     private int transientLength;
 
     /**
      * A string the caller is done with before its next read from this stream (a packed blob that
-     * is turned into Spinel's own encoding): returned in a buffer this stream reuses, its length
-     * in {@link #transientLength()}. Loading a file reads one such blob per collection, and
-     * allocating each only to drop it made a good part of the garbage a load collects.
+     * is turned into Spinel's own encoding, a value the caller copies): returned in an array this
+     * stream reuses, from {@link #transientOffset()} for {@link #transientLength()} bytes. Loading
+     * a file reads one such string per key, and allocating each only to drop it made a good part
+     * of the garbage a load collects. A plain string that fits the read buffer is handed out
+     * where it lies there, without a copy (the checksum covers it when the buffer next moves on).
      */
     public byte[] readTransient() {
         long len = readLenOrEncoding();
+        transientOffset = 0;
         if (encoded) {
             if (len != Rdb.ENC_LZF) {
                 byte[] b = readEncodedInteger(len);
@@ -213,9 +217,14 @@ public final class RdbIn {
             return decompress(clen, transientBuffer(ulen), ulen);
         }
         int n = plainLength(len);
+        transientLength = n;
+        if (n <= limit - pos || (in != null && n <= buf.length && fill(n))) {
+            transientOffset = pos;
+            pos += n;
+            return buf;
+        }
         byte[] b = transientBuffer(n);
         readFully(b, 0, n);
-        transientLength = n;
         return b;
     }
 
@@ -235,17 +244,22 @@ public final class RdbIn {
     /** The listpack reader of the blob last read with {@link #readTransient} (one reused per load). */
     Listpack.Reader transientListpack() {
         byte[] b = readTransient();
-        return listpackOf(b, transientLength);
+        return listpackOf(b, transientOffset, transientLength);
     }
 
-    /** The reused listpack reader over b[0, len), a blob just read with {@link #readTransient}. */
-    Listpack.Reader listpackOf(byte[] b, int len) {
+    /** The reused listpack reader over b[off, off+len), a blob just read with {@link #readTransient}. */
+    Listpack.Reader listpackOf(byte[] b, int off, int len) {
         Listpack.Reader r = listpackReader;
-        if (r == null) return listpackReader = new Listpack.Reader(b, 0, len);
-        return r.reset(b, 0, len);
+        if (r == null) return listpackReader = new Listpack.Reader(b, off, len);
+        return r.reset(b, off, len);
     }
 
     private Listpack.Reader listpackReader;
+
+    /** Where the string the last {@link #readTransient} returned starts in the array it returned. */
+    public int transientOffset() {
+        return transientOffset;
+    }
 
     /** The length of the string the last {@link #readTransient} returned. */
     public int transientLength() {

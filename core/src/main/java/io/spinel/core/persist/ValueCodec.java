@@ -224,7 +224,7 @@ final class ValueCodec {
     static Object read(int type, RdbIn in, byte[] key, long expire, int lru, EncodingConfig cfg) {
         if (type == Rdb.TYPE_STRING) { // the entry is a copy: the value is read into a reused buffer
             byte[] v = in.readTransient();
-            return StringEntry.create(key, 0, key.length, v, 0, in.transientLength(), expire, lru);
+            return StringEntry.create(key, 0, key.length, v, in.transientOffset(), in.transientLength(), expire, lru);
         }
         Value v;
         switch (type) {
@@ -285,7 +285,7 @@ final class ValueCodec {
 
     private static Ziplist ziplist(RdbIn in) {
         byte[] b = in.readTransient();
-        return new Ziplist(b, 0, in.transientLength());
+        return new Ziplist(b, in.transientOffset(), in.transientLength());
     }
 
     private static Listpack.Reader listpack(RdbIn in) {
@@ -294,7 +294,7 @@ final class ValueCodec {
 
     private static Zipmap zipmap(RdbIn in) {
         byte[] b = in.readTransient();
-        return new Zipmap(b, 0, in.transientLength());
+        return new Zipmap(b, in.transientOffset(), in.transientLength());
     }
 
     private static ListValue readPlainList(RdbIn in, EncodingConfig cfg) {
@@ -327,9 +327,10 @@ final class ValueCodec {
                 continue;
             }
             byte[] data = in.readTransient();
+            int off = in.transientOffset();
             int length = in.transientLength();
             if (length == 0) throw new RdbException("Quicklist integrity check failed.");
-            Elements el = v2 ? in.listpackOf(data, length) : new Ziplist(data, 0, length);
+            Elements el = v2 ? in.listpackOf(data, off, length) : new Ziplist(data, off, length);
             // a list node's entries take what a listpack's strings do (length, bytes, back length):
             // the node its first element starts is sized once for all of them, less the
             // listpack's header and terminator
@@ -369,7 +370,7 @@ final class ValueCodec {
         SetValue s = n > maxIntset ? SetValue.newTable(n) : SetValue.newIntset();
         for (long i = 0; i < n; i++) {
             byte[] m = in.readTransient(); // add copies what it keeps
-            if (!s.add(m, 0, in.transientLength(), Integer.MAX_VALUE)) {
+            if (!s.add(m, in.transientOffset(), in.transientLength(), Integer.MAX_VALUE)) {
                 throw new RdbException("Duplicate set members detected");
             }
         }

@@ -2,11 +2,6 @@ package io.spinel.core.config;
 
 import io.spinel.core.util.Glob;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,7 +15,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Every configuration option of Redis 7.0 (configs.tsv: name, alias, kind, flags, limits, default),
+ * Every configuration option of Redis 7.0 ({@link ConfigRows}: name, alias, kind, flags, limits, default),
  * with Redis's validation and error texts, and the values Spinel runs with.
  *
  * <p>Options fall into three groups. <b>Supported</b> ones are read by the engine, which registers
@@ -133,27 +128,16 @@ public final class Config {
         ConfigSupport.install(this);
     }
 
-    // configs.tsv split into fields once per JVM: reading it was a third of creating a server,
-    // which test suites that start a server per test pay every time
+    // the rows with their flags, once per JVM (reading them from a resource file was a third of
+    // creating a server, which test suites that start a server per test pay every time)
     private static final List<Row> ROWS = readRows();
 
     private record Row(String[] fields, Set<String> flags) {
     }
 
     private static List<Row> readRows() {
-        InputStream in = Config.class.getResourceAsStream("/io/spinel/core/configs.tsv");
-        if (in == null) throw new IllegalStateException("configs.tsv missing from the classpath");
-        List<Row> rows = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.isEmpty()) continue;
-                String[] f = line.split("\t", -1);
-                rows.add(new Row(f, Set.copyOf(Arrays.asList(f[3].split("\\|")))));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        List<Row> rows = new ArrayList<>(ConfigRows.ROWS.length);
+        for (String[] f : ConfigRows.ROWS) rows.add(new Row(f, Set.copyOf(Arrays.asList(f[3].split("\\|")))));
         return List.copyOf(rows);
     }
 

@@ -306,12 +306,9 @@ public final class Persistence {
             e.loader.finish(e.decoding);
             loadKeysLoaded = e.loader.keysLoaded;
             loadKeysExpired = e.loader.keysExpired;
-            log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - e.startNanos) / 1e9));
-        } catch (RdbException ex) {
-            throw new PersistenceException("Error loading the RDB file " + e.path + ", not starting with a partial data set: "
-                    + ex.getMessage(), ex);
-        } catch (java.io.UncheckedIOException ex) {
-            throw new PersistenceException("Fatal error loading the DB: " + ex.getCause().getMessage() + ". Exiting.", ex);
+            logRdbLoaded(e.startNanos);
+        } catch (RdbException | java.io.UncheckedIOException ex) {
+            throw rdbLoadFailed(e.path, ex);
         } finally {
             abandonStartUpLoad(); // (done with it: the file closed, the scope left)
         }
@@ -341,15 +338,25 @@ public final class Persistence {
         }
         try {
             loadRdb(p, size, false);
-            log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - t0) / 1e9));
-        } catch (RdbException e) {
-            throw new PersistenceException("Error loading the RDB file " + p + ", not starting with a partial data set: "
-                    + e.getMessage(), e);
+            logRdbLoaded(t0);
+        } catch (RdbException | java.io.UncheckedIOException e) {
+            throw rdbLoadFailed(p, e);
         } catch (IOException e) {
             throw new PersistenceException("Fatal error loading the DB: " + e.getMessage() + ". Exiting.", e);
-        } catch (java.io.UncheckedIOException e) {
-            throw new PersistenceException("Fatal error loading the DB: " + e.getCause().getMessage() + ". Exiting.", e);
         }
+    }
+
+    private void logRdbLoaded(long startNanos) {
+        log.notice(String.format(Locale.ROOT, "DB loaded from disk: %.3f seconds", (System.nanoTime() - startNanos) / 1e9));
+    }
+
+    /** A start-up RDB load that failed (bad data, or the file could not be read): the server does not start. */
+    private static PersistenceException rdbLoadFailed(Path p, RuntimeException e) {
+        if (e instanceof java.io.UncheckedIOException) {
+            return new PersistenceException("Fatal error loading the DB: " + e.getCause().getMessage() + ". Exiting.", e);
+        }
+        return new PersistenceException("Error loading the RDB file " + p + ", not starting with a partial data set: "
+                + e.getMessage(), e);
     }
 
     // ---- DEBUG RELOAD ---------------------------------------------------------------------------

@@ -45,7 +45,7 @@ final class RdbLoader {
      * Files from this size on are decoded on a second thread while this one fills the tables
      * ({@code -Dspinel.rdb.sequential=true} turns that off, for comparing the two).
      */
-    static final long PARALLEL_MIN_BYTES = 4L << 20;
+    private static final long PARALLEL_MIN_BYTES = 4L << 20;
 
     /** Where decoded keys go: the tables directly, or a hand-off to the thread that owns them. */
     private interface Target {

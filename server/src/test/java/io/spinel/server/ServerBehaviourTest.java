@@ -52,6 +52,34 @@ class ServerBehaviourTest {
     }
 
 
+    /**
+     * Pipelined commands take the end of the command before them as their start (one clock read
+     * per command): a command after a slow one must still see the time after it, for expiry and
+     * in what it is timed for.
+     */
+    @Test
+    void aPipelinedCommandSeesTheTimeAfterTheSlowOneBeforeIt() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("enable-debug-command", "yes").start();
+             RawClient c = new RawClient(s.port())) {
+            c.sendRaw("SET k v PX 100\r\nDEBUG SLEEP 0.3\r\nEXISTS k\r\nPING\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo(":0\r\n");
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+PONG\r\n");
+            String stats = c.callString("INFO", "commandstats");
+            assertThat(usec(stats, "debug")).isGreaterThanOrEqualTo(300_000);
+            assertThat(usec(stats, "exists")).isLessThan(100_000);
+            assertThat(usec(stats, "ping")).isLessThan(100_000);
+        }
+    }
+
+    private static long usec(String commandstats, String command) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_" + command + ":calls=1,usec=(\\d+),")
+                .matcher(commandstats);
+        assertThat(m.find()).as(commandstats).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
     @Test
     void maxclientsRefusesTheConnectionOverTheLimit() throws Exception {
         try (SpinelServer s = SpinelServer.builder().randomPort().option("maxclients", "2").start();

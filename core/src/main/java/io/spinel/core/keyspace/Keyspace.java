@@ -48,9 +48,18 @@ public final class Keyspace {
     /** Databases with collections to measure again after the current command. */
     final java.util.ArrayList<Db> dirtyDbs = new java.util.ArrayList<>();
     private final Listener listener;
-    private Clock clock = System::currentTimeMillis;
+    /** The operating system's wall clock, the default; {@link #updateTime(long)} derives it from System.nanoTime(). */
+    public static final Clock SYSTEM_CLOCK = System::currentTimeMillis;
+    private Clock clock = SYSTEM_CLOCK;
     /** The time commands see: fixed for the duration of one command, MULTI/EXEC or script. */
     private long now;
+    /**
+     * The wall clock in ns and System.nanoTime() read together (by {@link #resyncClock}, every
+     * cron tick): a command's wall-clock time is derived from the nanoTime its timing read anyway,
+     * one clock read less per command (a vDSO call, ~24 ns here, 5% of the loop at -P 16).
+     */
+    private long wallBaseNanos;
+    private long monoBaseNanos;
     private boolean timeFrozen;
     private final SplittableRandom random = new SplittableRandom();
 
@@ -71,6 +80,7 @@ public final class Keyspace {
         this.listener = listener;
         this.dbs = new Db[databases];
         for (int i = 0; i < databases; i++) dbs[i] = new Db(i, this);
+        resyncClock();
         this.now = clock.millis();
     }
 
@@ -98,9 +108,32 @@ public final class Keyspace {
         return now;
     }
 
-    /** Refreshes the cached time (start of each command, unless frozen by MULTI/EXEC or a script). */
+    /** Refreshes the cached time from the clock (unless frozen by MULTI/EXEC or a script). */
     public void updateTime() {
         if (!timeFrozen) now = clock.millis();
+    }
+
+    /**
+     * Refreshes the cached time at the start of a command whose timing read System.nanoTime() as
+     * {@code nanos}: the system clock is derived from that reading, another clock is read.
+     */
+    public void updateTime(long nanos) {
+        if (!timeFrozen) now = clock == SYSTEM_CLOCK ? systemMillis(nanos) : clock.millis();
+    }
+
+    /** The system wall clock in ms at the moment System.nanoTime() read {@code nanos}. */
+    public long systemMillis(long nanos) {
+        return Math.floorDiv(wallBaseNanos + (nanos - monoBaseNanos), 1_000_000L);
+    }
+
+    /**
+     * Reads the wall clock and System.nanoTime() together again, so derived times follow a wall
+     * clock that was set or slewed (the two drift apart by microseconds per second at most).
+     */
+    public void resyncClock() {
+        java.time.Instant wall = java.time.Instant.now();
+        monoBaseNanos = System.nanoTime();
+        wallBaseNanos = wall.getEpochSecond() * 1_000_000_000L + wall.getNano();
     }
 
     public boolean isTimeFrozen() {

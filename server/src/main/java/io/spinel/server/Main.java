@@ -67,7 +67,7 @@ public final class Main {
         // What the banner, making the engine and beginning the load wait for, made meanwhile on
         // two more threads (main then finds it done, or waits for the rest): the JVM's management
         // beans, for the banner and for the heap sizing of a load (10-20 ms in a fresh JVM), and
-        // the command table's specs, parsed from commands.tsv (15-20 ms, interpreted).
+        // the command table's specs, parsed from CommandRows (interpreted).
         FutureTask<String> jvmLine = new FutureTask<>(() -> {
             String line = jvmLine();
             HeapRoom.prepare();

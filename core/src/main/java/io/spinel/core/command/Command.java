@@ -7,7 +7,7 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * A command of the table: its Redis metadata (from commands.tsv: arity, flags, key specs, ACL
+ * A command of the table: its Redis metadata (from {@link CommandRows}: arity, flags, key specs, ACL
  * categories), the handler that runs it, its subcommands if it is a container (CONFIG, CLIENT...),
  * and its INFO commandstats counters.
  */

@@ -3,12 +3,6 @@ package io.spinel.core.command;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.util.Bytes;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -17,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The command table. Metadata for every Redis 7.0 command comes from commands.tsv (name, arity,
+ * The command table. Metadata for every Redis 7.0 command comes from {@link CommandRows} (name, arity,
  * flags, first/last/step, ACL categories, tips, key specs, group, since); each command family
  * registers handlers for the commands it implements. Only commands with a handler exist as far as
  * clients can tell: unknown-command errors, COMMAND COUNT/LIST/INFO all see the implemented set.
@@ -27,7 +21,7 @@ import java.util.Map;
  */
 public final class CommandTable {
     /**
-     * This table's commands, one per line of commands.tsv in name order (subcommands included, at
+     * This table's commands, one per row of {@link CommandRows} in name order (subcommands included, at
      * the index of their {@link Spec}), made on first need: a server that runs a few commands
      * makes a few. Everything that only depends on Redis's table (the name index, which commands
      * are containers of which) is built once per JVM and shared: a table per server, and an
@@ -89,7 +83,7 @@ public final class CommandTable {
         return i;
     }
 
-    /** One line of commands.tsv, parsed; immutable, so every table (every server) shares them. */
+    /** One row of {@link CommandRows}, parsed; immutable, so every table (every server) shares them. */
     private record Spec(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey,
                         int keyStep, List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs,
                         String group, String since, String parentName, String subName, int parent) {
@@ -163,33 +157,24 @@ public final class CommandTable {
     }
 
     private static Spec[] load() {
-        InputStream in = CommandTable.class.getResourceAsStream("commands.tsv");
-        if (in == null) throw new IllegalStateException("commands.tsv missing from the classpath");
-        List<Spec> specs = new ArrayList<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.isEmpty() || line.startsWith("#")) continue;
-                String[] f = line.split("\t", -1);
-                String name = f[0];
-                List<String> flagNames = list(f[2]);
-                int flags = 0;
-                for (String fl : flagNames) flags |= CommandFlags.parse(fl);
-                // Redis's "protected" commands (enable-debug-command / enable-module-command)
-                if (name.equals("debug") || name.equals("module|load") || name.equals("module|loadex")
-                        || name.equals("module|unload")) {
-                    flags |= CommandFlags.PROTECTED;
-                }
-                List<KeySpec> keySpecs = new ArrayList<>();
-                if (!f[8].equals("-")) for (String ks : f[8].split(";")) keySpecs.add(KeySpec.parse(ks));
-                int bar = name.indexOf('|');
-                specs.add(new Spec(name, Integer.parseInt(f[1]), flags, flagNames, Integer.parseInt(f[3]),
-                        Integer.parseInt(f[4]), Integer.parseInt(f[5]), list(f[6]), list(f[7]),
-                        List.copyOf(keySpecs), f[9], f[10], bar > 0 ? name.substring(0, bar) : null,
-                        bar > 0 ? name.substring(bar + 1) : null, -1));
+        List<Spec> specs = new ArrayList<>(CommandRows.ROWS.length);
+        for (String[] f : CommandRows.ROWS) {
+            String name = f[0];
+            List<String> flagNames = list(f[2]);
+            int flags = 0;
+            for (String fl : flagNames) flags |= CommandFlags.parse(fl);
+            // Redis's "protected" commands (enable-debug-command / enable-module-command)
+            if (name.equals("debug") || name.equals("module|load") || name.equals("module|loadex")
+                    || name.equals("module|unload")) {
+                flags |= CommandFlags.PROTECTED;
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            List<KeySpec> keySpecs = new ArrayList<>();
+            if (!f[8].equals("-")) for (String ks : f[8].split(";")) keySpecs.add(KeySpec.parse(ks));
+            int bar = name.indexOf('|');
+            specs.add(new Spec(name, Integer.parseInt(f[1]), flags, flagNames, Integer.parseInt(f[3]),
+                    Integer.parseInt(f[4]), Integer.parseInt(f[5]), list(f[6]), list(f[7]),
+                    List.copyOf(keySpecs), f[9], f[10], bar > 0 ? name.substring(0, bar) : null,
+                    bar > 0 ? name.substring(bar + 1) : null, -1));
         }
         // name order: a container comes before its subcommands ("config" < "config|get"), and
         // tables list them in it (COMMAND, INFO commandstats...)
@@ -202,7 +187,7 @@ public final class CommandTable {
                 topIndex.put(m.name, i);
             } else {
                 Integer parent = topIndex.get(m.parentName);
-                if (parent == null) throw new IllegalStateException("commands.tsv: " + m.name + " without its container");
+                if (parent == null) throw new IllegalStateException("CommandRows: " + m.name + " without its container");
                 m = new Spec(m.name, m.arity, m.flags, m.flagNames, m.firstKey, m.lastKey, m.keyStep, m.aclCategories,
                         m.tips, m.keySpecs, m.group, m.since, m.parentName, m.subName, parent);
             }

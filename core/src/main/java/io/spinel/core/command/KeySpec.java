@@ -41,7 +41,7 @@ public final class KeySpec {
         this.firstKey = firstKey;
     }
 
-    /** Parses "FLAG,FLAG|i1|r0:1:0" (see commands.tsv). */
+    /** Parses "FLAG,FLAG|i1|r0:1:0" (see {@link CommandRows}). */
     static KeySpec parse(String s) {
         String[] p = s.split("\\|");
         List<String> flags = p[0].isEmpty() ? List.of() : List.of(p[0].split(","));

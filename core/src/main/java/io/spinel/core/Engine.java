@@ -813,7 +813,7 @@ public final class Engine {
     /**
      * A System.nanoTime() reading that the next call() takes as its start instead of reading the
      * clock (0: none): processInput hands over the end of the command before, so a pipeline of N
-     * commands reads the clock N + 1 times instead of 3N. What a command is timed for then
+     * commands reads the clock N + 1 times instead of 3N + 1. What a command is timed for then
      * includes parsing it and the checks before it runs, tens of nanoseconds.
      */
     private long callStartNanos;

@@ -34,7 +34,7 @@ class ZSetSetInputsTest {
     static final ServerPair servers = new ServerPair();
 
     /** The smallest honest SET value: members in insertion order. */
-    static final class TestSet implements Value, SetInput {
+    static final class TestSet extends DbObject implements SetInput {
         final Set<String> members = new LinkedHashSet<>();
 
         TestSet(String... ms) {
@@ -89,7 +89,7 @@ class ZSetSetInputsTest {
         CompletableFuture<Void> done = new CompletableFuture<>();
         servers.spinel().engine().execute(() -> {
             byte[] k = key.getBytes(StandardCharsets.ISO_8859_1);
-            servers.spinel().engine().keyspace().db(0).put(k, new DbObject(k, new TestSet(members), -1, 0));
+            servers.spinel().engine().keyspace().db(0).put(k, new TestSet(members).asEntry(k, -1, 0));
             done.complete(null);
         });
         done.get(5, TimeUnit.SECONDS);

@@ -1,34 +1,53 @@
 package io.spinel.core.keyspace;
 
 /**
- * A keyspace entry holding a non-string value: the key, its metadata and the value. (String keys
- * use the packed {@link StringEntry} form instead.)
+ * A non-string value together with what the keyspace keeps for it as an entry: the key, the
+ * expire time, the LRU/LFU field and the bytes it is counted for. (String keys use the packed
+ * {@link StringEntry} form instead.) Every hash, list, set, sorted set and stream extends this, so
+ * that a stored collection is one object in front of its data rather than an entry object pointing
+ * at a value object: one object fewer per key for the collector to copy (every stored value is
+ * copied at least once, when it survives its first young collection, and again by every load at
+ * start) and one pointer fewer between a lookup and the data.
  *
- * <p>One of these stands in front of every hash, list, set and sorted set, so its fields are
- * packed: 32 bytes with compact object headers (JDK 25), 40 with the classic ones, instead of 40
- * and 48 with the LRU, the touched flag and a long byte count as separate fields.
+ * <p>A value is made unattached (commands build results, RESTORE decodes payloads, COPY copies)
+ * and becomes an entry with {@link #asEntry} when it is stored; RENAME and MOVE store the same
+ * object again after taking it out of its table. A value is the entry of at most one key at a
+ * time.
+ *
+ * <p>The fields are packed: 20 bytes (a long expire and three 4-byte fields) on top of the value's
+ * own, instead of a separate 32-byte object (compact object headers, JDK 25); each value's
+ * {@link #memoryUsage()} counts them in its object's size.
  */
-public final class DbObject {
+public abstract class DbObject implements Value {
     /** Above the 24 bits of LRU clock or LFU data in {@link #meta}: queued to be measured again. */
     private static final int TOUCHED = 1 << 24;
     private static final int LRU_MASK = (1 << 24) - 1;
     /** {@link #accountedUnits} counts bytes in these (values up to 16 GB each are counted exactly to 8 bytes). */
     private static final int ACCOUNT_SHIFT = 3;
 
-    final byte[] key;
+    /** The key while this value is (or is about to be) stored, null before. */
+    byte[] key;
     /** Absolute expire time in ms, -1 for none. */
-    long expire;
-    public Value value;
+    long expire = -1;
     /** LRU clock or LFU data, 24 bits (Redis's robj.lru), and the {@link #TOUCHED} flag. */
     private int meta;
-    /** What this entry is counted for in its database's total, in 8-byte units; -1 once it left the table. */
+    /** What this entry is counted for in its database's total, in 8-byte units; -1 while not in a table. */
     private int accountedUnits = -1;
 
-    public DbObject(byte[] key, Value value, long expire, int lru) {
+    protected DbObject() {
+    }
+
+    /**
+     * Makes this value the entry of {@code key} with the given expire and LRU/LFU field, ready to
+     * be put in a table; returns this. A value still in a table cannot take another key (it would
+     * then be stored twice).
+     */
+    public final DbObject asEntry(byte[] key, long expire, int lru) {
+        if (accountedUnits >= 0) throw new IllegalStateException("the value is stored under another key");
         this.key = key;
-        this.value = value;
         this.expire = expire;
-        this.meta = lru & LRU_MASK;
+        this.meta = (meta & TOUCHED) | (lru & LRU_MASK); // a pending re-measure stays queued
+        return this;
     }
 
     public byte[] key() {
@@ -37,14 +56,6 @@ public final class DbObject {
 
     public long expire() {
         return expire;
-    }
-
-    public Value value() {
-        return value;
-    }
-
-    public int type() {
-        return value.type();
     }
 
     int lru() {

@@ -19,7 +19,7 @@ public final class Entries {
     public static Value valueOf(Object e, int type) {
         if (e == null) return null;
         if (e instanceof DbObject) {
-            Value v = ((DbObject) e).value;
+            DbObject v = (DbObject) e;
             if (v.type() == type) return v;
         }
         throw io.spinel.core.command.CommandError.WRONGTYPE;
@@ -30,7 +30,7 @@ public final class Entries {
     }
 
     public static int type(Object e) {
-        return e instanceof byte[] ? ValueType.STRING : ((DbObject) e).value.type();
+        return e instanceof byte[] ? ValueType.STRING : ((DbObject) e).type();
     }
 
     public static String encoding(Object e) {
@@ -44,7 +44,7 @@ public final class Entries {
                     return "embstr";
             }
         }
-        return ((DbObject) e).value.encoding();
+        return ((DbObject) e).encoding();
     }
 
     public static long expire(Object e) {
@@ -95,7 +95,7 @@ public final class Entries {
         }
         DbObject o = (DbObject) e;
         key = o.key;
-        n = 32 + align(16L + key.length) + o.value.memoryUsage(); // (DbObject, compact headers)
+        n = align(16L + key.length) + o.memoryUsage(); // (the value's size includes the entry fields)
         if (o.expire >= 0) n += align(16L + key.length) + EXPIRE_INDEX_SLOT;
         return n;
     }

@@ -114,14 +114,14 @@ public final class KeyCommands {
         c.reply().status(e == null ? "none" : ValueType.name(Entries.type(e)));
     }
 
-    /** The entry moved under a new key (same value object where possible). */
+    /** The entry moved under a new key (the same value object, already out of its table). */
     static Object rekey(Object e, byte[] newKey, long expire) {
         if (e instanceof byte[]) {
             byte[] n = StringEntry.withKey((byte[]) e, newKey, 0, newKey.length);
             return StringEntry.withExpire(n, expire);
         }
         DbObject o = (DbObject) e;
-        return new DbObject(newKey, o.value, expire, o.lru());
+        return o.asEntry(newKey, expire, o.lru());
     }
 
     static void rename(Client c, boolean nx) {
@@ -224,7 +224,7 @@ public final class KeyCommands {
             copy = StringEntry.withExpire(StringEntry.withKey((byte[]) e, newKey, 0, newKey.length), expire);
             StringEntry.setLru((byte[]) copy, lru);
         } else {
-            copy = new DbObject(newKey, ((DbObject) e).value.copy(), expire, lru);
+            copy = ((DbObject) ((DbObject) e).copy()).asEntry(newKey, expire, lru);
         }
         dst.put(newKey, copy);
         Engine engine = c.engine();

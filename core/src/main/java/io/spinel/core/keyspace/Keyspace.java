@@ -9,6 +9,21 @@ import java.util.SplittableRandom;
 public final class Keyspace {
     /** Told about keys removed because their TTL passed (stats, notifications, propagation). */
     public interface Listener {
+        /** Nobody listening: a keyspace on its own, without an engine (tests, benchmarks). */
+        Listener NONE = new Listener() {
+            @Override
+            public void expired(Db db, byte[] key, Object entry) {
+            }
+
+            @Override
+            public void keyMiss(Db db, byte[] k, int off, int len) {
+            }
+
+            @Override
+            public void keyAdded(Db db, byte[] k, int off, int len) {
+            }
+        };
+
         void expired(Db db, byte[] key, Object entry);
 
         /** A read found no key (only called when key-miss events are enabled). */

@@ -27,8 +27,7 @@ public final class LazyFree {
      * count standing for all, as Redis estimates), 1 for everything else.
      */
     public static long freeEffort(Object entry) {
-        if (!(entry instanceof DbObject)) return 1;
-        Object v = ((DbObject) entry).value;
+        Object v = entry; // a packed string is none of these
         if (v instanceof ListValue) return ((ListValue) v).nodeCount();
         if (v instanceof SetValue && ((SetValue) v).encoding().equals("hashtable")) return ((SetValue) v).size();
         if (v instanceof ZSet && ((ZSet) v).encoding().equals("skiplist")) return ((ZSet) v).size();

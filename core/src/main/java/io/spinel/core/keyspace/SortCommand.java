@@ -114,7 +114,7 @@ public final class SortCommand {
         Object e = db.lookupRead(a.buf(1), a.off(1), a.len(1), !c.noTouch());
         int type = e == null ? ValueType.LIST : Entries.type(e);
         if (type != ValueType.LIST && type != ValueType.SET && type != ValueType.ZSET) throw CommandError.WRONGTYPE;
-        Value v = e == null ? null : ((DbObject) e).value();
+        Value v = e == null ? null : (DbObject) e;
         if (dontsort && type == ValueType.SET && (storeKey != null || c.fromScript())) {
             // set order is not defined: make stored and scripted results deterministic
             dontsort = false;
@@ -217,7 +217,7 @@ public final class SortCommand {
         }
         Engine engine = c.engine();
         if (outputLen > 0) {
-            db.put(storeKey, new DbObject(storeKey, out, -1, engine.keyspace().newLru()));
+            db.put(storeKey, out.asEntry(storeKey, -1, engine.keyspace().newLru()));
             engine.keyModified(db, storeKey);
             engine.notify(Notify.LIST, "sortstore", db, storeKey);
             engine.dirty += outputLen;
@@ -313,7 +313,7 @@ public final class SortCommand {
         if (e == null) return null;
         if (field != null) {
             if (Entries.type(e) != ValueType.HASH) return null;
-            return ((HashValue) ((DbObject) e).value()).get(field, 0, field.length);
+            return ((HashValue) e).get(field, 0, field.length);
         }
         if (!(e instanceof byte[])) return null;
         return StringEntry.value((byte[]) e);

@@ -2,7 +2,8 @@ package io.spinel.core.keyspace;
 
 /**
  * A value of a non-string type (list, hash, set, sorted set, ...). Strings never take this form:
- * they live packed with their key in a {@link StringEntry}.
+ * they live packed with their key in a {@link StringEntry}. The keyspace's values extend
+ * {@link DbObject}, which carries the entry fields.
  */
 public interface Value {
     /** One of {@link ValueType}'s constants. */

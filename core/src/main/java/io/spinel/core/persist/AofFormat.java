@@ -2,7 +2,6 @@ package io.spinel.core.persist;
 
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.StringEntry;
-import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.type.hash.HashValue;
 import io.spinel.core.type.list.ListValue;
@@ -76,9 +75,8 @@ final class AofFormat {
             else bulk(out, s, StringEntry.valueOffset(s), StringEntry.valueLength(s));
             return;
         }
-        DbObject o = (DbObject) e;
-        byte[] key = o.key();
-        Value v = o.value();
+        DbObject v = (DbObject) e;
+        byte[] key = v.key();
         Batches b = new Batches(out, key, v.size(), perCommand);
         switch (v.type()) {
             case ValueType.LIST:

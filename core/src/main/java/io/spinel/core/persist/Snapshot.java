@@ -200,8 +200,8 @@ final class Snapshot implements FrozenDb.Capture {
     private void record(FrozenDb f, Object e) {
         // a collection is deleted when emptied; one seen empty here was emptied without a write hook
         // (streams are the exception: an empty stream is a value, with its IDs and groups)
-        if (!(e instanceof byte[]) && ((io.spinel.core.keyspace.DbObject) e).value().size() == 0
-                && ((io.spinel.core.keyspace.DbObject) e).value().type() != io.spinel.core.keyspace.ValueType.STREAM) {
+        if (!(e instanceof byte[]) && ((io.spinel.core.keyspace.DbObject) e).size() == 0
+                && ((io.spinel.core.keyspace.DbObject) e).type() != io.spinel.core.keyspace.ValueType.STREAM) {
             return;
         }
         int db = f.dbIndex();

@@ -34,7 +34,7 @@ final class ValueCodec {
     /** The RDB type byte of a keyspace entry. */
     static int typeOf(Object e) {
         if (e instanceof byte[]) return Rdb.TYPE_STRING;
-        Value v = ((DbObject) e).value();
+        Value v = (DbObject) e;
         switch (v.type()) {
             case ValueType.LIST:
                 return Rdb.TYPE_LIST_QUICKLIST_2;
@@ -69,7 +69,7 @@ final class ValueCodec {
             else out.writeString(s, StringEntry.valueOffset(s), StringEntry.valueLength(s));
             return;
         }
-        Value v = ((DbObject) e).value();
+        Value v = (DbObject) e;
         switch (v.type()) {
             case ValueType.LIST:
                 writeList(out, (ListValue) v);
@@ -226,7 +226,7 @@ final class ValueCodec {
             byte[] v = in.readTransient();
             return StringEntry.create(key, 0, key.length, v, in.transientOffset(), in.transientLength(), expire, lru);
         }
-        Value v;
+        DbObject v;
         switch (type) {
             case Rdb.TYPE_LIST:
                 v = readPlainList(in, cfg);
@@ -277,7 +277,7 @@ final class ValueCodec {
             default:
                 throw new RdbException("Unknown RDB encoding type " + type);
         }
-        return new DbObject(key, v, expire, lru);
+        return v.asEntry(key, expire, lru);
     }
 
     // The packed blobs are read into the stream's reusable buffer: every collection read from

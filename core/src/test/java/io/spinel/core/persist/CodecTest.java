@@ -167,7 +167,7 @@ class CodecTest {
         // fields and members are read in place from the blob (strings) or as digits (integers)
         var h = (io.spinel.core.keyspace.DbObject) loadPacked(Rdb.TYPE_HASH_LISTPACK,
                 List.of("f", "v", "12", "34", "-7", "x", "g", "5"));
-        var hash = (io.spinel.core.type.hash.HashValue) h.value;
+        var hash = (io.spinel.core.type.hash.HashValue) h;
         assertThat(hash.length()).isEqualTo(4);
         assertThat(hash.encoding()).isEqualTo("listpack");
         assertThat(hash.get(Bytes.ascii("12"), 0, 2)).isEqualTo(Bytes.ascii("34"));
@@ -175,7 +175,7 @@ class CodecTest {
         assertThat(hash.get(Bytes.ascii("g"), 0, 1)).isEqualTo(Bytes.ascii("5"));
         var z = (io.spinel.core.keyspace.DbObject) loadPacked(Rdb.TYPE_ZSET_LISTPACK,
                 List.of("a", "1", "42", "2.5", "b", "3"));
-        var zset = (io.spinel.core.type.zset.ZSet) z.value;
+        var zset = (io.spinel.core.type.zset.ZSet) z;
         assertThat(zset.size()).isEqualTo(3);
         assertThat(zset.score(Bytes.ascii("42"), 0, 2)).isEqualTo(2.5);
 
@@ -198,13 +198,11 @@ class CodecTest {
                     .isInstanceOf(RdbException.class).hasMessageContaining("Zset listpack integrity check failed");
             // without the repeat, all of them load (past 512 fields a hashtable, past 128 members a skiplist)
             dupField.subList(dupField.size() - 2, dupField.size()).clear();
-            var loaded = (io.spinel.core.type.hash.HashValue) ((io.spinel.core.keyspace.DbObject)
-                    loadPacked(Rdb.TYPE_HASH_LISTPACK, dupField)).value;
+            var loaded = (io.spinel.core.type.hash.HashValue) loadPacked(Rdb.TYPE_HASH_LISTPACK, dupField);
             assertThat(loaded.length()).isEqualTo(n);
             assertThat(loaded.encoding()).isEqualTo(n > 512 ? "hashtable" : "listpack");
             dupMember.subList(dupMember.size() - 2, dupMember.size()).clear();
-            var members = (io.spinel.core.type.zset.ZSet) ((io.spinel.core.keyspace.DbObject)
-                    loadPacked(Rdb.TYPE_ZSET_LISTPACK, dupMember)).value;
+            var members = (io.spinel.core.type.zset.ZSet) loadPacked(Rdb.TYPE_ZSET_LISTPACK, dupMember);
             assertThat(members.size()).isEqualTo(n);
             assertThat(members.encoding()).isEqualTo(n > 128 ? "skiplist" : "listpack");
         }

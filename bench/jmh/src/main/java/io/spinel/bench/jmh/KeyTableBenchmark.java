@@ -47,19 +47,7 @@ public class KeyTableBenchmark {
 
     @Setup
     public void setUp() {
-        Keyspace keyspace = new Keyspace(1, new Keyspace.Listener() {
-            @Override
-            public void expired(Db d, byte[] key, Object entry) {
-            }
-
-            @Override
-            public void keyMiss(Db d, byte[] k, int off, int len) {
-            }
-
-            @Override
-            public void keyAdded(Db d, byte[] k, int off, int len) {
-            }
-        });
+        Keyspace keyspace = new Keyspace(1, Keyspace.Listener.NONE);
         db = keyspace.db(0);
         keys = new byte[KEYS * KEY_LEN];
         missing = new byte[KEYS * KEY_LEN];

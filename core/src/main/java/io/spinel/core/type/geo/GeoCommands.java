@@ -6,7 +6,6 @@ import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Db;
-import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.keyspace.ValueType;
@@ -191,7 +190,7 @@ public final class GeoCommands {
                 return;
             }
             z = ZSet.newFor(e.encodings(), a.len(lonIdx + 2));
-            db.put(a.buf(1), a.off(1), a.len(1), new DbObject(a.copy(1), z, -1, e.keyspace().newLru()));
+            db.put(a.buf(1), a.off(1), a.len(1), z.asEntry(a.copy(1), -1, e.keyspace().newLru()));
         }
         EncodingConfig cfg = e.encodings();
         int flags = (nx ? ZSet.IN_NX : 0) | (xx ? ZSet.IN_XX : 0);
@@ -453,7 +452,7 @@ public final class GeoCommands {
             // setKey: an expired key at the destination goes first, as its lookup does in Redis
             db.lookupWrite(a.buf(storeKey), a.off(storeKey), a.len(storeKey));
             db.put(a.buf(storeKey), a.off(storeKey), a.len(storeKey),
-                    new DbObject(a.copy(storeKey), result, -1, e.keyspace().newLru()));
+                    result.asEntry(a.copy(storeKey), -1, e.keyspace().newLru()));
             e.keyModified(db, a.buf(storeKey), a.off(storeKey), a.len(storeKey));
             e.notify(Notify.ZSET, search ? "geosearchstore" : "georadiusstore", db, a.buf(storeKey), a.off(storeKey),
                     a.len(storeKey));

@@ -5,7 +5,6 @@ import io.spinel.core.Engine;
 import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
-import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.keyspace.KeyCommands;
@@ -78,7 +77,7 @@ public final class HashCommands {
             Args a = c.args();
             h = new HashValue();
             c.db().put(a.buf(i), a.off(i), a.len(i),
-                    new DbObject(a.copy(i), h, -1, c.engine().keyspace().newLru()));
+                    h.asEntry(a.copy(i), -1, c.engine().keyspace().newLru()));
         }
         return h;
     }

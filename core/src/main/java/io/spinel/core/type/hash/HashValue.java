@@ -1,5 +1,6 @@
 package io.spinel.core.type.hash;
 
+import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
  * <p>The listpack lives in this object's own fields rather than in a separate object, which saves
  * an object header per small hash.
  */
-public final class HashValue implements Value {
+public final class HashValue extends DbObject {
     /** Packed pairs while listpack-encoded, null once converted. */
     private byte[] lp;
     private int lpUsed;
@@ -70,7 +71,7 @@ public final class HashValue implements Value {
 
     @Override
     public long memoryUsage() {
-        long self = 32;
+        long self = 48; // this object with its entry fields (compact headers)
         return table == null ? self + PackedStrings.arrayHeap(lp.length) : self + table.heapSize();
     }
 

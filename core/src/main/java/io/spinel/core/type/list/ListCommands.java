@@ -6,7 +6,6 @@ import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Db;
-import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
@@ -72,7 +71,7 @@ public final class ListCommands {
     /** A new empty list stored under the key (the caller fills it before replying). */
     private static ListValue create(Client c, Db db, byte[] k, int off, int len) {
         ListValue l = new ListValue(c.engine().encodings().listMaxListpackSize);
-        db.put(k, off, len, new DbObject(Bytes.copy(k, off, len), l, -1, c.engine().keyspace().newLru()));
+        db.put(k, off, len, l.asEntry(Bytes.copy(k, off, len), -1, c.engine().keyspace().newLru()));
         return l;
     }
 

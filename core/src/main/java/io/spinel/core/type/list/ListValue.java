@@ -1,5 +1,6 @@
 package io.spinel.core.type.list;
 
+import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
@@ -21,7 +22,7 @@ import io.spinel.core.util.Bytes;
  * <p>Elements are binary-safe byte strings; integers are kept as their decimal text, which Redis's
  * integer entries always reproduce exactly, so comparisons are plain byte comparisons.
  */
-public final class ListValue implements Value {
+public final class ListValue extends DbObject {
     /** Node byte limits for list-max-listpack-size -1 .. -5. */
     private static final int[] SIZE_LEVELS = {4096, 8192, 16384, 32768, 65536};
     /** With a count limit (positive fill), a node never grows past this many bytes either. */
@@ -570,7 +571,7 @@ public final class ListValue implements Value {
 
     @Override
     public long memoryUsage() {
-        return 40 + nodeHeap;
+        return 64 + nodeHeap; // this object with its entry fields (compact headers), the nodes
     }
 
     /** Checks the structure's invariants (tests). */

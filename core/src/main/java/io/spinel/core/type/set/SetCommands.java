@@ -6,7 +6,6 @@ import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Db;
-import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.keyspace.ValueType;
@@ -98,7 +97,7 @@ public final class SetCommands {
         SetValue s = writeSet(c, 1);
         if (s == null) {
             s = SetValue.forFirstMember(a.buf(2), a.off(2), a.len(2));
-            c.db().put(a.buf(1), a.off(1), a.len(1), new DbObject(a.copy(1), s, -1, c.engine().keyspace().newLru()));
+            c.db().put(a.buf(1), a.off(1), a.len(1), s.asEntry(a.copy(1), -1, c.engine().keyspace().newLru()));
         }
         int max = maxIntset(c);
         int added = 0;
@@ -167,7 +166,7 @@ public final class SetCommands {
         }
         if (dst == null) {
             dst = SetValue.forFirstMember(a.buf(3), a.off(3), a.len(3));
-            db.put(a.buf(2), a.off(2), a.len(2), new DbObject(a.copy(2), dst, -1, c.engine().keyspace().newLru()));
+            db.put(a.buf(2), a.off(2), a.len(2), dst.asEntry(a.copy(2), -1, c.engine().keyspace().newLru()));
         }
         signal(c, 1);
         Engine engine = c.engine();
@@ -291,7 +290,7 @@ public final class SetCommands {
                 r.bulk(m);
                 prop[at[0]++] = m;
             });
-            ((DbObject) entry).value = kept;
+            s.takeMembersOf(kept);
         }
         // one SREM per member, which the engine wraps in MULTI/EXEC, as Redis propagates it
         c.preventPropagation();
@@ -487,7 +486,7 @@ public final class SetCommands {
         Reply r = c.reply();
         if (result.length() > 0) {
             c.db().put(a.buf(dstArg), a.off(dstArg), a.len(dstArg),
-                    new DbObject(a.copy(dstArg), result, -1, c.engine().keyspace().newLru()));
+                    result.asEntry(a.copy(dstArg), -1, c.engine().keyspace().newLru()));
             signal(c, dstArg);
             r.integer(result.length());
             notify(c, Notify.SET, event, dstArg);

@@ -1,5 +1,6 @@
 package io.spinel.core.type.set;
 
+import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
@@ -32,7 +33,7 @@ import java.util.function.Consumer;
  * <p>The object has two fields whatever the encoding (16 bytes with compact object headers): the
  * packed form keeps its size and count in a header of its array, as the intset blob does.
  */
-public final class SetValue implements Value, io.spinel.core.type.zset.SetInput {
+public final class SetValue extends DbObject implements io.spinel.core.type.zset.SetInput {
     /** The intset blob while intset-encoded, the packed members while packed, null for a table. */
     private byte[] small;
     /** Null while intset-encoded, {@link #PACKED} while packed, otherwise the members' table. */
@@ -53,6 +54,18 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
     private SetValue(byte[] small, MemberTable table) {
         this.small = small;
         this.table = table;
+    }
+
+    /**
+     * Replaces this set's members, encoding included, with those of {@code other}, which must not
+     * be used afterwards (SPOP with a count keeps its survivors this way: the stored set stays
+     * the same object, so its key, expire and LRU stay as they were).
+     */
+    public void takeMembersOf(SetValue other) {
+        small = other.small;
+        table = other.table;
+        other.small = null;
+        other.table = null;
     }
 
     /** An empty intset-encoded set (what Redis's createIntsetObject makes). */
@@ -94,7 +107,7 @@ public final class SetValue implements Value, io.spinel.core.type.zset.SetInput 
 
     @Override
     public long memoryUsage() {
-        long self = 24;
+        long self = 40; // this object with its entry fields (compact headers)
         return table == null || table == PACKED ? self + MemberTable.arrayHeap(small.length) : self + table.heapSize();
     }
 

@@ -5,7 +5,6 @@ import io.spinel.core.Notify;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Db;
-import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.keyspace.ValueType;
@@ -504,7 +503,7 @@ public final class StreamCommands {
             }
             throw CommandError.err("Elements are too large to be stored");
         }
-        if (created) db.put(a.buf(1), a.off(1), a.len(1), new DbObject(a.copy(1), s, -1, c.engine().keyspace().newLru()));
+        if (created) db.put(a.buf(1), a.off(1), a.len(1), s.asEntry(a.copy(1), -1, c.engine().keyspace().newLru()));
         byte[] idBytes = id.toBytes();
         c.reply().bulk(idBytes);
         modified(c, 1);
@@ -928,7 +927,7 @@ public final class StreamCommands {
             }
             if (s == null) {
                 s = new StreamValue();
-                c.db().put(a.buf(2), a.off(2), a.len(2), new DbObject(a.copy(2), s, -1, c.engine().keyspace().newLru()));
+                c.db().put(a.buf(2), a.off(2), a.len(2), s.asEntry(a.copy(2), -1, c.engine().keyspace().newLru()));
                 modified(c, 2);
             }
             if (s.createGroup(grpname, id, entriesRead) != null) {

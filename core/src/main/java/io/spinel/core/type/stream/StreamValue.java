@@ -1,6 +1,6 @@
 package io.spinel.core.type.stream;
 
-import io.spinel.core.keyspace.Value;
+import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.persist.Listpack;
 import io.spinel.core.util.Bytes;
@@ -18,7 +18,7 @@ import java.util.TreeMap;
  * they match the master fields, and an element count for walking backwards). Deleting marks an
  * entry; a node goes when its last live entry does. Consumer groups hang off the stream.
  */
-public final class StreamValue implements Value {
+public final class StreamValue extends DbObject {
     static final int FLAG_DELETED = 1;
     static final int FLAG_SAMEFIELDS = 2;
     /** Listpacks never grow past this (STREAM_LISTPACK_MAX_SIZE). */
@@ -238,8 +238,9 @@ public final class StreamValue implements Value {
 
     @Override
     public long memoryUsage() {
-        // this object, the node map (an entry, a key and a node object per listpack), the listpacks
-        long m = 64 + nodes.size() * (40L + 32 + 40) + lpBytes;
+        // this object with its entry fields, the node map (an entry, a key and a node object per
+        // listpack), the listpacks
+        long m = 88 + nodes.size() * (40L + 32 + 40) + lpBytes;
         if (groups != null) {
             for (Map.Entry<byte[], Group> e : groups.entrySet()) {
                 Group g = e.getValue();

@@ -1,5 +1,6 @@
 package io.spinel.core.type.zset;
 
+import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
 import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
@@ -26,7 +27,7 @@ import java.util.function.Consumer;
  * <p>This class is the API other families use too (GEO commands, SORT, persistence): it knows
  * nothing about clients or replies.
  */
-public final class ZSet implements Value {
+public final class ZSet extends DbObject {
     /** Input flags of {@link #add}. */
     public static final int IN_NX = 1, IN_XX = 2, IN_GT = 4, IN_LT = 8, IN_INCR = 16;
     /** Output flags of {@link #add}. */
@@ -91,7 +92,7 @@ public final class ZSet implements Value {
 
     @Override
     public long memoryUsage() {
-        long self = 32;
+        long self = 48; // this object with its entry fields (compact headers)
         if (skiplist == null) return self + SkipList.align(16L + packed.length);
         return self + skiplist.heapSize();
     }

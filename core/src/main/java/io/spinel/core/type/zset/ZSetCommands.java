@@ -95,10 +95,10 @@ public final class ZSetCommands {
         return (ZSet) Entries.valueOf(e, ValueType.ZSET);
     }
 
-    private static void store(Client c, int keyArg, Value v) {
+    private static void store(Client c, int keyArg, DbObject v) {
         Args a = c.args();
         c.db().put(a.buf(keyArg), a.off(keyArg), a.len(keyArg),
-                new DbObject(a.copy(keyArg), v, -1, c.engine().keyspace().newLru()));
+                v.asEntry(a.copy(keyArg), -1, c.engine().keyspace().newLru()));
     }
 
     private static void changed(Client c, int keyArg, String event) {
@@ -671,7 +671,7 @@ public final class ZSetCommands {
             if (e != null) {
                 int t = Entries.type(e);
                 if (t != ValueType.ZSET && t != ValueType.SET) throw CommandError.WRONGTYPE;
-                v = ((DbObject) e).value();
+                v = (DbObject) e;
             }
             src[i] = new Source(v);
         }

@@ -4,17 +4,20 @@
 #   - load: seconds from process start until DBSIZE answers the full count (median of rounds)
 #   - GET p50/p99 under redis-benchmark (-c 50) while BGSAVE runs back to back, and without
 #
-#   bench/persistence.sh [--load-rounds N]
+#   bench/persistence.sh [--rounds N] [--load-rounds N]
 #
-# The load is timed N times (default 5) per server, the two alternating, and the median reported.
+# Both servers hold the data at once; SAVE and the two GET runs are measured --rounds times
+# (default 3) per server and the load --load-rounds times (default 5), the two servers alternating
+# in every round (this machine's speed drifts over minutes), and medians are reported.
 #
 # Data: 400k strings (16-32 B), 200k hashes of 5 fields, 200k lists of 5, 100k sets of 5 and
 # 100k sorted sets of 5, some with expiries (a day away, so none expire during the run).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-load_rounds=5
+rounds=3 load_rounds=5
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --rounds) rounds=$2; shift 2 ;;
     --load-rounds) load_rounds=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -56,34 +59,50 @@ lat() { # port -> "p50 p99" of GET under load (avg over the csv line)
   redis-benchmark -p "$1" -c 50 -n "$2" -r 400000 -t get --csv 2>/dev/null | awk -F, '/"GET"/ {gsub(/"/,""); print $5, $7}'
 }
 
-declare -A row
+median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : sprintf("%.3f", (a[NR/2] + a[NR/2+1]) / 2)}'; }
+
+declare -A port_of
 for who in spinel redis; do
   mkdir -p "$work/$who"
-  port=$(free_port)
-  start "$who" "$port"; ready "$port"
-  redis-cli -p "$port" --pipe < "$work/data.resp" > /dev/null
-  keys=$(redis-cli -p "$port" dbsize)
-  t0=$(date +%s.%N); redis-cli -p "$port" save > /dev/null; t1=$(date +%s.%N)
-  save=$(echo "$t1 - $t0" | bc)
-  redis-benchmark -p "$port" -c 50 -n 200000 -r 400000 -t get -q > /dev/null 2>&1 # warm-up
-  read -r p50 p99 < <(lat "$port" 1000000)
-  # back-to-back BGSAVEs while the same load runs
-  (
-    n=0
-    while [[ ! -f "$work/stop" ]]; do
-      redis-cli -p "$port" bgsave > /dev/null 2>&1 || true
-      while redis-cli -p "$port" info persistence | grep -q 'rdb_bgsave_in_progress:1'; do sleep 0.05; done
-      n=$((n + 1)); echo "$n" > "$work/bgsaves"
-    done
-  ) &
-  saver=$!
-  sleep 0.2
-  read -r bp50 bp99 < <(lat "$port" 1000000)
-  touch "$work/stop"; wait "$saver" || true; rm -f "$work/stop"
-  bgsaves=$(cat "$work/bgsaves")
-  redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
-  row[$who]="$keys | $save | @LOAD@ | $p50 | $p99 | $bp50 | $bp99 | $bgsaves"
+  port_of[$who]=$(free_port)
+  start "$who" "${port_of[$who]}"; ready "${port_of[$who]}"
+  redis-cli -p "${port_of[$who]}" --pipe < "$work/data.resp" > /dev/null
 done
+keys=$(redis-cli -p "${port_of[spinel]}" dbsize)
+[[ "$(redis-cli -p "${port_of[redis]}" dbsize)" == "$keys" ]] || { echo "the servers hold different key counts" >&2; exit 1; }
+for who in spinel redis; do
+  redis-benchmark -p "${port_of[$who]}" -c 50 -n 200000 -r 400000 -t get -q > /dev/null 2>&1 # warm-up
+done
+
+declare -A saves p50s p99s bp50s bp99s bgs
+for round in $(seq 1 "$rounds"); do
+  for who in spinel redis; do
+    port=${port_of[$who]}
+    t0=$(date +%s.%N); redis-cli -p "$port" save > /dev/null; t1=$(date +%s.%N)
+    saves[$who]+="$(echo "$t1 - $t0" | bc) "
+    read -r p50 p99 < <(lat "$port" 1000000)
+    p50s[$who]+="$p50 "; p99s[$who]+="$p99 "
+    # back-to-back BGSAVEs while the same load runs
+    (
+      n=0
+      while [[ ! -f "$work/stop" ]]; do
+        redis-cli -p "$port" bgsave > /dev/null 2>&1 || true
+        while redis-cli -p "$port" info persistence | grep -q 'rdb_bgsave_in_progress:1'; do sleep 0.05; done
+        n=$((n + 1)); echo "$n" > "$work/bgsaves"
+      done
+    ) &
+    saver=$!
+    sleep 0.2
+    read -r bp50 bp99 < <(lat "$port" 1000000)
+    touch "$work/stop"; wait "$saver" || true; rm -f "$work/stop"
+    bp50s[$who]+="$bp50 "; bp99s[$who]+="$bp99 "; bgs[$who]+="$(cat "$work/bgsaves") "
+  done
+done
+for who in spinel redis; do
+  redis-cli -p "${port_of[$who]}" save > /dev/null # the file the load rounds read
+  redis-cli -p "${port_of[$who]}" shutdown nosave > /dev/null 2>&1 || true
+done
+wait "${pids[@]}" 2>/dev/null || true
 
 # Load at start: each server restarted on the file it wrote, $load_rounds times, the two
 # alternating (this machine's speed drifts over minutes); seconds from the exec until DBSIZE
@@ -119,11 +138,12 @@ PY
     wait "${pids[-1]}" 2>/dev/null || true
   done
 done
-median() { printf '%s\n' $1 | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : sprintf("%.3f", (a[NR/2] + a[NR/2+1]) / 2)}'; }
-
-echo "| server | keys | SAVE s | load s (median of $load_rounds) | GET p50 ms | GET p99 ms | GET p50 during BGSAVE | GET p99 during BGSAVE | BGSAVEs during the load |"
+echo "| server | keys | SAVE s | load s | GET p50 ms | GET p99 ms | GET p50 during BGSAVE | GET p99 during BGSAVE | BGSAVEs during the GET run |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for who in spinel redis; do
-  echo "| $who | ${row[$who]/@LOAD@/$(median "${loads[$who]}")} |"
+  echo "| $who | $keys | $(median "${saves[$who]}") | $(median "${loads[$who]}") | $(median "${p50s[$who]}") | $(median "${p99s[$who]}") | $(median "${bp50s[$who]}") | $(median "${bp99s[$who]}") | $(median "${bgs[$who]}") |"
 done
-for who in spinel redis; do echo "load rounds, $who: ${loads[$who]}"; done
+echo "medians of $rounds rounds (load: $load_rounds rounds); each figure by round, Spinel first in every round:"
+for who in spinel redis; do
+  echo "$who: SAVE ${saves[$who]}| load ${loads[$who]}| p99 ${p99s[$who]}| p99 during BGSAVE ${bp99s[$who]}| BGSAVEs ${bgs[$who]}"
+done

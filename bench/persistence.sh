@@ -79,7 +79,7 @@ for round in $(seq 1 "$rounds"); do
   for who in spinel redis; do
     port=${port_of[$who]}
     t0=$(date +%s.%N); redis-cli -p "$port" save > /dev/null; t1=$(date +%s.%N)
-    saves[$who]+="$(echo "$t1 - $t0" | bc) "
+    saves[$who]+="$(printf "%.3f" "$(echo "$t1 - $t0" | bc)") "
     read -r p50 p99 < <(lat "$port" 1000000)
     p50s[$who]+="$p50 "; p99s[$who]+="$p99 "
     # back-to-back BGSAVEs while the same load runs

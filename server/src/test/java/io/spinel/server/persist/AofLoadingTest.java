@@ -153,6 +153,55 @@ class AofLoadingTest {
         assertThatThrownBy(() -> spinel(dir, "appendonly", "yes")).hasMessageContaining("the truncated file is not the last file");
     }
 
+    /**
+     * A long file, with annotations and a transaction of 300 commands, replays whole, and each way
+     * a file can end takes effect after every complete command before it (the endings of the other
+     * tests come after a command or two).
+     */
+    @Test
+    void longFilesReplayWholeAndEndWhereTheirLastCompleteCommandEnds(@TempDir Path dir) throws Exception {
+        StringBuilder incr = new StringBuilder();
+        for (int i = 0; i < 1000; i++) {
+            if (i % 100 == 0) incr.append("#TS:").append(1700000000 + i).append("\r\n");
+            incr.append(resp("RPUSH", "l", Integer.toString(i)));
+        }
+        // a transaction across the first batches' boundaries, then one that never ends
+        incr.append(resp("MULTI"));
+        for (int i = 0; i < 300; i++) incr.append(resp("INCR", "n"));
+        incr.append(resp("EXEC"));
+        String complete = incr.toString();
+        String unfinished = resp("MULTI") + resp("SET", "n", "0") + resp("DEL", "l");
+
+        aofDir(dir, MANIFEST, "", complete);
+        try (SpinelServer s = spinel(dir, "appendonly", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("LLEN", "l")).isEqualTo(":1000\r\n");
+            assertThat(c.callString("LINDEX", "l", "999")).isEqualTo("$3\r\n999\r\n");
+            assertThat(get(c, "n")).isEqualTo("$3\r\n300\r\n");
+        }
+
+        // torn in the middle of a command: cut off there, everything before it replayed
+        Path d = aofDir(dir, MANIFEST, "", complete + resp("RPUSH", "l", "torn").substring(0, 12));
+        try (SpinelServer s = spinel(dir, "appendonly", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("LLEN", "l")).isEqualTo(":1000\r\n");
+        }
+        assertThat(Files.readString(d.resolve("appendonly.aof.1.incr.aof"))).isEqualTo(complete);
+
+        // an unfinished transaction at the end: reverted to where it began
+        d = aofDir(dir, MANIFEST, "", complete + unfinished);
+        try (SpinelServer s = spinel(dir, "appendonly", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(get(c, "n")).isEqualTo("$3\r\n300\r\n");
+            assertThat(c.callString("LLEN", "l")).isEqualTo(":1000\r\n");
+        }
+        assertThat(Files.readString(d.resolve("appendonly.aof.1.incr.aof"))).isEqualTo(complete);
+
+        // something that is not a command after 1,300 that are: the start fails
+        aofDir(dir, MANIFEST, "", complete + "!!!" + resp("SET", "a", "1"));
+        assertThatThrownBy(() -> spinel(dir, "appendonly", "yes")).hasMessageContaining("Bad file format reading the append only file");
+        aofDir(dir, MANIFEST, "", complete + resp("NOSUCHCOMMAND", "x") + complete);
+        assertThatThrownBy(() -> spinel(dir, "appendonly", "yes"))
+                .hasMessageContaining("Unknown command 'NOSUCHCOMMAND' reading the append only file");
+    }
+
     @Test
     void brokenManifestsStopStartup(@TempDir Path dir) throws Exception {
         String[][] cases = {

@@ -162,12 +162,20 @@ final class InfoCommand {
         }
     }
 
+    /** The machine's (or container's) memory, read once as Redis does at start: -1 until INFO first asks. */
+    private static volatile long totalSystemMemory = -1;
+
+    /**
+     * The JVM reads it from the cgroup's files on every call (the larger part of INFO memory's
+     * time on the executor, by a profile), and it does not change while the server runs.
+     */
     private static long totalSystemMemory() {
-        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean) {
-            return ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize();
+        if (totalSystemMemory < 0) {
+            java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+            totalSystemMemory = os instanceof com.sun.management.OperatingSystemMXBean
+                    ? ((com.sun.management.OperatingSystemMXBean) os).getTotalMemorySize() : 0;
         }
-        return 0;
+        return totalSystemMemory;
     }
 
     private static void memory(Engine e, StringBuilder sb) {

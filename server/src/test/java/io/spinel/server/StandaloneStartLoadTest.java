@@ -24,9 +24,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The standalone start (what Main does): an RDB file big enough to be decoded on a thread of its
- * own starts decoding when the engine is made, before the event loop is ready, and the loop then
- * inserts what was decoded. The data set arrives whole, a damaged file still stops the start, and
- * a start that fails before the load stops the decoding.
+ * own, or with appendonly yes such an AOF base, starts decoding when the engine is made, before
+ * the event loop is ready, and the loop then inserts what was decoded (and replays the AOF's
+ * incremental files after it). The data set arrives whole, a damaged file still stops the start,
+ * and a start that fails before the load stops the decoding.
  */
 class StandaloneStartLoadTest {
     private static final int STRINGS = 4_500; // 1,000-byte values, uncompressed: over the 4 MB threshold
@@ -87,6 +88,65 @@ class StandaloneStartLoadTest {
         }
     }
 
+    @Test
+    void anAofsBigBaseIsDecodedBeforeTheLoopIsReadyAndItsIncrFileReplayedAfterIt(@TempDir Path dir) throws Exception {
+        List<String> values = writeDataSet(dir);
+        Path aof = aofFromDump(dir, "*3\r\n$3\r\nSET\r\n$3\r\ns:0\r\n$7\r\nchanged\r\n"
+                + "*2\r\n$3\r\nDEL\r\n$4\r\nh:17\r\n"
+                + "*3\r\n$5\r\nRPUSH\r\n$5\r\nl:199\r\n$6\r\ne199-9\r\n"
+                + "*2\r\n$4\r\nINCR\r\n$7\r\ncounter\r\n");
+        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        Engine engine = SpinelServer.prepareStandaloneEngine(config(dir, RedisServerProcess.freePort(), "--appendonly", "yes"),
+                new Log(new PrintStream(logged, true)));
+        assertThat(engine.persistence().startUpLoadBegun()).isTrue();
+        try (SpinelServer s = SpinelServer.start(engine, SpinelServer.newStandaloneTransport());
+             RawClient c = new RawClient(s.port())) {
+            assertThat(engine.persistence().startUpLoadBegun()).isFalse();
+            assertThat(c.callString("DBSIZE")).isEqualTo(":" + (STRINGS + 4 * EACH_OTHER_TYPE) + "\r\n"); // -h:17 +counter
+            assertThat(c.callString("GET", "s:0")).isEqualTo("$7\r\nchanged\r\n");
+            assertThat(c.callString("GET", "s:449")).isEqualTo("$1000\r\n" + values.get(449) + "\r\n");
+            assertThat(c.callString("EXISTS", "h:17")).isEqualTo(":0\r\n");
+            assertThat(c.callString("LINDEX", "l:199", "-1")).isEqualTo("$6\r\ne199-9\r\n");
+            assertThat(c.callString("GET", "counter")).isEqualTo("$1\r\n1\r\n");
+            // the files are the server's AOF from now on
+            assertThat(c.callString("SET", "after", "start")).isEqualTo("+OK\r\n");
+        }
+        assertThat(Files.readString(aof.resolve("appendonly.aof.1.incr.aof"), StandardCharsets.ISO_8859_1)).endsWith("after\r\n$5\r\nstart\r\n");
+        String log = logged.toString(StandardCharsets.UTF_8);
+        assertThat(log.split("Reading RDB base file on AOF loading", -1)).hasSize(2); // once, before the base's own lines
+        assertThat(log.indexOf("Reading RDB base file")).isLessThan(log.indexOf("Loading RDB produced by"));
+        assertThat(log).contains("DB loaded from base file appendonly.aof.1.base.rdb")
+                .contains("DB loaded from incr file appendonly.aof.1.incr.aof")
+                .contains("DB loaded from append only file");
+    }
+
+    @Test
+    void aDamagedBigAofBaseStillStopsTheStart(@TempDir Path dir) throws Exception {
+        writeDataSet(dir);
+        Path aof = aofFromDump(dir, "");
+        Path base = aof.resolve("appendonly.aof.1.base.rdb");
+        byte[] b = Files.readAllBytes(base);
+        b[b.length - 3] ^= 0x5a;
+        Files.write(base, b);
+        Engine engine = SpinelServer.prepareStandaloneEngine(config(dir, RedisServerProcess.freePort(), "--appendonly", "yes"),
+                Log.silent());
+        assertThat(engine.persistence().startUpLoadBegun()).isTrue();
+        assertThatThrownBy(() -> SpinelServer.start(engine, SpinelServer.newStandaloneTransport()))
+                .hasMessageContaining("Error reading the RDB base file appendonly.aof.1.base.rdb, AOF loading aborted")
+                .hasMessageContaining("Wrong RDB checksum");
+        assertThat(engine.persistence().startUpLoadBegun()).isFalse();
+    }
+
+    /** Makes dir's dump.rdb the base of a multi-part AOF with that incremental file, and removes it. */
+    private static Path aofFromDump(Path dir, String incr) throws Exception {
+        Path aof = Files.createDirectories(dir.resolve("appendonlydir"));
+        Files.move(dir.resolve("dump.rdb"), aof.resolve("appendonly.aof.1.base.rdb"));
+        Files.writeString(aof.resolve("appendonly.aof.1.incr.aof"), incr, StandardCharsets.ISO_8859_1);
+        Files.writeString(aof.resolve("appendonly.aof.manifest"),
+                "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n");
+        return aof;
+    }
+
     private static List<Thread> decodingThreads() {
         List<Thread> out = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
@@ -95,12 +155,14 @@ class StandaloneStartLoadTest {
         return out;
     }
 
-    /** What Main makes of "--port P --bind 127.0.0.1 --dir D --save ''". */
-    private static Config config(Path dir, int port) throws Exception {
+    /** What Main makes of "--port P --bind 127.0.0.1 --dir D --save '' [more options]". */
+    private static Config config(Path dir, int port, String... more) throws Exception {
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
-        loader.load(ConfigLoader.optionsToConfig(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--save", "")), null);
+        List<String> options = new ArrayList<>(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--dir", dir.toString(), "--save", ""));
+        options.addAll(List.of(more));
+        loader.load(ConfigLoader.optionsToConfig(options), null);
         return config;
     }
 

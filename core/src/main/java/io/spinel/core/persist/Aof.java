@@ -229,6 +229,27 @@ final class Aof implements Engine.PropagationListener {
         return Files.exists(manifestPath());
     }
 
+    /**
+     * The RDB base file that {@link #load} will begin with, for decoding it before the executor is
+     * ready; null where there is none or anything is unusual (no manifest or one that does not
+     * parse, an old-style AOF to migrate first, a base of commands, a preamble named like the old
+     * single file): load then reads the files as it always does and reports what is wrong.
+     */
+    Path startUpBase() {
+        try {
+            if (Files.isRegularFile(Path.of(engine.workingDirectory()).resolve(fileName()))) return null;
+            if (!Files.exists(manifestPath())) return null;
+            AofManifest m = AofManifest.parse(manifestPath());
+            if (m.base == null || m.base.name().equals(fileName())) return null;
+            Path p = dir().resolve(m.base.name());
+            try (InputStream head = Files.newInputStream(p)) {
+                return new String(head.readNBytes(5), StandardCharsets.ISO_8859_1).equals("REDIS") ? p : null;
+            }
+        } catch (IOException | RuntimeException unusual) {
+            return null;
+        }
+    }
+
     /** Loads the AOF at start-up (appendonly yes) or for DEBUG LOADAOF; true if there was one. */
     boolean load() {
         Path dir = dir();
@@ -256,7 +277,8 @@ final class Aof implements Engine.PropagationListener {
             loadedBefore = 0;
             for (AofManifest.Info i : all()) {
                 boolean last = ++n == files;
-                long t0 = System.nanoTime();
+                Persistence.EarlyLoad early = persistence.earlyAofBase(dir.resolve(i.name()));
+                long t0 = early != null ? early.startNanos : System.nanoTime(); // (decoding since then)
                 boolean truncated = loadFile(dir, i.name(), last);
                 loadedBefore += dir.resolve(i.name()).toFile().length();
                 if (truncated && !last) throw new PersistenceException("Fatal error: the truncated file is not the last file");
@@ -621,13 +643,18 @@ final class Aof implements Engine.PropagationListener {
         Client fake = engine.internalClient();
         long validUpTo = 0;
         long validBeforeMulti = 0;
-        try (InputStream is = Files.newInputStream(path)) {
-            RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), true);
+        // the base may have been decoding since before the executor was ready (Persistence.beginStartUpLoad)
+        Persistence.EarlyLoad early = rdb ? persistence.earlyAofBase(path) : null;
+        try (InputStream is = early != null ? early.file : Files.newInputStream(path)) {
+            RdbIn in = early != null ? early.in : new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), true);
             if (rdb) {
                 boolean oldStyle = name.equals(fileName());
-                log.notice(oldStyle ? "Reading RDB preamble from AOF file..." : "Reading RDB base file on AOF loading...");
+                if (early == null) {
+                    log.notice(oldStyle ? "Reading RDB preamble from AOF file..." : "Reading RDB base file on AOF loading...");
+                }
                 try {
-                    new RdbLoader(engine, persistence.functionStore(), true).load(in, size, "AOF base");
+                    if (early != null) early.loader.finish(early.decoding);
+                    else new RdbLoader(engine, persistence.functionStore(), true).load(in, size, "AOF base");
                 } catch (RdbException e) {
                     throw new PersistenceException((oldStyle ? "Error reading the RDB preamble of the AOF file "
                             : "Error reading the RDB base file ") + name + ", AOF loading aborted: " + e.getMessage(), e);

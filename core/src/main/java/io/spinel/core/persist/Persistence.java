@@ -221,21 +221,27 @@ public final class Persistence {
 
     /**
      * An RDB load whose decoding began before the executor was ready ({@link #beginStartUpLoad}):
-     * the file, the decoding thread, and what ends the host's loading scope.
+     * the RDB file or the AOF's RDB base, the stream and the decoding thread, and what ends the
+     * host's loading scope.
      */
-    private static final class EarlyLoad {
+    static final class EarlyLoad {
         final long startNanos;
         final Path path;
+        /** The AOF's base (the AOF load takes it), not the RDB file. */
+        final boolean aofBase;
         final InputStream file;
+        final RdbIn in;
         final RdbLoader loader;
         final RdbLoader.Decoding decoding;
         final Runnable exitScope;
 
-        EarlyLoad(long startNanos, Path path, InputStream file, RdbLoader loader, RdbLoader.Decoding decoding,
-                  Runnable exitScope) {
+        EarlyLoad(long startNanos, Path path, boolean aofBase, InputStream file, RdbIn in, RdbLoader loader,
+                  RdbLoader.Decoding decoding, Runnable exitScope) {
             this.startNanos = startNanos;
             this.path = path;
+            this.aofBase = aofBase;
             this.file = file;
+            this.in = in;
             this.loader = loader;
             this.decoding = decoding;
             this.exitScope = exitScope;
@@ -253,16 +259,19 @@ public final class Persistence {
 
     /**
      * The standalone server's start, before the executor is attached: begins decoding the RDB
-     * file that {@link #startUp startUp(true)} will load, on the decoding thread, so that the
-     * load overlaps setting up the event loop and listeners (the keys still go into the tables
-     * on the executor, in startUp). Only for a file big enough to be decoded on a thread of its
-     * own and when no AOF is to be loaded; a file that cannot be read now is left to startUp to
-     * report.
+     * file that {@link #startUp startUp(true)} will load, or with appendonly yes the AOF's RDB
+     * base, on the decoding thread, so that the load overlaps setting up the event loop and
+     * listeners (the keys still go into the tables on the executor, in startUp; an AOF's
+     * incremental files are replayed there after its base). Only for a file big enough to be
+     * decoded on a thread of its own; a file that cannot be read now, or an AOF directory that is
+     * anything but the usual, is left to startUp to load and report.
      */
     public void beginStartUpLoad() {
-        if (earlyLoad != null || config.getBool("appendonly")) return;
+        if (earlyLoad != null) return;
         long t0 = System.nanoTime();
-        Path p = rdbPath();
+        boolean aofBase = config.getBool("appendonly");
+        Path p = aofBase ? aof.startUpBase() : rdbPath();
+        if (p == null) return;
         long size;
         InputStream is;
         try {
@@ -273,11 +282,23 @@ public final class Persistence {
             return;
         }
         resetLoadingInfo(size);
-        RdbLoader loader = new RdbLoader(engine, functions, false, false);
-        RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), config.getBool("rdbchecksum"));
-        RdbLoader.Decoding decoding = loader.startDecoding(in, size, "RDB", EARLY_QUEUED_BATCHES);
+        RdbLoader loader = new RdbLoader(engine, functions, aofBase, false);
+        // (an AOF's base is always checked against its checksum, as Aof reads it)
+        RdbIn in = new RdbIn(new java.io.BufferedInputStream(is, 1 << 16), aofBase || config.getBool("rdbchecksum"));
+        if (aofBase) log.notice("Reading RDB base file on AOF loading...");
+        RdbLoader.Decoding decoding = loader.startDecoding(in, size, aofBase ? "AOF base" : "RDB", EARLY_QUEUED_BATCHES);
         // (the scope after the decoding began: the standalone server's takes 10-20 ms to set)
-        earlyLoad = new EarlyLoad(t0, p, is, loader, decoding, loadingScope.enter(size));
+        earlyLoad = new EarlyLoad(t0, p, aofBase, is, in, loader, decoding, loadingScope.enter(size));
+    }
+
+    /**
+     * The early decoding of the AOF base file p ({@link #beginStartUpLoad}), for the AOF load to
+     * finish; null if none began for that file. It stays registered, so that startUp's end still
+     * closes it and leaves the loading scope.
+     */
+    EarlyLoad earlyAofBase(Path p) {
+        EarlyLoad e = earlyLoad;
+        return e != null && e.aofBase && e.path.equals(p) ? e : null;
     }
 
     /** Whether {@link #beginStartUpLoad} began decoding a file that startUp has not loaded yet. */
@@ -315,11 +336,11 @@ public final class Persistence {
     }
 
     private void loadDataSet() {
-        if (earlyLoad != null) {
+        if (earlyLoad != null && !earlyLoad.aofBase) {
             finishStartUpLoad();
             return;
         }
-        long t0 = System.nanoTime();
+        long t0 = earlyLoad != null ? earlyLoad.startNanos : System.nanoTime(); // (the AOF's base decoding since then)
         if (config.getBool("appendonly")) {
             if (aof.load()) {
                 log.notice(String.format(Locale.ROOT, "DB loaded from append only file: %.3f seconds",

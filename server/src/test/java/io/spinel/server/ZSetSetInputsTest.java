@@ -1,7 +1,6 @@
 package io.spinel.server;
 
 import io.spinel.core.keyspace.DbObject;
-import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.type.zset.SetInput;
 import io.spinel.server.testing.DiffScript;
@@ -52,7 +51,7 @@ class ZSetSetInputsTest {
         }
 
         @Override
-        public Value copy() {
+        public TestSet copy() {
             return new TestSet(members.toArray(new String[0]));
         }
 

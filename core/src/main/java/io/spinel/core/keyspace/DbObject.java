@@ -50,6 +50,10 @@ public abstract class DbObject implements Value {
         return this;
     }
 
+    /** A deep copy, not stored anywhere yet (COPY stores it with {@link #asEntry}). */
+    @Override
+    public abstract DbObject copy();
+
     public byte[] key() {
         return key;
     }

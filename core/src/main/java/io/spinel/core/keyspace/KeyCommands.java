@@ -224,7 +224,7 @@ public final class KeyCommands {
             copy = StringEntry.withExpire(StringEntry.withKey((byte[]) e, newKey, 0, newKey.length), expire);
             StringEntry.setLru((byte[]) copy, lru);
         } else {
-            copy = ((DbObject) ((DbObject) e).copy()).asEntry(newKey, expire, lru);
+            copy = ((DbObject) e).copy().asEntry(newKey, expire, lru);
         }
         dst.put(newKey, copy);
         Engine engine = c.engine();

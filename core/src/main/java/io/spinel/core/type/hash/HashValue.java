@@ -1,7 +1,6 @@
 package io.spinel.core.type.hash;
 
 import io.spinel.core.keyspace.DbObject;
-import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.PackedStrings;
@@ -53,7 +52,7 @@ public final class HashValue extends DbObject {
     }
 
     @Override
-    public Value copy() {
+    public HashValue copy() {
         HashValue h = new HashValue();
         if (table == null) {
             h.lp = Arrays.copyOf(lp, lpUsed);

@@ -1,7 +1,6 @@
 package io.spinel.core.type.list;
 
 import io.spinel.core.keyspace.DbObject;
-import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;

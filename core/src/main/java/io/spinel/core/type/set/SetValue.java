@@ -1,7 +1,6 @@
 package io.spinel.core.type.set;
 
 import io.spinel.core.keyspace.DbObject;
-import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
@@ -97,7 +96,7 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
     }
 
     @Override
-    public Value copy() {
+    public SetValue copy() {
         if (table == null) return new SetValue(IntSet.copy(small), null);
         if (table == PACKED) return new SetValue(Arrays.copyOf(small, packedUsed()), PACKED);
         MemberTable t = new MemberTable();

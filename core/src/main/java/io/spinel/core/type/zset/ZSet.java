@@ -2,7 +2,6 @@ package io.spinel.core.type.zset;
 
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.EncodingConfig;
-import io.spinel.core.keyspace.Value;
 import io.spinel.core.keyspace.ValueType;
 
 import java.util.Arrays;

@@ -242,11 +242,16 @@ final class Aof implements Engine.PropagationListener {
             AofManifest m = AofManifest.parse(manifestPath());
             if (m.base == null || m.base.name().equals(fileName())) return null;
             Path p = dir().resolve(m.base.name());
-            try (InputStream head = Files.newInputStream(p)) {
-                return new String(head.readNBytes(5), StandardCharsets.ISO_8859_1).equals("REDIS") ? p : null;
-            }
+            return startsAsRdb(p) ? p : null;
         } catch (IOException | RuntimeException unusual) {
             return null;
+        }
+    }
+
+    /** Whether the file begins with an RDB's signature (an RDB base or preamble) rather than commands. */
+    private static boolean startsAsRdb(Path p) throws IOException {
+        try (InputStream head = Files.newInputStream(p)) {
+            return new String(head.readNBytes(5), StandardCharsets.ISO_8859_1).equals("REDIS");
         }
     }
 
@@ -633,9 +638,8 @@ final class Aof implements Engine.PropagationListener {
         }
         if (size == 0) return false;
         boolean rdb;
-        try (InputStream head = Files.newInputStream(path)) {
-            byte[] sig = head.readNBytes(5);
-            rdb = new String(sig, StandardCharsets.ISO_8859_1).equals("REDIS");
+        try {
+            rdb = startsAsRdb(path);
         } catch (IOException e) {
             throw new PersistenceException("Unrecoverable error reading the append only file " + name + ": "
                     + e.getMessage(), e);

@@ -2,6 +2,9 @@
 # Persistence side by side: the same 1M keys of mixed types in Spinel and redis-server, then
 #   - SAVE: seconds for a foreground snapshot
 #   - load: seconds from process start until DBSIZE answers the full count (median of rounds)
+#   - AOF start: the same with appendonly yes, from a multi-part AOF whose RDB base holds the
+#     first half of the data and whose incr file the second half as commands (the shape just
+#     before an automatic rewrite: the incr file grows to the base's size)
 #   - GET p50/p99 under redis-benchmark (-c 50) while BGSAVE runs back to back, and without
 #
 #   bench/persistence.sh [--rounds N] [--load-rounds N]
@@ -44,13 +47,14 @@ for i in range(100_000):
     cmd(b"ZADD", b"zset:%d" % i, *[x for m in range(5) for x in (b"%d" % m, b"z%d" % (i + m))])
 PY
 
-start() { # who port -> pid
-  if [[ $1 == spinel ]]; then
-    "$here/spinel-server" --port "$2" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/$1" \
-      --dbfilename dump.rdb > "$work/$1.log" 2>&1 &
+start() { # who port [options that override the defaults here] -> pid
+  local who=$1 port=$2; shift 2
+  if [[ $who == spinel ]]; then
+    "$here/spinel-server" --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/$who" \
+      --dbfilename dump.rdb "$@" > "$work/$who.log" 2>&1 &
   else
-    redis-server --port "$2" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/$1" \
-      --dbfilename dump.rdb > "$work/$1.log" 2>&1 &
+    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/$who" \
+      --dbfilename dump.rdb "$@" > "$work/$who.log" 2>&1 &
   fi
   pids+=($!)
 }
@@ -104,16 +108,15 @@ for who in spinel redis; do
 done
 wait "${pids[@]}" 2>/dev/null || true
 
-# Load at start: each server restarted on the file it wrote, $load_rounds times, the two
-# alternating (this machine's speed drifts over minutes); seconds from the exec until DBSIZE
-# answers the full count, polled every 5 ms on one connection; the median is reported.
-declare -A loads
-for round in $(seq 1 "$load_rounds"); do
-  for who in spinel redis; do
-    sleep 1
-    port=$(free_port)
-    t0=$(python3 -c 'import time; print("%.6f" % time.time())')
-    python3 - "$port" "$keys" > "$work/t1" <<'PY' &
+# Starts timed: each server restarted on the files it wrote, the rounds alternating between the
+# two (this machine's speed drifts over minutes); seconds from the exec until DBSIZE answers the
+# full count, polled every 5 ms on one connection.
+timed_start() { # who [options] -> seconds in $work/took
+  local who=$1; shift
+  local port t0 poller
+  port=$(free_port)
+  t0=$(python3 -c 'import time; print("%.6f" % time.time())')
+  python3 - "$port" "$keys" > "$work/t1" <<'PY' &
 import socket, sys, time
 port, expect = int(sys.argv[1]), b":" + sys.argv[2].encode() + b"\r\n"
 deadline = time.monotonic() + 120
@@ -130,20 +133,57 @@ while time.monotonic() < deadline:
     time.sleep(0.005)
 print("%.6f" % time.time())
 PY
-    poller=$!
-    start "$who" "$port"
-    wait "$poller" || true
-    loads[$who]+="$(python3 -c "print('%.3f' % ($(cat "$work/t1") - $t0))") "
-    redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
-    wait "${pids[-1]}" 2>/dev/null || true
+  poller=$!
+  start "$who" "$port" "$@"
+  wait "$poller" || true
+  python3 -c "print('%.3f' % ($(cat "$work/t1") - $t0))" > "$work/took"
+  redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
+  wait "${pids[-1]}" 2>/dev/null || true
+}
+declare -A loads aof_loads
+for round in $(seq 1 "$load_rounds"); do
+  for who in spinel redis; do
+    sleep 1
+    timed_start "$who"; loads[$who]+="$(cat "$work/took") "
   done
 done
-echo "| server | keys | SAVE s | load s | GET p50 ms | GET p99 ms | GET p50 during BGSAVE | GET p99 during BGSAVE | BGSAVEs during the GET run |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+
+# The AOF directories: the first half of the commands, BGREWRITEAOF (an RDB base), the second
+# half (the incr file); no automatic rewrite. SHUTDOWN fsyncs the AOF.
+python3 - "$work" <<'PY'
+import sys
+data = open(sys.argv[1] + "/data.resp", "rb").read()
+cut = data.index(b"\r\n*", len(data) // 2) + 2
+open(sys.argv[1] + "/first.resp", "wb").write(data[:cut])
+open(sys.argv[1] + "/second.resp", "wb").write(data[cut:])
+PY
+aof_options=(--dir "" --appendonly yes --auto-aof-rewrite-percentage 0)
 for who in spinel redis; do
-  echo "| $who | $keys | $(median "${saves[$who]}") | $(median "${loads[$who]}") | $(median "${p50s[$who]}") | $(median "${p99s[$who]}") | $(median "${bp50s[$who]}") | $(median "${bp99s[$who]}") | $(median "${bgs[$who]}") |"
+  mkdir -p "$work/$who-aof"
+  aof_options[1]="$work/$who-aof"
+  port=$(free_port)
+  start "$who" "$port" "${aof_options[@]}"; ready "$port"
+  redis-cli -p "$port" --pipe < "$work/first.resp" > /dev/null
+  redis-cli -p "$port" bgrewriteaof > /dev/null
+  while redis-cli -p "$port" info persistence | grep -qE 'aof_rewrite_in_progress:1|aof_rewrite_scheduled:1'; do sleep 0.1; done
+  redis-cli -p "$port" --pipe < "$work/second.resp" > /dev/null
+  [[ "$(redis-cli -p "$port" dbsize)" == "$keys" ]] || { echo "$who's AOF run holds a different key count" >&2; exit 1; }
+  redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
+  wait "${pids[-1]}" 2>/dev/null || true
 done
-echo "medians of $rounds rounds (load: $load_rounds rounds); each figure by round, Spinel first in every round:"
+for round in $(seq 1 "$load_rounds"); do
+  for who in spinel redis; do
+    sleep 1
+    aof_options[1]="$work/$who-aof"
+    timed_start "$who" "${aof_options[@]}"; aof_loads[$who]+="$(cat "$work/took") "
+  done
+done
+echo "| server | keys | SAVE s | load s | AOF start s | GET p50 ms | GET p99 ms | GET p50 during BGSAVE | GET p99 during BGSAVE | BGSAVEs during the GET run |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for who in spinel redis; do
-  echo "$who: SAVE ${saves[$who]}| load ${loads[$who]}| p99 ${p99s[$who]}| p99 during BGSAVE ${bp99s[$who]}| BGSAVEs ${bgs[$who]}"
+  echo "| $who | $keys | $(median "${saves[$who]}") | $(median "${loads[$who]}") | $(median "${aof_loads[$who]}") | $(median "${p50s[$who]}") | $(median "${p99s[$who]}") | $(median "${bp50s[$who]}") | $(median "${bp99s[$who]}") | $(median "${bgs[$who]}") |"
+done
+echo "medians of $rounds rounds (load and AOF start: $load_rounds rounds); each figure by round, Spinel first in every round:"
+for who in spinel redis; do
+  echo "$who: SAVE ${saves[$who]}| load ${loads[$who]}| AOF start ${aof_loads[$who]}| p99 ${p99s[$who]}| p99 during BGSAVE ${bp99s[$who]}| BGSAVEs ${bgs[$who]}"
 done

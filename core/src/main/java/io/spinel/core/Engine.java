@@ -227,7 +227,7 @@ public final class Engine {
             }
             case "latency-monitor-threshold" -> latency.thresholdMs = Long.parseLong(o.value());
             case "latency-tracking" -> latency.tracking = o.value().equals("yes");
-            case "latency-tracking-info-percentiles" -> latency.percentiles = parsePercentiles(o.value().trim());
+            case "latency-tracking-info-percentiles" -> latency.setPercentiles(parsePercentiles(o.value().trim()));
             case "notify-keyspace-events" -> {
                 notifyFlags = Notify.parse(o.value());
                 keyspace.setEventFlags((notifyFlags & Notify.KEY_MISS) != 0, (notifyFlags & Notify.NEW) != 0);
@@ -1512,11 +1512,19 @@ public final class Engine {
         if (propagates()) propagate(db.id(), new byte[][] {lazyfreeLazyEviction ? UNLINK : DEL, key});
     }
 
+    /** The old generation's collector ("g1-old-generation"): INFO's mem_allocator. Fixed for the JVM's life. */
     String gcName() {
-        java.util.List<java.lang.management.GarbageCollectorMXBean> gcs =
-                java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
-        return gcs.isEmpty() ? "unknown" : gcs.get(gcs.size() - 1).getName().replace(' ', '-').toLowerCase();
+        String name = gcName;
+        if (name == null) {
+            java.util.List<java.lang.management.GarbageCollectorMXBean> gcs =
+                    java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+            name = gcs.isEmpty() ? "unknown" : gcs.get(gcs.size() - 1).getName().replace(' ', '-').toLowerCase(java.util.Locale.ROOT);
+            gcName = name;
+        }
+        return name;
     }
+
+    private String gcName;
 
     long expireCycleMillis() {
         return expireCycleNanos / 1_000_000;

@@ -5,11 +5,9 @@ import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.protocol.Args;
+import io.spinel.core.util.Doubles;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -150,16 +148,12 @@ final class InfoCommand {
             d /= 1024;
             u++;
         } while (d >= 1024 && u < units.length - 1);
-        return String.format(Locale.ROOT, "%.2f%s", d, units[u]);
+        return Doubles.fixed(d, 2) + units[u];
     }
 
     static long rss() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
-            return Long.parseLong(f[1]) * 4096;
-        } catch (IOException | RuntimeException ex) {
-            return Runtime.getRuntime().totalMemory();
-        }
+        long rss = ProcSelf.rss();
+        return rss >= 0 ? rss : Runtime.getRuntime().totalMemory();
     }
 
     /** The machine's (or container's) memory, read once as Redis does at start: -1 until INFO first asks. */
@@ -192,14 +186,14 @@ final class InfoCommand {
         field(sb, "used_memory_rss_human", human(rss));
         field(sb, "used_memory_peak", peak);
         field(sb, "used_memory_peak_human", human(peak));
-        field(sb, "used_memory_peak_perc", String.format(Locale.ROOT, "%.2f%%", peak == 0 ? 0 : used * 100.0 / peak));
+        field(sb, "used_memory_peak_perc", Doubles.fixed(peak == 0 ? 0 : used * 100.0 / peak, 2) + "%");
         long startup = e.usedMemoryStartup();
         long dataset = Math.max(0, used - startup - e.clientsMemory());
         field(sb, "used_memory_overhead", used - dataset);
         field(sb, "used_memory_startup", startup);
         field(sb, "used_memory_dataset", dataset);
-        field(sb, "used_memory_dataset_perc", String.format(Locale.ROOT, "%.2f%%",
-                used - startup <= 0 ? 0.0 : dataset * 100.0 / (used - startup)));
+        field(sb, "used_memory_dataset_perc", Doubles.fixed(
+                used - startup <= 0 ? 0.0 : dataset * 100.0 / (used - startup), 2) + "%");
         field(sb, "allocator_allocated", rt.totalMemory() - rt.freeMemory());
         field(sb, "allocator_active", rt.totalMemory());
         field(sb, "allocator_resident", rss);
@@ -228,7 +222,7 @@ final class InfoCommand {
         field(sb, "allocator_rss_bytes", 0);
         field(sb, "rss_overhead_ratio", "1.00");
         field(sb, "rss_overhead_bytes", 0);
-        field(sb, "mem_fragmentation_ratio", String.format(Locale.ROOT, "%.2f", used == 0 ? 1.0 : (double) rss / used));
+        field(sb, "mem_fragmentation_ratio", Doubles.fixed(used == 0 ? 1.0 : (double) rss / used, 2));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
         field(sb, "mem_replication_backlog", 0);
@@ -258,8 +252,8 @@ final class InfoCommand {
         field(sb, "total_net_output_bytes", s.netOutputBytes);
         field(sb, "total_net_repl_input_bytes", 0);
         field(sb, "total_net_repl_output_bytes", 0);
-        field(sb, "instantaneous_input_kbps", String.format(Locale.ROOT, "%.2f", s.instantaneousInputKbps()));
-        field(sb, "instantaneous_output_kbps", String.format(Locale.ROOT, "%.2f", s.instantaneousOutputKbps()));
+        field(sb, "instantaneous_input_kbps", Doubles.fixed(s.instantaneousInputKbps(), 2));
+        field(sb, "instantaneous_output_kbps", Doubles.fixed(s.instantaneousOutputKbps(), 2));
         field(sb, "instantaneous_input_repl_kbps", "0.00");
         field(sb, "instantaneous_output_repl_kbps", "0.00");
         field(sb, "rejected_connections", s.rejectedConnections);
@@ -267,7 +261,7 @@ final class InfoCommand {
         field(sb, "sync_partial_ok", 0);
         field(sb, "sync_partial_err", 0);
         field(sb, "expired_keys", ks.expiredKeys());
-        field(sb, "expired_stale_perc", String.format(Locale.ROOT, "%.2f", ks.expiredStalePerc()));
+        field(sb, "expired_stale_perc", Doubles.fixed(ks.expiredStalePerc(), 2));
         field(sb, "expired_time_cap_reached_count", ks.expiredTimeCapReached());
         field(sb, "expire_cycle_cpu_milliseconds", e.expireCycleMillis());
         field(sb, "evicted_keys", e.evictedKeys());
@@ -319,22 +313,16 @@ final class InfoCommand {
     }
 
     private static void cpu(StringBuilder sb) {
-        double user = 0, sys = 0;
-        try {
-            String stat = Files.readString(Path.of("/proc/self/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            user = Long.parseLong(f[11]) / 100.0;
-            sys = Long.parseLong(f[12]) / 100.0;
-        } catch (IOException | RuntimeException ignored) {
-            // not Linux: report zeros rather than fail INFO
-        }
+        double[] times = ProcSelf.cpuSeconds(); // null where not Linux: zeros rather than fail INFO
+        double user = times == null ? 0 : times[0];
+        double sys = times == null ? 0 : times[1];
         sb.append("# CPU\r\n");
-        field(sb, "used_cpu_sys", String.format(Locale.ROOT, "%.6f", sys));
-        field(sb, "used_cpu_user", String.format(Locale.ROOT, "%.6f", user));
+        field(sb, "used_cpu_sys", Doubles.fixed(sys, 6));
+        field(sb, "used_cpu_user", Doubles.fixed(user, 6));
         field(sb, "used_cpu_sys_children", "0.000000");
         field(sb, "used_cpu_user_children", "0.000000");
-        field(sb, "used_cpu_sys_main_thread", String.format(Locale.ROOT, "%.6f", sys));
-        field(sb, "used_cpu_user_main_thread", String.format(Locale.ROOT, "%.6f", user));
+        field(sb, "used_cpu_sys_main_thread", Doubles.fixed(sys, 6));
+        field(sb, "used_cpu_user_main_thread", Doubles.fixed(user, 6));
     }
 
     private static void commandStats(Engine e, StringBuilder sb) {
@@ -346,13 +334,27 @@ final class InfoCommand {
         }
         for (Command c : all) {
             if (c.calls == 0 && c.failedCalls == 0 && c.rejectedCalls == 0) continue;
+            long usec = c.nanos / 1000;
             sb.append("cmdstat_").append(c.name).append(":calls=").append(c.calls)
-                    .append(",usec=").append(c.nanos / 1000)
-                    .append(",usec_per_call=").append(String.format(Locale.ROOT, "%.2f",
-                            c.calls == 0 ? 0.0 : c.nanos / 1000.0 / c.calls))
-                    .append(",rejected_calls=").append(c.rejectedCalls)
+                    .append(",usec=").append(usec).append(",usec_per_call=");
+            appendPerCall(sb, usec, c.calls);
+            sb.append(",rejected_calls=").append(c.rejectedCalls)
                     .append(",failed_calls=").append(c.failedCalls).append("\r\n");
         }
+    }
+
+    /**
+     * usec_per_call as Redis prints it: "%.2f" of the float usec / calls. A float times 100 is
+     * exact in a double, and rint rounds a tie to even as printf does, so the digits are the same
+     * (and no Formatter runs for each command of each INFO).
+     */
+    static void appendPerCall(StringBuilder sb, long usec, long calls) {
+        float perCall = calls == 0 ? 0f : (float) usec / calls;
+        long cents = (long) Math.rint((double) perCall * 100.0);
+        long rest = cents % 100;
+        sb.append(cents / 100).append('.');
+        if (rest < 10) sb.append('0');
+        sb.append(rest);
     }
 
     private static void errorStats(Engine e, StringBuilder sb) {

@@ -48,7 +48,15 @@ final class LatencyMonitor {
     /** latency-tracking. */
     boolean tracking = true;
     /** latency-tracking-info-percentiles. */
-    double[] percentiles = {50, 99, 99.9};
+    private double[] percentiles;
+    /** INFO's name of each percentile ("p50", "p99.9"), made when the option is set. */
+    private String[] percentileLabels;
+    /** The indexes of {@link #percentiles} in ascending order: INFO reads them in one scan. */
+    private int[] ascending;
+
+    {
+        setPercentiles(new double[] {50, 99, 99.9});
+    }
 
     LatencyMonitor(Engine engine) {
         this.engine = engine;
@@ -334,8 +342,10 @@ final class LatencyMonitor {
         if (h == null) {
             h = new long[COUNTS];
             cmd.latencyHistogram = h;
+            cmd.latencyCount = 0;
         }
         h[index(ns)]++;
+        cmd.latencyCount++;
     }
 
     static int index(long v) {
@@ -370,18 +380,27 @@ final class LatencyMonitor {
     static long valueAtPercentile(long[] h, double percentile) {
         long total = 0;
         for (long n : h) total += n;
-        double p = Math.min(percentile, 100.0);
-        long countAt = Math.max(1, (long) ((p / 100) * total + 0.5));
+        long[] out = new long[1];
+        valuesAtPercentiles(h, total, new double[] {percentile}, new int[] {0}, out);
+        return out[0];
+    }
+
+    /**
+     * hdr_value_at_percentile for several percentiles of a histogram of {@code total} calls, in
+     * one scan of the counters: {@code ascending} lists the indexes of {@code percentiles} from
+     * the lowest percentile up, and {@code out} receives each value (ns) at its percentile's index.
+     */
+    static void valuesAtPercentiles(long[] h, long total, double[] percentiles, int[] ascending, long[] out) {
+        int i = -1;
         long sum = 0;
-        long value = 0;
-        for (int i = 0; i < COUNTS; i++) {
-            sum += h[i];
-            if (sum >= countAt) {
-                value = valueAt(i);
-                break;
-            }
+        for (int k : ascending) {
+            double p = Math.min(percentiles[k], 100.0);
+            long countAt = Math.max(1, (long) ((p / 100) * total + 0.5));
+            // the first counter where the running sum reaches countAt (at or after the previous one's)
+            while (sum < countAt && i < COUNTS - 1) sum += h[++i];
+            long value = sum >= countAt ? valueAt(i) : 0;
+            out[k] = percentiles[k] == 0.0 ? lowestEquivalent(value) : highestEquivalent(value);
         }
-        return percentile == 0.0 ? lowestEquivalent(value) : highestEquivalent(value);
     }
 
     /**
@@ -453,28 +472,56 @@ final class LatencyMonitor {
     /** INFO latencystats: each command's percentiles in microseconds. */
     void info(StringBuilder sb) {
         if (!tracking) return;
+        long[] values = new long[percentiles.length];
         for (Command cmd : engine.commands.commands()) {
-            infoLine(sb, cmd);
-            for (Command sub : cmd.subcommands()) infoLine(sb, sub);
+            infoLine(sb, cmd, values);
+            for (Command sub : cmd.subcommands()) infoLine(sb, sub, values);
         }
     }
 
-    private void infoLine(StringBuilder sb, Command cmd) {
+    private void infoLine(StringBuilder sb, Command cmd, long[] values) {
         long[] h = cmd.latencyHistogram;
         if (h == null) return;
+        valuesAtPercentiles(h, cmd.latencyCount, percentiles, ascending, values);
         sb.append("latency_percentiles_usec_").append(cmd.name).append(':');
         for (int j = 0; j < percentiles.length; j++) {
             if (j > 0) sb.append(',');
-            String p = String.format(Locale.ROOT, "%f", percentiles[j]);
+            sb.append(percentileLabels[j]).append('=');
+            appendMicros(sb, values[j]);
+        }
+        sb.append("\r\n");
+    }
+
+    /** Nanoseconds as microseconds with three decimals: Redis's "%.3f" of ns / 1000.0, exactly. */
+    static void appendMicros(StringBuilder sb, long ns) {
+        long frac = ns % 1000;
+        sb.append(ns / 1000).append('.');
+        if (frac < 100) sb.append('0');
+        if (frac < 10) sb.append('0');
+        sb.append(frac);
+    }
+
+    /** latency-tracking-info-percentiles, already parsed and checked. */
+    void setPercentiles(double[] ps) {
+        String[] labels = new String[ps.length];
+        for (int j = 0; j < ps.length; j++) {
+            // Redis prints "%f" and trims the zeros after the point, and the point if nothing is left
+            String p = String.format(Locale.ROOT, "%f", ps[j]);
             if (p.indexOf('.') >= 0) {
                 int end = p.length();
                 while (p.charAt(end - 1) == '0') end--;
                 if (p.charAt(end - 1) == '.') end--;
                 p = p.substring(0, end);
             }
-            sb.append('p').append(p).append('=').append(String.format(Locale.ROOT, "%.3f",
-                    valueAtPercentile(h, percentiles[j]) / 1000.0));
+            labels[j] = "p" + p;
         }
-        sb.append("\r\n");
+        Integer[] order = new Integer[ps.length];
+        for (int j = 0; j < ps.length; j++) order[j] = j;
+        java.util.Arrays.sort(order, (x, y) -> Double.compare(ps[x], ps[y]));
+        int[] asc = new int[ps.length];
+        for (int j = 0; j < ps.length; j++) asc[j] = order[j];
+        percentiles = ps;
+        percentileLabels = labels;
+        ascending = asc;
     }
 }

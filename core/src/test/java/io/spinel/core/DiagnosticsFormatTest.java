@@ -46,6 +46,56 @@ class DiagnosticsFormatTest {
     }
 
     @Test
+    void oneScanGivesEachPercentileAsItsOwnScanDoes() {
+        java.util.Random rnd = new java.util.Random(7);
+        double[] ps = {99.9, 0, 50, 100, 99, 50, 12.5};
+        int[] ascending = {1, 6, 2, 5, 4, 0, 3};
+        for (int round = 0; round < 200; round++) {
+            int calls = 1 + rnd.nextInt(round < 20 ? 3 : 2000);
+            long[] micros = new long[calls];
+            for (int i = 0; i < calls; i++) micros[i] = rnd.nextInt(4) == 0 ? rnd.nextInt(2_000_000) : rnd.nextInt(40);
+            long[] h = histogramOf(micros);
+            long[] out = new long[ps.length];
+            LatencyMonitor.valuesAtPercentiles(h, calls, ps, ascending, out);
+            for (int k = 0; k < ps.length; k++) {
+                assertThat(out[k]).as("p%s of %d calls", ps[k], calls).isEqualTo(LatencyMonitor.valueAtPercentile(h, ps[k]));
+            }
+        }
+    }
+
+    @Test
+    void numbersArePrintedAsRedisPrintfPrintsThem() {
+        // "%.3f" of ns / 1000.0
+        StringBuilder sb = new StringBuilder();
+        for (long ns : new long[] {0, 1, 7, 10, 99, 100, 999, 1000, 7007, 12_031, 603_979_775L, 1_002_438_655L}) {
+            LatencyMonitor.appendMicros(sb, ns);
+            sb.append(' ');
+        }
+        assertThat(sb.toString()).isEqualTo(
+                "0.000 0.001 0.007 0.010 0.099 0.100 0.999 1.000 7.007 12.031 603979.775 1002438.655 ");
+        // usec_per_call: "%.2f" of the float usec / calls; printf rounds the exact binary value,
+        // which BigDecimal(double) holds, a tie to even (0.125 -> 0.12, 0.375 -> 0.38)
+        assertThat(perCall(1, 8)).isEqualTo("0.12");
+        assertThat(perCall(3, 8)).isEqualTo("0.38");
+        assertThat(perCall(0, 0)).isEqualTo("0.00");
+        assertThat(perCall(123, 7)).isEqualTo("17.57");
+        java.util.Random rnd = new java.util.Random(11);
+        for (int i = 0; i < 100_000; i++) {
+            long usec = rnd.nextInt(4) == 0 ? rnd.nextLong(1L << 40) : rnd.nextInt(100_000);
+            long calls = 1 + (rnd.nextBoolean() ? rnd.nextInt(1000) : rnd.nextLong(1L << 30));
+            String expected = new java.math.BigDecimal((double) ((float) usec / calls))
+                    .setScale(2, java.math.RoundingMode.HALF_EVEN).toPlainString();
+            assertThat(perCall(usec, calls)).as("%d / %d", usec, calls).isEqualTo(expected);
+        }
+    }
+
+    private static String perCall(long usec, long calls) {
+        StringBuilder sb = new StringBuilder();
+        InfoCommand.appendPerCall(sb, usec, calls);
+        return sb.toString();
+    }
+
+    @Test
     void indexAndValueAreInverse() {
         for (long v : new long[] {0, 1, 255, 256, 257, 1000, 1024, 1031, 1032, 65_535, 999_999_999, 1_000_000_000}) {
             int i = LatencyMonitor.index(v);

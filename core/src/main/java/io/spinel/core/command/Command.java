@@ -70,6 +70,8 @@ public final class Command {
     public long failedCalls;
     /** LATENCY HISTOGRAM / INFO latencystats counters (latency-tracking), null until first recorded. */
     public long[] latencyHistogram;
+    /** The calls counted in {@link #latencyHistogram} (INFO's percentiles need the total). */
+    public long latencyCount;
 
     Command(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey, int keyStep,
             List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs, String group, String since,
@@ -201,6 +203,7 @@ public final class Command {
     public void resetStats() {
         calls = nanos = rejectedCalls = failedCalls = 0;
         latencyHistogram = null;
+        latencyCount = 0;
         for (Command c : subcommands) c.resetStats();
     }
 

@@ -814,7 +814,7 @@ public final class Persistence {
         field(sb, "current_cow_size_age", 0);
         double perc = job != null && job.snapshot.keysTotal() > 0
                 ? job.snapshot.keysDone() * 100.0 / job.snapshot.keysTotal() : 0;
-        field(sb, "current_fork_perc", String.format(Locale.ROOT, "%.2f", perc));
+        field(sb, "current_fork_perc", io.spinel.core.util.Doubles.fixed(perc, 2));
         field(sb, "current_save_keys_processed", job != null ? job.snapshot.keysDone() : 0);
         field(sb, "current_save_keys_total", job != null ? job.snapshot.keysTotal() : 0);
         field(sb, "rdb_changes_since_last_save", engine.dirty);
@@ -856,7 +856,7 @@ public final class Persistence {
             field(sb, "loading_total_bytes", loadingTotalBytes);
             field(sb, "loading_rdb_used_mem", loadingRdbUsedMem);
             field(sb, "loading_loaded_bytes", loaded);
-            field(sb, "loading_loaded_perc", String.format(Locale.ROOT, "%.2f", loadedPerc));
+            field(sb, "loading_loaded_perc", io.spinel.core.util.Doubles.fixed(loadedPerc, 2));
             field(sb, "loading_eta_seconds", elapsed == 0 ? 1 : elapsed * remaining / (loaded + 1));
         }
     }

@@ -212,6 +212,55 @@ public final class Doubles {
         return sb.toString();
     }
 
+    private static final double[] POWERS_OF_TEN = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+
+    /**
+     * printf("%.Nf", d) for 0 <= N <= 9, as Redis prints INFO's ratios and times: the exact binary
+     * value rounded to N decimals, a tie to even (Java's Formatter rounds the shortest decimal
+     * form half up instead: 0.125 gives 0.13 there, 0.12 in C). No Formatter and no BigDecimal
+     * for the usual magnitudes: d * 10^N is split into its rounded product and that product's
+     * exact error (fma), which decides the rounding where the product sits on a half.
+     */
+    public static String fixed(double d, int decimals) {
+        StringBuilder sb = new StringBuilder(24);
+        appendFixed(sb, d, decimals);
+        return sb.toString();
+    }
+
+    /** {@link #fixed(double, int)} into a builder. */
+    public static void appendFixed(StringBuilder sb, double d, int decimals) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) {
+            sb.append(Double.isNaN(d) ? (Double.doubleToRawLongBits(d) < 0 ? "-nan" : "nan") : d > 0 ? "inf" : "-inf");
+            return;
+        }
+        double scale = POWERS_OF_TEN[decimals];
+        double a = Math.abs(d);
+        double p = a * scale;
+        if (p >= 0x1p52) { // past the exact integers: the slow exact way
+            sb.append(new BigDecimal(d).setScale(decimals, RoundingMode.HALF_EVEN).toPlainString());
+            return;
+        }
+        double err = Math.fma(a, scale, -p); // a * scale == p + err exactly
+        double r = Math.rint(p);
+        double frac = p - r; // exact: p and r are within 0.5 and below 2^52
+        if (frac == 0.5 && err > 0) r += 1;
+        else if (frac == -0.5 && err < 0) r -= 1;
+        long units = (long) r;
+        if (Double.doubleToRawLongBits(d) < 0) sb.append('-'); // printf keeps the sign of -0.001 as -0.00
+        long whole = units;
+        long part = 0;
+        if (decimals > 0) {
+            long s = (long) scale;
+            whole = units / s;
+            part = units % s;
+        }
+        sb.append(whole);
+        if (decimals == 0) return;
+        sb.append('.');
+        for (long t = (long) scale / 10; t > 1 && part < t; t /= 10) sb.append('0');
+        sb.append(part);
+    }
+
     private static BigDecimal stripZeros(BigDecimal bd) {
         BigDecimal s = bd.stripTrailingZeros();
         return s.scale() < 0 ? s.setScale(0) : s;

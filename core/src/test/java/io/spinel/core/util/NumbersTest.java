@@ -138,4 +138,43 @@ class NumbersTest {
         assertThat(Glob.match(b("*"), b(""), false)).isFalse();
         assertThat(Glob.match(b("["), b("["), false)).isFalse();
     }
+
+    private static String fixed(double d, int decimals) {
+        StringBuilder sb = new StringBuilder();
+        Doubles.appendFixed(sb, d, decimals);
+        return sb.toString();
+    }
+
+    /** What printf("%.Nf") prints: the exact binary value rounded half to even, with its sign. */
+    private static String printf(double d, int decimals) {
+        String digits = new java.math.BigDecimal(Math.abs(d)).setScale(decimals, java.math.RoundingMode.HALF_EVEN).toPlainString();
+        return (Double.doubleToRawLongBits(d) < 0 ? "-" : "") + digits;
+    }
+
+    @Test
+    void fixedPointIsPrintfsRoundingOfTheExactValue() {
+        // ties round to even on the exact value; 1.005 is 1.00499999999999989... in binary
+        assertThat(fixed(0.125, 2)).isEqualTo("0.12");
+        assertThat(fixed(0.375, 2)).isEqualTo("0.38");
+        assertThat(fixed(2.5, 0)).isEqualTo("2");
+        assertThat(fixed(3.5, 0)).isEqualTo("4");
+        assertThat(fixed(1.005, 2)).isEqualTo("1.00");
+        assertThat(fixed(0, 6)).isEqualTo("0.000000");
+        assertThat(fixed(-0.001, 2)).isEqualTo("-0.00");
+        assertThat(fixed(1.0 / 3, 6)).isEqualTo("0.333333");
+        assertThat(fixed(12.3456789, 9)).isEqualTo("12.345678900");
+        assertThat(fixed(1e300, 2)).isEqualTo(printf(1e300, 2));
+        java.util.Random rnd = new java.util.Random(3);
+        for (int i = 0; i < 200_000; i++) {
+            int decimals = rnd.nextInt(10);
+            double d = switch (rnd.nextInt(5)) {
+                case 0 -> rnd.nextDouble() * 100;
+                case 1 -> rnd.nextLong(1L << 40) / 1024.0; // exact binary fractions: ties at every decimal count
+                case 2 -> (rnd.nextInt(2_000_000) + 0.5) / Math.pow(10, decimals); // near ties
+                case 3 -> -rnd.nextDouble() * 1e6;
+                default -> Double.longBitsToDouble(rnd.nextLong() & 0x7fefffffffffffffL) * (rnd.nextBoolean() ? 1 : -1);
+            };
+            assertThat(fixed(d, decimals)).as("%s with %d decimals", d, decimals).isEqualTo(printf(d, decimals));
+        }
+    }
 }

@@ -4,7 +4,7 @@
 #
 #   bench/compare.sh [-c clients] [-P pipeline] [-n requests] [-d datasize] [-t tests] [-r keyspace]
 #                    [--rounds N] [--label text] [--no-docs] [--setup commands] [--subscribers N:CHANNEL]
-#                    [--warmup N] [-- command args...]
+#                    [--warmup N] [--server "options"] [-- command args...]
 #
 # After --, a command to benchmark instead of the default tests (redis-benchmark's own syntax, with
 # __rand_int__ placeholders). --setup gives redis-cli commands (one per line) run on both servers
@@ -12,6 +12,8 @@
 # --subscribers N:CHANNEL keeps N redis-cli clients subscribed to CHANNEL (reading every message)
 # during each measured run, e.g. for -- PUBLISH CHANNEL payload.
 # --warmup N: requests sent to Spinel before measuring, for the JIT, in five runs (default: -n).
+# --server "options": configuration given to both servers after the defaults (persistence off),
+# e.g. --server "--appendonly yes --appendfsync everysec" to measure writes with the AOF on.
 #
 # Writes a Markdown table (requests/s, p50 and p99 latency for each server, ratio Spinel/Redis) to
 # stdout and, unless --no-docs, into docs/BENCHMARKS.md (a section per parameter set, replaced on
@@ -20,7 +22,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1 setup=""
-subscribers="" warmup=""
+subscribers="" warmup="" server_options=""
 custom=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -36,6 +38,7 @@ while [[ $# -gt 0 ]]; do
     --setup) setup=$2; shift 2 ;;
     --subscribers) subscribers=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
+    --server) server_options=$2; shift 2 ;;
     --) shift; custom=("$@"); break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -47,14 +50,16 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 work=$(mktemp -d /tmp/spinel-bench.XXXXXX)
 sp_port=$(free_port); rd_port=$(free_port)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work/spinel" "$work/redis"; }
 trap cleanup EXIT
 
-"$here/spinel-server" --port "$sp_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
-  > "$work/spinel.log" 2>&1 &
+read -r -a extra <<< "$server_options"
+mkdir -p "$work/spinel" "$work/redis" # each server's files (an AOF with --server) apart
+"$here/spinel-server" --port "$sp_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/spinel" \
+  "${extra[@]}" > "$work/spinel.log" 2>&1 &
 pids+=($!)
-redis-server --port "$rd_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
-  > "$work/redis.log" 2>&1 &
+redis-server --port "$rd_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/redis" \
+  "${extra[@]}" > "$work/redis.log" 2>&1 &
 pids+=($!)
 for p in "$sp_port" "$rd_port"; do
   for _ in $(seq 1 600); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.2; done
@@ -109,6 +114,7 @@ redis_version=$(redis-server --version | awk '{print $3}')
 cmdline="redis-benchmark ${bench_args[*]}"
 [[ -n "$subscribers" ]] && cmdline+=" (with ${subscribers%%:*} subscribers on ${subscribers#*:})"
 [[ -n "$warmup" ]] && cmdline+=" (after $warmup warm-up requests)"
+[[ -n "$server_options" ]] && cmdline+=" (servers started with $server_options)"
 python3 "$here/bench/report.py" "$work" "$rounds" "$cmdline" "$jdk" "$cpu ($cores cores)" "$redis_version" "$label" \
   > "$work/section.md"
 cat "$work/section.md"

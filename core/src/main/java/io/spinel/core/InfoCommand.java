@@ -321,8 +321,10 @@ final class InfoCommand {
         field(sb, "used_cpu_user", Doubles.fixed(user, 6));
         field(sb, "used_cpu_sys_children", "0.000000");
         field(sb, "used_cpu_user_children", "0.000000");
-        field(sb, "used_cpu_sys_main_thread", Doubles.fixed(sys, 6));
-        field(sb, "used_cpu_user_main_thread", Doubles.fixed(user, 6));
+        // INFO runs on the executor, the thread that plays Redis's main thread (RUSAGE_THREAD there)
+        double[] thread = ProcSelf.threadCpuSeconds();
+        field(sb, "used_cpu_sys_main_thread", Doubles.fixed(thread == null ? 0 : thread[1], 6));
+        field(sb, "used_cpu_user_main_thread", Doubles.fixed(thread == null ? 0 : thread[0], 6));
     }
 
     private static void commandStats(Engine e, StringBuilder sb) {

@@ -41,10 +41,25 @@ final class ProcSelf {
         return pages < 0 ? -1 : pages * PAGE;
     }
 
+    /**
+     * The calling thread's own stat file: opened by the thread that reads it (procfs ties
+     * /proc/thread-self to the opener), kept for its life like the process's.
+     */
+    private static final ThreadLocal<FileChannel> THREAD_STAT = ThreadLocal.withInitial(() -> open("/proc/thread-self/stat"));
+
     /** {user, system} CPU seconds of the whole process (stat's utime and stime), or null. */
     static double[] cpuSeconds() {
+        return cpuSeconds(STAT);
+    }
+
+    /** {user, system} CPU seconds of the calling thread (Redis's RUSAGE_THREAD), or null. */
+    static double[] threadCpuSeconds() {
+        return cpuSeconds(THREAD_STAT.get());
+    }
+
+    private static double[] cpuSeconds(FileChannel stat) {
         byte[] b = new byte[1024];
-        int n = read(STAT, b);
+        int n = read(stat, b);
         if (n <= 0) return null;
         // the command name in parentheses may hold spaces: count fields after its closing one
         int close = -1;

@@ -32,4 +32,32 @@ class ProcSelfTest {
             for (int i = 0; i < 200; i++) java.util.Arrays.fill(burn, (byte) i); // some CPU between rounds
         }
     }
+
+    @Test
+    void threadCpuTimesAreTheCallingThreadsOwn() throws Exception {
+        assumeTrue(Files.exists(Path.of("/proc/thread-self/stat")), "Linux only");
+        double[][] seen = new double[2][];
+        long[] jvmNanos = new long[2];
+        java.lang.management.ThreadMXBean clocks = java.lang.management.ManagementFactory.getThreadMXBean();
+        Thread busy = new Thread(() -> {
+            seen[0] = ProcSelf.threadCpuSeconds();
+            jvmNanos[0] = clocks.getCurrentThreadCpuTime();
+            long x = 0;
+            // spin until this thread has had 0.4 s of CPU by the JVM's own clock, however busy the machine
+            while (clocks.getCurrentThreadCpuTime() - jvmNanos[0] < 400_000_000L) x += Long.numberOfTrailingZeros(x + 1);
+            jvmNanos[1] = clocks.getCurrentThreadCpuTime();
+            seen[1] = ProcSelf.threadCpuSeconds();
+            if (x == 42) System.out.print(""); // keep the loop
+        });
+        busy.start();
+        busy.join();
+        assertThat(seen[0]).isNotNull();
+        assertThat(seen[0][0] + seen[0][1]).isLessThan(0.1); // a new thread: next to nothing yet
+        double procDelta = seen[1][0] + seen[1][1] - seen[0][0] - seen[0][1];
+        double jvmDelta = (jvmNanos[1] - jvmNanos[0]) / 1e9;
+        assertThat(procDelta).isCloseTo(jvmDelta, org.assertj.core.data.Offset.offset(0.05)); // stat counts 10 ms ticks
+        double[] process = ProcSelf.cpuSeconds();
+        double[] mine = ProcSelf.threadCpuSeconds();
+        assertThat(mine[0] + mine[1]).isLessThanOrEqualTo(process[0] + process[1]);
+    }
 }

@@ -129,13 +129,15 @@ while time.monotonic() < deadline:
 s.settimeout(30)
 while time.monotonic() < deadline:
     s.sendall(b"DBSIZE\r\n")
-    if s.recv(64) == expect: break
+    if s.recv(64) == expect:
+        print("%.6f" % time.time())
+        sys.exit(0)
     time.sleep(0.005)
-print("%.6f" % time.time())
+sys.exit(1)
 PY
   poller=$!
   start "$who" "$port" "$@"
-  wait "$poller" || true
+  wait "$poller" || { echo "$who did not answer DBSIZE $keys after its start (log: $work/$who.log)" >&2; cat "$work/$who.log" >&2; exit 1; }
   python3 -c "print('%.3f' % ($(cat "$work/t1") - $t0))" > "$work/took"
   redis-cli -p "$port" shutdown nosave > /dev/null 2>&1 || true
   wait "${pids[-1]}" 2>/dev/null || true

@@ -189,3 +189,9 @@ echo "medians of $rounds rounds (load and AOF start: $load_rounds rounds); each 
 for who in spinel redis; do
   echo "$who: SAVE ${saves[$who]}| load ${loads[$who]}| AOF start ${aof_loads[$who]}| p99 ${p99s[$who]}| p99 during BGSAVE ${bp99s[$who]}| BGSAVEs ${bgs[$who]}"
 done
+# Round by round the two servers ran back to back, so a pair shares the machine's speed of the
+# moment: how many pairs Spinel won says more than two medians when the machine drifts.
+pairs() { # "spinel figures" "redis figures" -> "W of N"
+  python3 -c 'import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); print("%d of %d" % (sum(float(x) < float(y) for x, y in zip(a, b)), len(a)))' "$1" "$2"
+}
+echo "rounds where Spinel took less time: SAVE $(pairs "${saves[spinel]}" "${saves[redis]}"), load $(pairs "${loads[spinel]}" "${loads[redis]}"), AOF start $(pairs "${aof_loads[spinel]}" "${aof_loads[redis]}"), p99 during BGSAVE $(pairs "${bp99s[spinel]}" "${bp99s[redis]}")"

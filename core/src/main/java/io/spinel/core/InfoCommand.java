@@ -345,18 +345,9 @@ final class InfoCommand {
         }
     }
 
-    /**
-     * usec_per_call as Redis prints it: "%.2f" of the float usec / calls. A float times 100 is
-     * exact in a double, and rint rounds a tie to even as printf does, so the digits are the same
-     * (and no Formatter runs for each command of each INFO).
-     */
+    /** usec_per_call as Redis prints it: "%.2f" of the float usec / calls. */
     static void appendPerCall(StringBuilder sb, long usec, long calls) {
-        float perCall = calls == 0 ? 0f : (float) usec / calls;
-        long cents = (long) Math.rint((double) perCall * 100.0);
-        long rest = cents % 100;
-        sb.append(cents / 100).append('.');
-        if (rest < 10) sb.append('0');
-        sb.append(rest);
+        Doubles.appendFixed(sb, calls == 0 ? 0f : (float) usec / calls, 2);
     }
 
     private static void errorStats(Engine e, StringBuilder sb) {

@@ -54,12 +54,9 @@ final class LatencyMonitor {
     /** The indexes of {@link #percentiles} in ascending order: INFO reads them in one scan. */
     private int[] ascending;
 
-    {
-        setPercentiles(new double[] {50, 99, 99.9});
-    }
-
     LatencyMonitor(Engine engine) {
         this.engine = engine;
+        setPercentiles(new double[] {50, 99, 99.9});
     }
 
     /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
@@ -374,15 +371,6 @@ final class LatencyMonitor {
     static long lowestEquivalent(long v) {
         int bucket = 64 - Long.numberOfLeadingZeros(v | 255) - 8;
         return (v >>> bucket) << bucket;
-    }
-
-    /** hdr_value_at_percentile: in ns. */
-    static long valueAtPercentile(long[] h, double percentile) {
-        long total = 0;
-        for (long n : h) total += n;
-        long[] out = new long[1];
-        valuesAtPercentiles(h, total, new double[] {percentile}, new int[] {0}, out);
-        return out[0];
     }
 
     /**

@@ -13,12 +13,24 @@ public final class ZIter {
     private int mOff;
     private int mLen;
     private double score;
-    // skiplist encoding
-    private SkipList.Node node;
+    // tree encoding: the leaf and slot (leaf null for an iterator on a lone entry, see atEntry)
+    private ScoreTree.Leaf leaf;
+    private int slot;
+    private ScoreTree.Entry entry;
 
     ZIter(ZSet z) {
         this.z = z;
-        this.packed = z.skiplist == null;
+        this.packed = z.tree == null;
+    }
+
+    private ZIter() {
+        this.z = null;
+        this.packed = false;
+    }
+
+    /** An iterator for the tree's own searches (no set attached). */
+    static ZIter forTree() {
+        return new ZIter();
     }
 
     /** Positions on the packed entry starting at p (or past the end when p is -1 or at the end). */
@@ -35,17 +47,27 @@ public final class ZIter {
         return this;
     }
 
-    ZIter atNode(SkipList.Node n) {
-        node = n;
+    /** Positions on a slot of a tree leaf (or past either end when the leaf is null). */
+    ZIter atLeaf(ScoreTree.Leaf l, int i) {
+        leaf = l;
+        slot = i;
+        entry = l == null ? null : l.entries[i];
+        return this;
+    }
+
+    /** Positions on an entry without its place in the tree: it cannot move (ZSCAN's results). */
+    ZIter atEntry(ScoreTree.Entry e) {
+        leaf = null;
+        entry = e;
         return this;
     }
 
     public boolean valid() {
-        return packed ? pos >= 0 : node != null;
+        return packed ? pos >= 0 : entry != null;
     }
 
     public byte[] buf() {
-        return packed ? z.packed : node.ele;
+        return packed ? z.packed : entry.ele;
     }
 
     public int off() {
@@ -53,16 +75,16 @@ public final class ZIter {
     }
 
     public int len() {
-        return packed ? mLen : node.ele.length;
+        return packed ? mLen : entry.ele.length;
     }
 
     public double score() {
-        return packed ? score : node.score;
+        return packed ? score : entry.score;
     }
 
     /** A copy of the current member. */
     public byte[] member() {
-        if (!packed) return node.ele.clone();
+        if (!packed) return entry.ele.clone();
         byte[] m = new byte[mLen];
         System.arraycopy(z.packed, mOff, m, 0, mLen);
         return m;
@@ -70,19 +92,21 @@ public final class ZIter {
 
     public void next() {
         if (packed) atPos(Packed.next(z.packed, pos));
-        else node = node.next0;
+        else if (++slot < leaf.n) entry = leaf.entries[slot];
+        else atLeaf(leaf.next, 0);
     }
 
     public void prev() {
         if (packed) atPos(pos == 0 ? -1 : Packed.entryStartBefore(z.packed, pos));
-        else node = node.backward;
+        else if (--slot >= 0) entry = leaf.entries[slot];
+        else atLeaf(leaf.prev, leaf.prev == null ? 0 : leaf.prev.n - 1);
     }
 
     int pos() {
         return pos;
     }
 
-    SkipList.Node node() {
-        return node;
+    ScoreTree.Entry entry() {
+        return entry;
     }
 }

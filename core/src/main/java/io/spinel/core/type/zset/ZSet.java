@@ -15,8 +15,9 @@ import java.util.function.Consumer;
  *   <li><b>listpack</b>: one packed byte array of (member, score) entries in score order (layout in
  *       {@link Packed}); lookups scan it, which is cheap while it stays under
  *       zset-max-listpack-entries entries of at most zset-max-listpack-value bytes.</li>
- *   <li><b>skiplist</b>: a {@link SkipList} with spans plus a member index, for O(log n) rank and
- *       range operations and O(1) score lookups.</li>
+ *   <li><b>skiplist</b> (the name Redis reports): a {@link ScoreTree}, a B+tree that counts the
+ *       elements under each child, plus a member index, for O(log n) rank and range operations
+ *       and O(1) score lookups.</li>
  * </ul>
  *
  * <p>The set converts from listpack to skiplist exactly when Redis 7.0 does (an insert that would
@@ -35,12 +36,12 @@ public final class ZSet extends DbObject {
     /** listpack's safety limit on its total size: past it Redis converts regardless of thresholds. */
     private static final int PACKED_SAFETY_LIMIT = 1 << 30;
 
-    // listpack encoding (skiplist == null)
+    // listpack encoding (tree == null)
     byte[] packed;
     int used;
     int count;
-    // skiplist encoding
-    SkipList skiplist;
+    // skiplist encoding (Redis's name for it; here a counted B+tree)
+    ScoreTree tree;
 
     private ZSet() {
     }
@@ -55,7 +56,7 @@ public final class ZSet extends DbObject {
     /** An empty set in the skiplist encoding. */
     public static ZSet newSkiplist() {
         ZSet z = new ZSet();
-        z.skiplist = new SkipList();
+        z.tree = new ScoreTree();
         return z;
     }
 
@@ -77,37 +78,37 @@ public final class ZSet extends DbObject {
 
     @Override
     public String encoding() {
-        return skiplist == null ? "listpack" : "skiplist";
+        return tree == null ? "listpack" : "skiplist";
     }
 
     @Override
     public long size() {
-        return skiplist == null ? count : skiplist.length;
+        return tree == null ? count : tree.length;
     }
 
     public boolean isPacked() {
-        return skiplist == null;
+        return tree == null;
     }
 
     @Override
     public long memoryUsage() {
         long self = 48; // this object with its entry fields (compact headers)
-        if (skiplist == null) return self + SkipList.align(16L + packed.length);
-        return self + skiplist.heapSize();
+        if (tree == null) return self + ScoreTree.align(16L + packed.length);
+        return self + tree.heapSize();
     }
 
     @Override
     public ZSet copy() {
         ZSet z = new ZSet();
-        if (skiplist == null) {
+        if (tree == null) {
             z.packed = Arrays.copyOf(packed, Math.max(used, 16));
             z.used = used;
             z.count = count;
         } else {
-            // from the greatest down: every insert then stops at the head of the list
-            SkipList s = new SkipList();
-            for (SkipList.Node n = skiplist.tail; n != null; n = n.backward) s.insert(n.score, n.ele.clone());
-            z.skiplist = s;
+            // in order: every insert appends to the last leaf, which fills its leaves
+            ScoreTree t = new ScoreTree();
+            for (ZIter it = first(); it.valid(); it.next()) t.insert(it.score(), it.member());
+            z.tree = t;
         }
         return z;
     }
@@ -116,26 +117,26 @@ public final class ZSet extends DbObject {
 
     /** The member's score, or NaN when absent (scores are never NaN). */
     public double score(byte[] m, int off, int len) {
-        if (skiplist != null) {
-            SkipList.Node n = skiplist.find(m, off, len);
-            return n == null ? Double.NaN : n.score;
+        if (tree != null) {
+            ScoreTree.Entry e = tree.find(m, off, len);
+            return e == null ? Double.NaN : e.score;
         }
         int p = packedFind(m, off, len);
         return p < 0 ? Double.NaN : Packed.scoreAt(packed, p);
     }
 
     public boolean contains(byte[] m, int off, int len) {
-        return skiplist != null ? skiplist.find(m, off, len) != null : packedFind(m, off, len) >= 0;
+        return tree != null ? tree.find(m, off, len) != null : packedFind(m, off, len) >= 0;
     }
 
     /** 0-based rank of the member (from the highest score when reverse), -1 when absent. */
     public long rank(byte[] m, int off, int len, boolean reverse) {
         long size = size();
         long r1; // 1-based
-        if (skiplist != null) {
-            SkipList.Node n = skiplist.find(m, off, len);
-            if (n == null) return -1;
-            r1 = skiplist.rank(n);
+        if (tree != null) {
+            ScoreTree.Entry e = tree.find(m, off, len);
+            if (e == null) return -1;
+            r1 = tree.rank(e) + 1;
         } else {
             byte[] b = packed;
             int p = 0;
@@ -162,11 +163,12 @@ public final class ZSet extends DbObject {
     public ZIter atRank(long rank) {
         ZIter it = new ZIter(this);
         long size = size();
-        if (rank < 0 || rank >= size) return skiplist == null ? it.atPos(-1) : it.atNode(null);
-        if (skiplist != null) {
-            if (rank == 0) return it.atNode(skiplist.first());
-            if (rank == size - 1) return it.atNode(skiplist.tail);
-            return it.atNode(skiplist.byRank(rank + 1));
+        if (rank < 0 || rank >= size) return tree == null ? it.atPos(-1) : it.atLeaf(null, 0);
+        if (tree != null) {
+            if (rank == 0) return it.atLeaf(tree.head, 0);
+            if (rank == size - 1) return it.atLeaf(tree.tail, tree.tail.n - 1);
+            tree.seekRank(rank, it);
+            return it;
         }
         byte[] b = packed;
         int p;
@@ -209,7 +211,10 @@ public final class ZSet extends DbObject {
     /** The lowest element in the score range, or an invalid iterator. */
     public ZIter firstInRange(ScoreRange r) {
         ZIter it = new ZIter(this);
-        if (skiplist != null) return it.atNode(skiplist.firstInRange(r));
+        if (tree != null) {
+            tree.seekFirst(r, it);
+            return it;
+        }
         if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(0); it.valid(); it.next()) {
             if (r.gteMin(it.score())) return r.lteMax(it.score()) ? it : it.atPos(-1);
@@ -220,7 +225,10 @@ public final class ZSet extends DbObject {
     /** The highest element in the score range, or an invalid iterator. */
     public ZIter lastInRange(ScoreRange r) {
         ZIter it = new ZIter(this);
-        if (skiplist != null) return it.atNode(skiplist.lastInRange(r));
+        if (tree != null) {
+            tree.seekLast(r, it);
+            return it;
+        }
         if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(Packed.entryStartBefore(packed, used)); it.valid(); it.prev()) {
             if (r.lteMax(it.score())) return r.gteMin(it.score()) ? it : it.atPos(-1);
@@ -230,7 +238,10 @@ public final class ZSet extends DbObject {
 
     public ZIter firstInLexRange(LexRange r) {
         ZIter it = new ZIter(this);
-        if (skiplist != null) return it.atNode(skiplist.firstInLexRange(r));
+        if (tree != null) {
+            tree.seekFirst(r, it);
+            return it;
+        }
         if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(0); it.valid(); it.next()) {
             if (r.gteMin(it.buf(), it.off(), it.len())) {
@@ -242,7 +253,10 @@ public final class ZSet extends DbObject {
 
     public ZIter lastInLexRange(LexRange r) {
         ZIter it = new ZIter(this);
-        if (skiplist != null) return it.atNode(skiplist.lastInLexRange(r));
+        if (tree != null) {
+            tree.seekLast(r, it);
+            return it;
+        }
         if (!packedMayHave(r)) return it.atPos(-1);
         for (it.atPos(Packed.entryStartBefore(packed, used)); it.valid(); it.prev()) {
             if (r.lteMax(it.buf(), it.off(), it.len())) {
@@ -254,9 +268,13 @@ public final class ZSet extends DbObject {
 
     /** Number of elements in the score range (ZCOUNT): O(log n) in the skiplist encoding. */
     public long count(ScoreRange r) {
+        if (tree != null) {
+            ZIter it = new ZIter(this);
+            long first = tree.seekFirst(r, it);
+            return first < 0 ? 0 : countFromRanks(first, tree.seekLast(r, it));
+        }
         ZIter first = firstInRange(r);
         if (!first.valid()) return 0;
-        if (skiplist != null) return countFromRanks(first.node(), skiplist.lastInRange(r));
         long n = 0;
         for (ZIter it = first; it.valid() && r.lteMax(it.score()); it.next()) n++;
         return n;
@@ -264,19 +282,26 @@ public final class ZSet extends DbObject {
 
     /** Number of elements in the lex range (ZLEXCOUNT). */
     public long lexCount(LexRange r) {
+        if (tree != null) {
+            ZIter it = new ZIter(this);
+            long first = tree.seekFirst(r, it);
+            return first < 0 ? 0 : countFromRanks(first, tree.seekLast(r, it));
+        }
         ZIter first = firstInLexRange(r);
         if (!first.valid()) return 0;
-        if (skiplist != null) return countFromRanks(first.node(), skiplist.lastInLexRange(r));
         long n = 0;
         for (ZIter it = first; it.valid() && r.lteMax(it.buf(), it.off(), it.len()); it.next()) n++;
         return n;
     }
 
-    /** Redis's rank arithmetic for ZCOUNT/ZLEXCOUNT (a missing last node leaves the count open-ended). */
-    private long countFromRanks(SkipList.Node first, SkipList.Node last) {
-        long length = skiplist.length;
-        long count = length - (skiplist.rank(first) - 1);
-        if (last != null) count -= length - skiplist.rank(last);
+    /**
+     * Redis's rank arithmetic for ZCOUNT/ZLEXCOUNT from 0-based ranks (a missing last element,
+     * -1, leaves the count open-ended).
+     */
+    private long countFromRanks(long first, long last) {
+        long length = tree.length;
+        long count = length - first;
+        if (last >= 0) count -= length - 1 - last;
         return count;
     }
 
@@ -291,7 +316,7 @@ public final class ZSet extends DbObject {
      * gets iterators positioned on the elements. Returns the next cursor, 0 at the end.
      */
     long scan(long cursor, Consumer<ZIter> visitor) {
-        return skiplist.index.scan(cursor, e -> visitor.accept(new ZIter(this).atNode((SkipList.Node) e)));
+        return tree.index.scan(cursor, e -> visitor.accept(new ZIter(this).atEntry((ScoreTree.Entry) e)));
     }
 
     // ---- writes ------------------------------------------------------------------------------------
@@ -308,7 +333,7 @@ public final class ZSet extends DbObject {
         boolean gt = (flags & IN_GT) != 0;
         boolean lt = (flags & IN_LT) != 0;
         if (Double.isNaN(score)) return OUT_NAN;
-        if (skiplist == null) {
+        if (tree == null) {
             int p = packedFind(m, off, len);
             if (p >= 0) {
                 if (nx) return OUT_NOP;
@@ -336,10 +361,10 @@ public final class ZSet extends DbObject {
                 return OUT_ADDED;
             }
         }
-        SkipList.Node n = skiplist.find(m, off, len);
-        if (n != null) {
+        ScoreTree.Entry e = tree.find(m, off, len);
+        if (e != null) {
             if (nx) return OUT_NOP;
-            double cur = n.score;
+            double cur = e.score;
             if (incr) {
                 score += cur;
                 if (Double.isNaN(score)) return OUT_NAN;
@@ -347,20 +372,20 @@ public final class ZSet extends DbObject {
             if ((lt && score >= cur) || (gt && score <= cur)) return OUT_NOP;
             newScore[0] = score;
             if (score != cur) {
-                skiplist.updateScore(n, score);
+                tree.updateScore(e, score);
                 return OUT_UPDATED;
             }
             return 0;
         }
         if (xx) return OUT_NOP;
-        skiplist.insert(score, Arrays.copyOfRange(m, off, off + len));
+        tree.insert(score, Arrays.copyOfRange(m, off, off + len));
         newScore[0] = score;
         return OUT_ADDED;
     }
 
     /** Inserts a member known to be absent, converting to skiplist past the thresholds. */
     public void insertNew(double score, byte[] m, int off, int len, EncodingConfig cfg) {
-        if (skiplist == null) {
+        if (tree == null) {
             if (count + 1 > cfg.zsetMaxListpackEntries || len > cfg.zsetMaxListpackValue
                     || (long) used + len > PACKED_SAFETY_LIMIT) {
                 toSkiplist();
@@ -369,7 +394,7 @@ public final class ZSet extends DbObject {
                 return;
             }
         }
-        skiplist.insert(score, Arrays.copyOfRange(m, off, off + len));
+        tree.insert(score, Arrays.copyOfRange(m, off, off + len));
     }
 
     /**
@@ -378,13 +403,13 @@ public final class ZSet extends DbObject {
      * has few enough entries.
      */
     public void insertLoaded(double score, byte[] m, int off, int len) {
-        if (skiplist == null) packedInsert(score, m, off, len);
-        else skiplist.insert(score, Arrays.copyOfRange(m, off, off + len));
+        if (tree == null) packedInsert(score, m, off, len);
+        else tree.insert(score, Arrays.copyOfRange(m, off, off + len));
     }
 
     /** Removes the member; returns whether it was there. */
     public boolean remove(byte[] m, int off, int len) {
-        if (skiplist != null) return skiplist.delete(m, off, len);
+        if (tree != null) return tree.delete(m, off, len);
         int p = packedFind(m, off, len);
         if (p < 0) return false;
         packedDelete(p);
@@ -393,12 +418,12 @@ public final class ZSet extends DbObject {
 
     /** Removes the element the iterator is on; the iterator is invalid afterwards. */
     public void remove(ZIter it) {
-        if (skiplist != null) skiplist.delete(it.node());
+        if (tree != null) tree.delete(it.entry());
         else packedDelete(it.pos());
     }
 
     public long removeRangeByScore(ScoreRange r) {
-        if (skiplist != null) return skiplist.deleteRangeByScore(r);
+        if (tree != null) return tree.deleteRange(r);
         ZIter it = firstInRange(r);
         if (!it.valid()) return 0;
         int from = it.pos();
@@ -412,7 +437,7 @@ public final class ZSet extends DbObject {
     }
 
     public long removeRangeByLex(LexRange r) {
-        if (skiplist != null) return skiplist.deleteRangeByLex(r);
+        if (tree != null) return tree.deleteRange(r);
         ZIter it = firstInLexRange(r);
         if (!it.valid()) return 0;
         int from = it.pos();
@@ -427,7 +452,7 @@ public final class ZSet extends DbObject {
 
     /** Removes 0-based ranks start..end inclusive (already clamped to the set). */
     public long removeRangeByRank(long start, long end) {
-        if (skiplist != null) return skiplist.deleteRangeByRank(start + 1, end + 1);
+        if (tree != null) return tree.deleteRank(start, end - start + 1);
         int from = atRank(start).pos();
         int p = from;
         for (long i = start; i <= end; i++) p = Packed.next(packed, p);
@@ -439,15 +464,15 @@ public final class ZSet extends DbObject {
 
     /** Converts listpack to skiplist (Redis's zsetConvert). */
     public void toSkiplist() {
-        if (skiplist != null) return;
-        SkipList s = new SkipList();
+        if (tree != null) return;
+        ScoreTree s = new ScoreTree();
         byte[] b = packed;
         for (int p = 0; p < used; p = Packed.next(b, p)) {
             int mlen = Packed.memberLen(b, p);
             int mo = Packed.memberOff(b, p, mlen);
             s.insert(Packed.getScore(b, mo + mlen), Arrays.copyOfRange(b, mo, mo + mlen));
         }
-        skiplist = s;
+        tree = s;
         packed = null;
         used = 0;
         count = 0;
@@ -455,20 +480,20 @@ public final class ZSet extends DbObject {
 
     /** Converts skiplist to listpack. */
     void toPacked() {
-        if (skiplist == null) return;
+        if (tree == null) return;
         long total = 0;
-        for (SkipList.Node n = skiplist.first(); n != null; n = n.next0) total += Packed.entrySize(n.ele.length, n.score);
+        for (ZIter it = first(); it.valid(); it.next()) total += Packed.entrySize(it.len(), it.score());
         byte[] b = new byte[(int) Math.max(total, 16)];
         int p = 0;
         int c = 0;
-        for (SkipList.Node n = skiplist.first(); n != null; n = n.next0) {
-            p = Packed.putEntry(b, p, n.ele, 0, n.ele.length, n.score);
+        for (ZIter it = first(); it.valid(); it.next()) {
+            p = Packed.putEntry(b, p, it.buf(), it.off(), it.len(), it.score());
             c++;
         }
         packed = b;
         used = p;
         count = c;
-        skiplist = null;
+        tree = null;
     }
 
     /**
@@ -476,8 +501,8 @@ public final class ZSet extends DbObject {
      * listpack when it is within the thresholds.
      */
     public void convertToPackedIfNeeded(EncodingConfig cfg, long maxMemberLen, long totalMemberLen) {
-        if (skiplist == null) return;
-        if (skiplist.length <= cfg.zsetMaxListpackEntries && maxMemberLen <= cfg.zsetMaxListpackValue
+        if (tree == null) return;
+        if (tree.length <= cfg.zsetMaxListpackEntries && maxMemberLen <= cfg.zsetMaxListpackValue
                 && totalMemberLen <= PACKED_SAFETY_LIMIT) {
             toPacked();
         }

@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The two sorted set encodings against a trivially correct model (a sorted list of entries), under
- * long random sequences of every mutation, with the invariants (order, ranks, spans, backward
- * links, index) checked as they go.
+ * long random sequences of every mutation, with the tree's invariants (order, separators, counts,
+ * fill, leaf links, index) checked as they go. ScoreTreeTest drives trees deep enough to split and
+ * merge inner nodes.
  */
 class ZSetTest {
     /** One model element. */
@@ -70,41 +71,7 @@ class ZSetTest {
         }
         assertThat(fwd).hasSize(want.size());
         assertThat(back).hasSize(want.size());
-        if (!z.isPacked()) checkSkiplist(z.skiplist);
-    }
-
-    /** Spans, backward links, level bookkeeping and the index all agree with level 0. */
-    static void checkSkiplist(SkipList sl) {
-        List<SkipList.Node> nodes = new ArrayList<>();
-        SkipList.Node prev = null;
-        for (SkipList.Node n = sl.first(); n != null; n = n.next0) {
-            assertThat(n.backward).isSameAs(prev);
-            nodes.add(n);
-            prev = n;
-        }
-        assertThat(sl.tail).isSameAs(prev);
-        assertThat(nodes).hasSize(sl.length);
-        assertThat(sl.index.size()).isEqualTo(sl.length);
-        Map<SkipList.Node, Integer> rank = new java.util.IdentityHashMap<>();
-        for (int i = 0; i < nodes.size(); i++) rank.put(nodes.get(i), i + 1);
-        for (int lvl = 1; lvl < sl.level; lvl++) {
-            SkipList.Node x = sl.header;
-            int r = 0;
-            while (x.forward(lvl) != null) {
-                SkipList.Node f = x.forward(lvl);
-                assertThat(f.level()).isGreaterThan(lvl);
-                assertThat(rank.get(f) - r).as("span at level %d", lvl).isEqualTo(x.span(lvl));
-                r = rank.get(f);
-                x = f;
-            }
-        }
-        for (int lvl = sl.level; lvl < SkipList.MAX_LEVEL; lvl++) assertThat(sl.header.forward(lvl)).isNull();
-        long bytes = 0;
-        for (SkipList.Node n : nodes) {
-            assertThat(sl.find(n.ele, 0, n.ele.length)).isSameAs(n);
-            bytes += n.heapSize();
-        }
-        assertThat(sl.nodeBytes).isEqualTo(bytes);
+        if (!z.isPacked()) z.tree.check();
     }
 
     @Test
@@ -310,14 +277,14 @@ class ZSetTest {
         assertThat(z.size()).isEqualTo(n - 75_000);
         assertThat(z.first().score()).isEqualTo(1000);
         assertThat(z.atRank(1).score()).isEqualTo(75_001);
-        checkSkiplist(z.skiplist);
+        z.tree.check();
         // move every element: in-place and relinking updates both keep the invariants
         for (ZIter it = z.last(); it.score() > 0; it = z.last()) {
             byte[] m = it.member();
             z.add(-it.score(), m, 0, m.length, 0, c, ns);
         }
         assertThat(z.last().score()).isEqualTo(-1000);
-        checkSkiplist(z.skiplist);
+        z.tree.check();
         long mem = z.memoryUsage();
         assertThat(mem).isGreaterThan(50L * z.size()).isLessThan(200L * z.size());
     }

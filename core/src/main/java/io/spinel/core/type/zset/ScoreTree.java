@@ -1,0 +1,925 @@
+package io.spinel.core.type.zset;
+
+import io.spinel.core.keyspace.KeyHash;
+import io.spinel.core.keyspace.KeyTable;
+
+import java.util.Arrays;
+
+/**
+ * The large sorted set encoding (what Redis calls "skiplist", and OBJECT ENCODING still reports):
+ * a B+tree ordered by (score, member bytes unsigned) whose inner nodes count the elements under
+ * each child, for O(log n) rank and range operations, plus a hash index from member to
+ * {@link Entry} for O(1) score lookups (Redis's zskiplist + dict).
+ *
+ * <p>Why not a skip list: a search in a 100k-element skip list visits about 30 nodes, each a
+ * cache miss, and a changed score needs two searches (Redis's zslUpdateScore). Here a search
+ * reads two or three nodes whose scores sit in one {@code double[]} each, so most of it is a
+ * binary search inside arrays that are already in cache.
+ *
+ * <p>Layout: leaves hold the scores ({@code double[]}) and the entries side by side and are linked
+ * both ways for iteration; inner nodes hold, for every child but the first, a separator key (the
+ * child's first key when the separator was made) and every child's element count. Separators are
+ * only made by splits and rebalancing; a delete may leave one below its child's current first key,
+ * which keeps the invariant every search relies on: all keys of child j are at or above
+ * separator j and below separator j+1. Scores compare as C doubles ({@code -0.0 == 0.0}); NaN never
+ * gets in.
+ */
+final class ScoreTree {
+    /** Most elements in a leaf (its arrays start smaller while the tree is a single leaf). */
+    static final int LEAF_CAP = 64;
+    /** Most children of an inner node. */
+    static final int INNER_CAP = 64;
+    /** Enough levels for 2^31 elements at the minimum fill of the smallest nodes tests use. */
+    private static final int MAX_HEIGHT = 40;
+
+    // The node sizes are per tree so that tests can make small nodes and deep trees.
+    private final int leafCap;
+    private final int innerCap;
+    /** Below these a node takes elements from a sibling or merges with it. */
+    private final int leafMin;
+    private final int innerMin;
+    private final long innerBytes;
+
+    /** One element: the index's value and what leaves point to. */
+    static final class Entry {
+        final byte[] ele;
+        double score;
+
+        Entry(byte[] ele, double score) {
+            this.ele = ele;
+            this.score = score;
+        }
+    }
+
+    static final class Leaf {
+        int n;
+        double[] scores;
+        Entry[] entries;
+        Leaf prev;
+        Leaf next;
+
+        Leaf(int capacity) {
+            scores = new double[capacity];
+            entries = new Entry[capacity];
+        }
+    }
+
+    static final class Inner {
+        int n;
+        /** sepScore[j], sepEle[j]: the lowest key child j may hold, for j >= 1. */
+        final double[] sepScore;
+        final byte[][] sepEle;
+        final Object[] kids;
+        final int[] counts;
+
+        Inner(int capacity) {
+            sepScore = new double[capacity];
+            sepEle = new byte[capacity][];
+            kids = new Object[capacity];
+            counts = new int[capacity];
+        }
+    }
+
+    /** member -> entry. */
+    static final class Index extends KeyTable {
+        @Override
+        protected boolean matches(Object e, byte[] k, int off, int len) {
+            byte[] m = ((Entry) e).ele;
+            return m.length == len && Arrays.equals(m, 0, len, k, off, off + len);
+        }
+
+        @Override
+        protected long hashOf(Object e) {
+            return KeyHash.of(((Entry) e).ele);
+        }
+    }
+
+    /** The path of the last descent: inner nodes from the root and the child taken in each. */
+    private static final class Path {
+        final Inner[] nodes = new Inner[MAX_HEIGHT];
+        final int[] slots = new int[MAX_HEIGHT];
+        /** The leaf {@link #locate} found. */
+        Leaf leaf;
+
+        void clear() {
+            Arrays.fill(nodes, null);
+            leaf = null;
+        }
+    }
+
+    /** The executor is one thread; tests may use others. */
+    private static final ThreadLocal<Path> PATH = ThreadLocal.withInitial(Path::new);
+
+    /** A leaf or an inner node; {@link #height} inner levels above the leaves. */
+    private Object root = new Leaf(4);
+    private int height;
+    Leaf head = (Leaf) root;
+    Leaf tail = head;
+    int length;
+    final Index index = new Index();
+    /** Heap bytes of the nodes, entries and members, kept as they change (MEMORY USAGE). */
+    private long bytes = leafBytes(4);
+
+    ScoreTree() {
+        this(LEAF_CAP, INNER_CAP);
+    }
+
+    ScoreTree(int leafCap, int innerCap) {
+        this.leafCap = leafCap;
+        this.innerCap = innerCap;
+        this.leafMin = leafCap / 3;
+        this.innerMin = Math.max(2, innerCap / 3);
+        this.innerBytes = 24 + align(16L + 8L * innerCap) + 3 * align(16L + 4L * innerCap);
+    }
+
+    // ---- sizes (compact references; 12-byte headers, arrays 16) ---------------------------------
+
+    static long align(long n) {
+        return (n + 7) & ~7L;
+    }
+
+    private static long leafBytes(int capacity) {
+        return 32 + align(16L + 8L * capacity) + align(16L + 4L * capacity);
+    }
+
+    private static long entryBytes(byte[] ele) {
+        return 24 + align(16L + ele.length);
+    }
+
+    long heapSize() {
+        return 48 + 64 + 5L * index.capacity() + bytes;
+    }
+
+    // ---- comparisons ------------------------------------------------------------------------------
+
+    private static boolean keyBelow(double s1, byte[] m1, double s2, byte[] m2, int off, int len) {
+        return s1 < s2 || (s1 == s2 && Arrays.compareUnsigned(m1, 0, m1.length, m2, off, off + len) < 0);
+    }
+
+    /** In an inner node, the child whose key range holds (s, m): the last j with sep[j] <= key. */
+    private static int childFor(Inner in, double s, byte[] m, int off, int len) {
+        int lo = 1;
+        int hi = in.n;
+        double[] seps = in.sepScore;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            double sep = seps[mid];
+            if (s < sep || (s == sep && Arrays.compareUnsigned(m, off, off + len, in.sepEle[mid], 0, in.sepEle[mid].length) < 0)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo - 1;
+    }
+
+    /** In a leaf, the first slot whose key is at or above (s, m). */
+    private static int lowerBound(Leaf leaf, double s, byte[] m, int off, int len) {
+        double[] scores = leaf.scores;
+        int lo = 0;
+        int hi = leaf.n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keyBelow(scores[mid], leaf.entries[mid].ele, s, m, off, len)) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
+    }
+
+    /** In a leaf, the first slot whose score is at or above s (no member compares). */
+    private static int firstScoreAtLeast(Leaf leaf, double s) {
+        double[] scores = leaf.scores;
+        int lo = 0;
+        int hi = leaf.n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (scores[mid] < s) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
+    }
+
+    /** Descends to the leaf for (s, m), filling the path. */
+    private Leaf descend(double s, byte[] m, int off, int len, Path path) {
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int j = childFor(in, s, m, off, len);
+            path.nodes[d] = in;
+            path.slots[d] = j;
+            node = in.kids[j];
+        }
+        return (Leaf) node;
+    }
+
+    // ---- lookups ----------------------------------------------------------------------------------
+
+    Entry find(byte[] m, int off, int len) {
+        return (Entry) index.get(KeyHash.of(m, off, len), m, off, len);
+    }
+
+    /**
+     * Positions the iterator on the element at a 0-based rank (invalid when out of range) and
+     * returns the rank.
+     */
+    long seekRank(long rank, ZIter it) {
+        if (rank < 0 || rank >= length) {
+            it.atLeaf(null, 0);
+            return -1;
+        }
+        long left = rank;
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int j = 0;
+            while (left >= in.counts[j]) left -= in.counts[j++];
+            node = in.kids[j];
+        }
+        it.atLeaf((Leaf) node, (int) left);
+        return rank;
+    }
+
+    /** 0-based rank of the element with this key, -1 when absent. */
+    long rank(double s, byte[] m, int off, int len) {
+        long rank = 0;
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int j = childFor(in, s, m, off, len);
+            for (int k = 0; k < j; k++) rank += in.counts[k];
+            node = in.kids[j];
+        }
+        Leaf leaf = (Leaf) node;
+        int i = lowerBound(leaf, s, m, off, len);
+        if (i == leaf.n || leaf.scores[i] != s || !Arrays.equals(leaf.entries[i].ele, 0, leaf.entries[i].ele.length, m, off, off + len)) {
+            return -1;
+        }
+        return rank + i;
+    }
+
+    long rank(Entry e) {
+        return rank(e.score, e.ele, 0, e.ele.length);
+    }
+
+    // ---- score and lex ranges ---------------------------------------------------------------------
+    // Redis first checks the range against both ends (zslIsInRange), then searches with the range's
+    // bound as a predicate. With lex ranges over unequal scores the predicate is not monotone and
+    // the answer depends on the structure searched: Redis documents those results as unspecified.
+
+    private boolean mayHave(ScoreRange r) {
+        return !r.isEmpty() && length > 0 && r.gteMin(tail.scores[tail.n - 1]) && r.lteMax(head.scores[0]);
+    }
+
+    private boolean mayHave(LexRange r) {
+        if (r.isEmpty() || length == 0) return false;
+        byte[] last = tail.entries[tail.n - 1].ele;
+        byte[] first = head.entries[0].ele;
+        return r.gteMin(last, 0, last.length) && r.lteMax(first, 0, first.length);
+    }
+
+    /** Positions the iterator on the lowest element in range; returns its 0-based rank or -1. */
+    long seekFirst(ScoreRange r, ZIter it) {
+        if (!mayHave(r)) return none(it);
+        long rank = 0;
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int lo = 1;
+            int hi = in.n;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (r.gteMin(in.sepScore[mid])) hi = mid;
+                else lo = mid + 1;
+            }
+            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
+            node = in.kids[lo - 1];
+        }
+        Leaf leaf = (Leaf) node;
+        int lo = 0;
+        int hi = leaf.n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (r.gteMin(leaf.scores[mid])) hi = mid;
+            else lo = mid + 1;
+        }
+        return settleFirst(leaf, lo, rank, it) && r.lteMax(it.score()) ? rank + lo : none(it);
+    }
+
+    /** Positions the iterator on the highest element in range; returns its 0-based rank or -1. */
+    long seekLast(ScoreRange r, ZIter it) {
+        if (!mayHave(r)) return none(it);
+        long rank = 0;
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int lo = 1;
+            int hi = in.n;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (!r.lteMax(in.sepScore[mid])) hi = mid;
+                else lo = mid + 1;
+            }
+            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
+            node = in.kids[lo - 1];
+        }
+        Leaf leaf = (Leaf) node;
+        int lo = 0;
+        int hi = leaf.n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (!r.lteMax(leaf.scores[mid])) hi = mid;
+            else lo = mid + 1;
+        }
+        return settleLast(leaf, lo - 1, rank, it) && r.gteMin(it.score()) ? rank + lo - 1 : none(it);
+    }
+
+    long seekFirst(LexRange r, ZIter it) {
+        if (!mayHave(r)) return none(it);
+        long rank = 0;
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int lo = 1;
+            int hi = in.n;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                byte[] sep = in.sepEle[mid];
+                if (r.gteMin(sep, 0, sep.length)) hi = mid;
+                else lo = mid + 1;
+            }
+            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
+            node = in.kids[lo - 1];
+        }
+        Leaf leaf = (Leaf) node;
+        int lo = 0;
+        int hi = leaf.n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            byte[] m = leaf.entries[mid].ele;
+            if (r.gteMin(m, 0, m.length)) hi = mid;
+            else lo = mid + 1;
+        }
+        return settleFirst(leaf, lo, rank, it) && r.lteMax(it.buf(), 0, it.len()) ? rank + lo : none(it);
+    }
+
+    long seekLast(LexRange r, ZIter it) {
+        if (!mayHave(r)) return none(it);
+        long rank = 0;
+        Object node = root;
+        for (int d = 0; d < height; d++) {
+            Inner in = (Inner) node;
+            int lo = 1;
+            int hi = in.n;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                byte[] sep = in.sepEle[mid];
+                if (!r.lteMax(sep, 0, sep.length)) hi = mid;
+                else lo = mid + 1;
+            }
+            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
+            node = in.kids[lo - 1];
+        }
+        Leaf leaf = (Leaf) node;
+        int lo = 0;
+        int hi = leaf.n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            byte[] m = leaf.entries[mid].ele;
+            if (!r.lteMax(m, 0, m.length)) hi = mid;
+            else lo = mid + 1;
+        }
+        return settleLast(leaf, lo - 1, rank, it) && r.gteMin(it.buf(), 0, it.len()) ? rank + lo - 1 : none(it);
+    }
+
+    private static long none(ZIter it) {
+        it.atLeaf(null, 0);
+        return -1;
+    }
+
+    /** Slot i of the leaf, or the next leaf's first when i is past the end (rank stays exact). */
+    private static boolean settleFirst(Leaf leaf, int i, long rank, ZIter it) {
+        if (i < leaf.n) it.atLeaf(leaf, i);
+        else it.atLeaf(leaf.next, 0);
+        return it.valid();
+    }
+
+    /** Slot i of the leaf, or the previous leaf's last when i is -1. */
+    private static boolean settleLast(Leaf leaf, int i, long rank, ZIter it) {
+        if (i >= 0) it.atLeaf(leaf, i);
+        else it.atLeaf(leaf.prev, leaf.prev == null ? 0 : leaf.prev.n - 1);
+        return it.valid();
+    }
+
+    // ---- insert -----------------------------------------------------------------------------------
+
+    /** Adds a member known to be absent; the member array is kept. */
+    Entry insert(double score, byte[] member) {
+        Entry e = new Entry(member, score);
+        link(e);
+        index.put(KeyHash.of(member), e, member, 0, member.length);
+        bytes += entryBytes(member);
+        return e;
+    }
+
+    /** Puts the entry into the tree at the place of its key. */
+    private void link(Entry e) {
+        Path path = PATH.get();
+        Leaf leaf = descend(e.score, e.ele, 0, e.ele.length, path);
+        int i = lowerBound(leaf, e.score, e.ele, 0, e.ele.length);
+        for (int d = 0; d < height; d++) path.nodes[d].counts[path.slots[d]]++;
+        length++;
+        if (leaf.n < leaf.scores.length) {
+            putAt(leaf, i, e);
+        } else if (leaf.scores.length < leafCap) {
+            growLeaf(leaf, Math.min(leafCap, leaf.scores.length * 2));
+            putAt(leaf, i, e);
+        } else {
+            splitLeaf(leaf, i, e, path);
+        }
+        path.clear();
+    }
+
+    private static void putAt(Leaf leaf, int i, Entry e) {
+        int move = leaf.n - i;
+        System.arraycopy(leaf.scores, i, leaf.scores, i + 1, move);
+        System.arraycopy(leaf.entries, i, leaf.entries, i + 1, move);
+        leaf.scores[i] = e.score;
+        leaf.entries[i] = e;
+        leaf.n++;
+    }
+
+    private void growLeaf(Leaf leaf, int capacity) {
+        bytes += leafBytes(capacity) - leafBytes(leaf.scores.length);
+        leaf.scores = Arrays.copyOf(leaf.scores, capacity);
+        leaf.entries = Arrays.copyOf(leaf.entries, capacity);
+    }
+
+    /**
+     * Splits a full leaf around an insert at slot i. Appending past the last leaf's end or before
+     * the first leaf's start (a load in order, either way) leaves the old elements together in a
+     * full leaf and the new one alone, so loads in order fill their leaves; only those two edge
+     * leaves can be under the minimum fill. Otherwise the halves are even.
+     */
+    private void splitLeaf(Leaf leaf, int i, Entry e, Path path) {
+        int n = leaf.n;
+        int keep;
+        if (i == n && leaf.next == null) keep = n;
+        else if (i == 0 && leaf.prev == null) keep = 1;
+        else keep = (n + 1) / 2;
+        Leaf right = new Leaf(leafCap);
+        bytes += leafBytes(leafCap);
+        // the n + 1 keys in order are leaf[0, i), e, leaf[i, n); the first `keep` stay left
+        if (i < keep) {
+            int moved = n - (keep - 1);
+            System.arraycopy(leaf.scores, keep - 1, right.scores, 0, moved);
+            System.arraycopy(leaf.entries, keep - 1, right.entries, 0, moved);
+            Arrays.fill(leaf.entries, keep - 1, n, null);
+            right.n = moved;
+            leaf.n = keep - 1;
+            putAt(leaf, i, e);
+        } else {
+            int moved = n - keep;
+            System.arraycopy(leaf.scores, keep, right.scores, 0, moved);
+            System.arraycopy(leaf.entries, keep, right.entries, 0, moved);
+            Arrays.fill(leaf.entries, keep, n, null);
+            right.n = moved;
+            leaf.n = keep;
+            putAt(right, i - keep, e);
+        }
+        right.next = leaf.next;
+        right.prev = leaf;
+        if (leaf.next != null) leaf.next.prev = right;
+        else tail = right;
+        leaf.next = right;
+        addChild(height - 1, leaf, right, right.n, right.scores[0], right.entries[0].ele, path);
+    }
+
+    /**
+     * After node `left` (the child taken at path level d) split off `right` holding `rightCount`
+     * elements, links right in the parent (a new root when d < 0), splitting upwards as needed.
+     */
+    private void addChild(int d, Object left, Object right, int rightCount, double sepScore, byte[] sepEle, Path path) {
+        if (d < 0) {
+            Inner r = new Inner(innerCap);
+            bytes += innerBytes;
+            r.n = 2;
+            r.kids[0] = left;
+            r.kids[1] = right;
+            r.counts[0] = length - rightCount;
+            r.counts[1] = rightCount;
+            r.sepScore[1] = sepScore;
+            r.sepEle[1] = sepEle;
+            root = r;
+            height++;
+            return;
+        }
+        Inner p = path.nodes[d];
+        int j = path.slots[d];
+        p.counts[j] -= rightCount;
+        if (p.n < innerCap) {
+            insertChild(p, j + 1, right, rightCount, sepScore, sepEle);
+            return;
+        }
+        // split p: the upper half moves to a new inner node, then the child goes to its side
+        Inner q = new Inner(innerCap);
+        bytes += innerBytes;
+        int keep = innerCap / 2;
+        int moved = p.n - keep;
+        System.arraycopy(p.kids, keep, q.kids, 0, moved);
+        System.arraycopy(p.counts, keep, q.counts, 0, moved);
+        System.arraycopy(p.sepScore, keep, q.sepScore, 0, moved);
+        System.arraycopy(p.sepEle, keep, q.sepEle, 0, moved);
+        Arrays.fill(p.kids, keep, p.n, null);
+        Arrays.fill(p.sepEle, keep, p.n, null);
+        q.n = moved;
+        p.n = keep;
+        if (j + 1 <= keep) insertChild(p, j + 1, right, rightCount, sepScore, sepEle);
+        else insertChild(q, j + 1 - keep, right, rightCount, sepScore, sepEle);
+        int qCount = 0;
+        for (int k = 0; k < q.n; k++) qCount += q.counts[k];
+        // the grandparent's count for p still covers q too: the call moves q's share over
+        addChild(d - 1, p, q, qCount, q.sepScore[0], q.sepEle[0], path);
+    }
+
+    private static void insertChild(Inner p, int j, Object child, int count, double sepScore, byte[] sepEle) {
+        int move = p.n - j;
+        System.arraycopy(p.kids, j, p.kids, j + 1, move);
+        System.arraycopy(p.counts, j, p.counts, j + 1, move);
+        System.arraycopy(p.sepScore, j, p.sepScore, j + 1, move);
+        System.arraycopy(p.sepEle, j, p.sepEle, j + 1, move);
+        p.kids[j] = child;
+        p.counts[j] = count;
+        p.sepScore[j] = sepScore;
+        p.sepEle[j] = sepEle;
+        p.n++;
+    }
+
+    // ---- delete -----------------------------------------------------------------------------------
+
+    /** Finds the entry's leaf (into path.leaf) and slot by its key; fills the path. Returns the slot. */
+    private int locate(Entry e, Path path) {
+        Leaf leaf = descend(e.score, e.ele, 0, e.ele.length, path);
+        int i = firstScoreAtLeast(leaf, e.score);
+        while (leaf.entries[i] != e) i++; // equal scores: the entry itself is in this run
+        path.leaf = leaf;
+        return i;
+    }
+
+    /** Removes the entry (from the tree and the index). */
+    void delete(Entry e) {
+        Path path = PATH.get();
+        int i = locate(e, path);
+        removeRun(path.leaf, i, 1, path);
+        index.remove(KeyHash.of(e.ele), e.ele, 0, e.ele.length);
+        bytes -= entryBytes(e.ele);
+    }
+
+    /** Removes the member; returns whether it was there. */
+    boolean delete(byte[] m, int off, int len) {
+        Entry e = find(m, off, len);
+        if (e == null) return false;
+        delete(e);
+        return true;
+    }
+
+    /**
+     * Removes slots [i, i + k) of the leaf reached by the path, fixes the counts above it and
+     * rebalances. The entries stay in the index.
+     */
+    private void removeRun(Leaf leaf, int i, int k, Path path) {
+        int n = leaf.n;
+        System.arraycopy(leaf.scores, i + k, leaf.scores, i, n - i - k);
+        System.arraycopy(leaf.entries, i + k, leaf.entries, i, n - i - k);
+        Arrays.fill(leaf.entries, n - k, n, null);
+        leaf.n = n - k;
+        length -= k;
+        for (int d = 0; d < height; d++) path.nodes[d].counts[path.slots[d]] -= k;
+        if (height > 0 && leaf.n < leafMin) rebalanceLeaf(leaf, path);
+        path.clear();
+    }
+
+    /** A leaf under its minimum takes from or merges with a sibling under the same parent. */
+    private void rebalanceLeaf(Leaf leaf, Path path) {
+        int d = height - 1;
+        Inner p = path.nodes[d];
+        int j = path.slots[d];
+        if (j > 0) {
+            Leaf left = (Leaf) p.kids[j - 1];
+            if (left.n + leaf.n <= leafCap) {
+                mergeLeaves(left, leaf);
+                removeChild(p, j, path, d);
+            } else {
+                int give = (left.n - leaf.n) / 2;
+                shiftLeafRight(left, leaf, give);
+                p.counts[j - 1] -= give;
+                p.counts[j] += give;
+                p.sepScore[j] = leaf.scores[0];
+                p.sepEle[j] = leaf.entries[0].ele;
+            }
+        } else {
+            Leaf right = (Leaf) p.kids[1];
+            if (leaf.n + right.n <= leafCap) {
+                mergeLeaves(leaf, right);
+                removeChild(p, 1, path, d);
+            } else {
+                int give = (right.n - leaf.n) / 2;
+                shiftLeafLeft(leaf, right, give);
+                p.counts[0] += give;
+                p.counts[1] -= give;
+                p.sepScore[1] = right.scores[0];
+                p.sepEle[1] = right.entries[0].ele;
+            }
+        }
+    }
+
+    /** Appends right's elements to left and unlinks right from the leaf chain. */
+    private void mergeLeaves(Leaf left, Leaf right) {
+        if (left.scores.length < left.n + right.n) growLeaf(left, leafCap);
+        System.arraycopy(right.scores, 0, left.scores, left.n, right.n);
+        System.arraycopy(right.entries, 0, left.entries, left.n, right.n);
+        left.n += right.n;
+        left.next = right.next;
+        if (right.next != null) right.next.prev = left;
+        else tail = left;
+        bytes -= leafBytes(right.scores.length);
+    }
+
+    /** Moves the last k elements of left to the front of right. */
+    private static void shiftLeafRight(Leaf left, Leaf right, int k) {
+        System.arraycopy(right.scores, 0, right.scores, k, right.n);
+        System.arraycopy(right.entries, 0, right.entries, k, right.n);
+        System.arraycopy(left.scores, left.n - k, right.scores, 0, k);
+        System.arraycopy(left.entries, left.n - k, right.entries, 0, k);
+        Arrays.fill(left.entries, left.n - k, left.n, null);
+        left.n -= k;
+        right.n += k;
+    }
+
+    /** Moves the first k elements of right to the end of left. */
+    private static void shiftLeafLeft(Leaf left, Leaf right, int k) {
+        System.arraycopy(right.scores, 0, left.scores, left.n, k);
+        System.arraycopy(right.entries, 0, left.entries, left.n, k);
+        System.arraycopy(right.scores, k, right.scores, 0, right.n - k);
+        System.arraycopy(right.entries, k, right.entries, 0, right.n - k);
+        Arrays.fill(right.entries, right.n - k, right.n, null);
+        left.n += k;
+        right.n -= k;
+    }
+
+    /**
+     * Removes child j (already merged into child j - 1) from inner node p at path level d, then
+     * rebalances p or shrinks the root.
+     */
+    private void removeChild(Inner p, int j, Path path, int d) {
+        p.counts[j - 1] += p.counts[j];
+        int move = p.n - j - 1;
+        System.arraycopy(p.kids, j + 1, p.kids, j, move);
+        System.arraycopy(p.counts, j + 1, p.counts, j, move);
+        System.arraycopy(p.sepScore, j + 1, p.sepScore, j, move);
+        System.arraycopy(p.sepEle, j + 1, p.sepEle, j, move);
+        p.n--;
+        p.kids[p.n] = null;
+        p.sepEle[p.n] = null;
+        if (d == 0) {
+            if (p.n == 1) {
+                root = p.kids[0];
+                height--;
+                bytes -= innerBytes;
+            }
+            return;
+        }
+        if (p.n >= innerMin) return;
+        Inner g = path.nodes[d - 1];
+        int k = path.slots[d - 1];
+        if (k > 0) {
+            Inner left = (Inner) g.kids[k - 1];
+            if (left.n + p.n <= innerCap) {
+                mergeInners(left, p, g.sepScore[k], g.sepEle[k]);
+                removeChild(g, k, path, d - 1);
+            } else {
+                int give = (left.n - p.n) / 2;
+                int moved = shiftInnerRight(left, p, give, g.sepScore[k], g.sepEle[k]);
+                g.counts[k - 1] -= moved;
+                g.counts[k] += moved;
+                g.sepScore[k] = p.sepScore[0];
+                g.sepEle[k] = p.sepEle[0];
+            }
+        } else {
+            Inner right = (Inner) g.kids[1];
+            if (p.n + right.n <= innerCap) {
+                mergeInners(p, right, g.sepScore[1], g.sepEle[1]);
+                removeChild(g, 1, path, d - 1);
+            } else {
+                int give = (right.n - p.n) / 2;
+                int moved = shiftInnerLeft(p, right, give, g.sepScore[1], g.sepEle[1]);
+                g.counts[0] += moved;
+                g.counts[1] -= moved;
+                g.sepScore[1] = right.sepScore[0];
+                g.sepEle[1] = right.sepEle[0];
+            }
+        }
+    }
+
+    /** Appends right's children to left; the parent's separator for right bounds right's first child. */
+    private void mergeInners(Inner left, Inner right, double sepScore, byte[] sepEle) {
+        right.sepScore[0] = sepScore;
+        right.sepEle[0] = sepEle;
+        System.arraycopy(right.kids, 0, left.kids, left.n, right.n);
+        System.arraycopy(right.counts, 0, left.counts, left.n, right.n);
+        System.arraycopy(right.sepScore, 0, left.sepScore, left.n, right.n);
+        System.arraycopy(right.sepEle, 0, left.sepEle, left.n, right.n);
+        left.n += right.n;
+        bytes -= innerBytes;
+    }
+
+    /**
+     * Moves left's last k children to the front of right; right's old first child gets the
+     * parent's separator, and right.sep[0] is left as the new lower bound of right. Returns the
+     * elements moved.
+     */
+    private static int shiftInnerRight(Inner left, Inner right, int k, double sepScore, byte[] sepEle) {
+        right.sepScore[0] = sepScore;
+        right.sepEle[0] = sepEle;
+        System.arraycopy(right.kids, 0, right.kids, k, right.n);
+        System.arraycopy(right.counts, 0, right.counts, k, right.n);
+        System.arraycopy(right.sepScore, 0, right.sepScore, k, right.n);
+        System.arraycopy(right.sepEle, 0, right.sepEle, k, right.n);
+        int from = left.n - k;
+        System.arraycopy(left.kids, from, right.kids, 0, k);
+        System.arraycopy(left.counts, from, right.counts, 0, k);
+        System.arraycopy(left.sepScore, from, right.sepScore, 0, k);
+        System.arraycopy(left.sepEle, from, right.sepEle, 0, k);
+        int moved = 0;
+        for (int i = 0; i < k; i++) moved += right.counts[i];
+        Arrays.fill(left.kids, from, left.n, null);
+        Arrays.fill(left.sepEle, from, left.n, null);
+        left.n = from;
+        right.n += k;
+        return moved;
+    }
+
+    /** Moves right's first k children to the end of left. Returns the elements moved. */
+    private static int shiftInnerLeft(Inner left, Inner right, int k, double sepScore, byte[] sepEle) {
+        right.sepScore[0] = sepScore;
+        right.sepEle[0] = sepEle;
+        System.arraycopy(right.kids, 0, left.kids, left.n, k);
+        System.arraycopy(right.counts, 0, left.counts, left.n, k);
+        System.arraycopy(right.sepScore, 0, left.sepScore, left.n, k);
+        System.arraycopy(right.sepEle, 0, left.sepEle, left.n, k);
+        int moved = 0;
+        for (int i = 0; i < k; i++) moved += right.counts[i];
+        int rest = right.n - k;
+        System.arraycopy(right.kids, k, right.kids, 0, rest);
+        System.arraycopy(right.counts, k, right.counts, 0, rest);
+        System.arraycopy(right.sepScore, k, right.sepScore, 0, rest);
+        System.arraycopy(right.sepEle, k, right.sepEle, 0, rest);
+        Arrays.fill(right.kids, rest, right.n, null);
+        Arrays.fill(right.sepEle, rest, right.n, null);
+        left.n += k;
+        right.n = rest;
+        return moved;
+    }
+
+    // ---- score updates ----------------------------------------------------------------------------
+
+    /**
+     * Moves an entry to a new score: in place when it stays strictly between its neighbours in
+     * its leaf (Redis's zslUpdateScore does the same with the list's neighbours), otherwise out
+     * and back in at the new place.
+     */
+    void updateScore(Entry e, double newScore) {
+        Path path = PATH.get();
+        int i = locate(e, path);
+        Leaf leaf = path.leaf;
+        double old = e.score;
+        // at a leaf's first slot a lower key could fall below the separator, at its last a higher
+        // key above the next one: there only moves toward the leaf's inside stay in place
+        boolean lowOk = i > 0 ? leaf.scores[i - 1] < newScore : newScore > old;
+        boolean highOk = i < leaf.n - 1 ? leaf.scores[i + 1] > newScore : newScore < old;
+        if (lowOk && highOk) {
+            leaf.scores[i] = newScore;
+            e.score = newScore;
+            path.clear();
+            return;
+        }
+        removeRun(leaf, i, 1, path);
+        e.score = newScore;
+        link(e);
+    }
+
+    // ---- range deletes ----------------------------------------------------------------------------
+
+    /** Deletes k elements from 0-based rank `from` on, a leaf's run at a time. */
+    long deleteRank(long from, long k) {
+        long left = k;
+        Path path = PATH.get();
+        while (left > 0) {
+            long r = from;
+            Object node = root;
+            for (int d = 0; d < height; d++) {
+                Inner in = (Inner) node;
+                int j = 0;
+                while (r >= in.counts[j]) r -= in.counts[j++];
+                path.nodes[d] = in;
+                path.slots[d] = j;
+                node = in.kids[j];
+            }
+            Leaf leaf = (Leaf) node;
+            int i = (int) r;
+            int run = (int) Math.min(left, leaf.n - i);
+            for (int s = i; s < i + run; s++) {
+                Entry e = leaf.entries[s];
+                index.remove(KeyHash.of(e.ele), e.ele, 0, e.ele.length);
+                bytes -= entryBytes(e.ele);
+            }
+            removeRun(leaf, i, run, path);
+            left -= run;
+        }
+        return k;
+    }
+
+    long deleteRange(ScoreRange r) {
+        ZIter it = ZIter.forTree();
+        long first = seekFirst(r, it);
+        if (first < 0) return 0;
+        long last = seekLast(r, it);
+        return last < first ? 0 : deleteRank(first, last - first + 1);
+    }
+
+    long deleteRange(LexRange r) {
+        ZIter it = ZIter.forTree();
+        long first = seekFirst(r, it);
+        if (first < 0) return 0;
+        long last = seekLast(r, it);
+        return last < first ? 0 : deleteRank(first, last - first + 1);
+    }
+
+    // ---- checks for tests ---------------------------------------------------------------------------
+
+    /**
+     * Walks the whole tree and throws when an invariant is broken: key order, separators bounding
+     * their children, counts, fill, leaf links, the index, the byte count.
+     */
+    void check() {
+        long[] b = {0};
+        Leaf[] prevLeaf = {null};
+        long n = checkNode(root, 0, null, null, true, prevLeaf, b);
+        if (n != length) throw new IllegalStateException("length " + length + " but " + n + " elements");
+        if (prevLeaf[0] != tail) throw new IllegalStateException("tail");
+        if (index.size() != length) throw new IllegalStateException("index size " + index.size());
+        for (Leaf l = head; l != null; l = l.next) {
+            for (int i = 0; i < l.n; i++) {
+                Entry e = l.entries[i];
+                if (Double.doubleToRawLongBits(l.scores[i]) != Double.doubleToRawLongBits(e.score)) throw new IllegalStateException("score bits");
+                if (find(e.ele, 0, e.ele.length) != e) throw new IllegalStateException("index");
+            }
+        }
+        if (b[0] != bytes) throw new IllegalStateException("bytes " + bytes + " counted " + b[0]);
+    }
+
+    private long checkNode(Object node, int depth, Entry lowKey, Entry highKey, boolean isRoot, Leaf[] prevLeaf, long[] b) {
+        if (depth == height) {
+            Leaf l = (Leaf) node;
+            boolean edge = l == head || l == tail; // see splitLeaf
+            if (!isRoot && ((l.n < leafMin && !(edge && l.n > 0)) || l.n > leafCap)) {
+                throw new IllegalStateException("leaf fill " + l.n);
+            }
+            if (l.prev != prevLeaf[0]) throw new IllegalStateException("leaf prev link");
+            if (prevLeaf[0] == null ? head != l : prevLeaf[0].next != l) throw new IllegalStateException("leaf next link");
+            prevLeaf[0] = l;
+            b[0] += leafBytes(l.scores.length);
+            for (int i = 0; i < l.n; i++) {
+                Entry e = l.entries[i];
+                b[0] += entryBytes(e.ele);
+                if (i > 0 && !keyBelow(l.scores[i - 1], l.entries[i - 1].ele, e.score, e.ele, 0, e.ele.length)) {
+                    throw new IllegalStateException("leaf order");
+                }
+                if (lowKey != null && keyBelow(e.score, e.ele, lowKey.score, lowKey.ele, 0, lowKey.ele.length)) {
+                    throw new IllegalStateException("below separator");
+                }
+                if (highKey != null && !keyBelow(e.score, e.ele, highKey.score, highKey.ele, 0, highKey.ele.length)) {
+                    throw new IllegalStateException("not below next separator");
+                }
+            }
+            for (int i = l.n; i < l.entries.length; i++) {
+                if (l.entries[i] != null) throw new IllegalStateException("stale slot");
+            }
+            return l.n;
+        }
+        Inner in = (Inner) node;
+        if (in.n < (isRoot ? 2 : innerMin) || in.n > innerCap) throw new IllegalStateException("inner fill " + in.n);
+        b[0] += innerBytes;
+        long sum = 0;
+        for (int j = 0; j < in.n; j++) {
+            Entry lo = j == 0 ? lowKey : new Entry(in.sepEle[j], in.sepScore[j]);
+            Entry hi = j + 1 < in.n ? new Entry(in.sepEle[j + 1], in.sepScore[j + 1]) : highKey;
+            long c = checkNode(in.kids[j], depth + 1, lo, hi, false, prevLeaf, b);
+            if (c != in.counts[j]) throw new IllegalStateException("count " + in.counts[j] + " but " + c);
+            sum += c;
+        }
+        for (int j = in.n; j < in.kids.length; j++) {
+            if (in.kids[j] != null || in.sepEle[j] != null) throw new IllegalStateException("stale child slot");
+        }
+        return sum;
+    }
+}

@@ -173,7 +173,8 @@ final class ValueCodec {
             return;
         }
         out.writeLen(z.size());
-        // greatest first, so that loading inserts every element at the head of the skip list
+        // greatest first, Redis's order (each insert at the head of its skip list); the tree's
+        // leaves come out full from a load in either order
         for (ZIter it = z.last(); it.valid(); it.prev()) {
             out.writeString(it.buf(), it.off(), it.len());
             out.writeBinaryDouble(it.score());

@@ -308,17 +308,38 @@ public final class StringEntry {
         return e;
     }
 
-    /** Whether a SET of vLen bytes can overwrite this entry in place, keeping its layout. */
+    /**
+     * Whether a SET of vLen bytes can overwrite this entry in place, keeping its layout: an EMBSTR
+     * of the same length, or a RAW entry (a value over 44 bytes) whose room holds the new value
+     * with at most a tenth of it to spare, the free space Redis lets a string keep
+     * (trimStringObjectIfNeeded). Overwriting keeps the array, which has long been in the old
+     * generation, instead of storing a new one that the next young collection copies there while
+     * the old one becomes garbage that only a mixed collection reclaims.
+     */
     public static boolean canOverwrite(byte[] e, byte[] v, int vOff, int vLen, long expireAt) {
-        if (hasExpire(e) != (expireAt >= 0) || encoding(e) != EMBSTR) return false;
+        if (hasExpire(e) != (expireAt >= 0)) return false;
         int p = valuePos(e);
-        return e.length - p == vLen && vLen <= EMBSTR_MAX && !(vLen <= 20 && Bytes.isLong(v, vOff, vLen));
+        switch (encoding(e)) {
+            case EMBSTR:
+                return e.length - p == vLen && vLen <= EMBSTR_MAX && !(vLen <= 20 && Bytes.isLong(v, vOff, vLen));
+            case RAW: {
+                int room = e.length - p - 4;
+                return vLen > EMBSTR_MAX && room >= vLen && room - vLen <= vLen / 10;
+            }
+            default:
+                return false;
+        }
     }
 
     /** Overwrites value (and expire) in place; only after {@link #canOverwrite} said yes. */
     public static void overwrite(byte[] e, byte[] v, int vOff, int vLen, long expireAt) {
         if (expireAt >= 0) Bytes.putLongLE(e, EXPIRE_OFF, expireAt);
-        System.arraycopy(v, vOff, e, valuePos(e), vLen);
+        int p = valuePos(e);
+        if (encoding(e) == RAW) {
+            Bytes.putIntLE(e, p, vLen);
+            p += 4;
+        }
+        System.arraycopy(v, vOff, e, p, vLen);
     }
 
     /** The same key and value with a new expire (-1 removes it); may return e itself. */

@@ -37,6 +37,37 @@ class StringEntryRawTest {
     }
 
     @Test
+    void setOverwritesRawValuesInPlaceWithinATenthOfSpare() {
+        byte[] k = b("key");
+        byte[] e = StringEntry.create(k, 0, 3, b("a".repeat(1000)), 0, 1000, -1, 5);
+        assertThat(StringEntry.encoding(e)).isEqualTo(StringEntry.RAW);
+        byte[] same = b("b".repeat(1000));
+        assertThat(StringEntry.canOverwrite(e, same, 0, 1000, -1)).isTrue();
+        StringEntry.overwrite(e, same, 0, 1000, -1);
+        assertThat(StringEntry.value(e)).isEqualTo(same);
+        byte[] shorter = b("c".repeat(950)); // 50 spare of 950: within a tenth
+        assertThat(StringEntry.canOverwrite(e, shorter, 0, 950, -1)).isTrue();
+        StringEntry.overwrite(e, shorter, 0, 950, -1);
+        assertThat(StringEntry.value(e)).isEqualTo(shorter);
+        assertThat(StringEntry.valueLength(e)).isEqualTo(950);
+        assertThat(StringEntry.spare(e)).isEqualTo(50);
+        assertThat(StringEntry.key(e)).isEqualTo(k);
+        assertThat(StringEntry.lru(e)).isEqualTo(5);
+        // more than a tenth to spare, more than the room, embstr-sized or a different expire: a new entry
+        assertThat(StringEntry.canOverwrite(e, b("d".repeat(900)), 0, 900, -1)).isFalse();
+        assertThat(StringEntry.canOverwrite(e, b("d".repeat(1001)), 0, 1001, -1)).isFalse();
+        assertThat(StringEntry.canOverwrite(e, b("d".repeat(44)), 0, 44, -1)).isFalse();
+        assertThat(StringEntry.canOverwrite(e, same, 0, 1000, 77_000L)).isFalse();
+
+        byte[] x = StringEntry.create(k, 0, 3, same, 0, 1000, 10_000L, 0);
+        assertThat(StringEntry.canOverwrite(x, same, 0, 1000, -1)).isFalse();
+        assertThat(StringEntry.canOverwrite(x, shorter, 0, 950, 20_000L)).isTrue();
+        StringEntry.overwrite(x, shorter, 0, 950, 20_000L);
+        assertThat(StringEntry.expire(x)).isEqualTo(20_000L);
+        assertThat(StringEntry.value(x)).isEqualTo(shorter);
+    }
+
+    @Test
     void resizeRawGrowsWithRoomAndShrinksInPlace() {
         byte[] e = StringEntry.createRaw(b("k"), 0, 1, b("abc"), 0, 3, 3, -1, 0);
         byte[] g = StringEntry.resizeRaw(e, 10, 3);

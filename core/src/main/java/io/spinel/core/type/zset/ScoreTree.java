@@ -98,8 +98,9 @@ final class ScoreTree {
     private static final class Path {
         final Inner[] nodes = new Inner[MAX_HEIGHT];
         final int[] slots = new int[MAX_HEIGHT];
-        /** The leaf {@link #locate} found. */
+        /** The leaf (and slot) that {@link #locate} or {@link #seek} found. */
         Leaf leaf;
+        int slot;
 
         void clear() {
             Arrays.fill(nodes, null);
@@ -279,91 +280,49 @@ final class ScoreTree {
 
     /** Positions the iterator on the lowest element in range; returns its 0-based rank or -1. */
     long seekFirst(ScoreRange r, ZIter it) {
-        if (!mayHave(r)) return none(it);
-        long rank = 0;
-        Object node = root;
-        for (int d = 0; d < height; d++) {
-            Inner in = (Inner) node;
-            int lo = 1;
-            int hi = in.n;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (r.gteMin(in.sepScore[mid])) hi = mid;
-                else lo = mid + 1;
-            }
-            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
-            node = in.kids[lo - 1];
-        }
-        Leaf leaf = (Leaf) node;
-        int lo = 0;
-        int hi = leaf.n;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (r.gteMin(leaf.scores[mid])) hi = mid;
-            else lo = mid + 1;
-        }
-        return settleFirst(leaf, lo, rank, it) && r.lteMax(it.score()) ? rank + lo : none(it);
+        return mayHave(r) ? first(r, MIN_SCORE, it) : none(it);
     }
 
     /** Positions the iterator on the highest element in range; returns its 0-based rank or -1. */
     long seekLast(ScoreRange r, ZIter it) {
-        if (!mayHave(r)) return none(it);
-        long rank = 0;
-        Object node = root;
-        for (int d = 0; d < height; d++) {
-            Inner in = (Inner) node;
-            int lo = 1;
-            int hi = in.n;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (!r.lteMax(in.sepScore[mid])) hi = mid;
-                else lo = mid + 1;
-            }
-            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
-            node = in.kids[lo - 1];
-        }
-        Leaf leaf = (Leaf) node;
-        int lo = 0;
-        int hi = leaf.n;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (!r.lteMax(leaf.scores[mid])) hi = mid;
-            else lo = mid + 1;
-        }
-        return settleLast(leaf, lo - 1, rank, it) && r.gteMin(it.score()) ? rank + lo - 1 : none(it);
+        return mayHave(r) ? last(r, MIN_SCORE, it) : none(it);
     }
 
     long seekFirst(LexRange r, ZIter it) {
-        if (!mayHave(r)) return none(it);
-        long rank = 0;
-        Object node = root;
-        for (int d = 0; d < height; d++) {
-            Inner in = (Inner) node;
-            int lo = 1;
-            int hi = in.n;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                byte[] sep = in.sepEle[mid];
-                if (r.gteMin(sep, 0, sep.length)) hi = mid;
-                else lo = mid + 1;
-            }
-            for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
-            node = in.kids[lo - 1];
-        }
-        Leaf leaf = (Leaf) node;
-        int lo = 0;
-        int hi = leaf.n;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            byte[] m = leaf.entries[mid].ele;
-            if (r.gteMin(m, 0, m.length)) hi = mid;
-            else lo = mid + 1;
-        }
-        return settleFirst(leaf, lo, rank, it) && r.lteMax(it.buf(), 0, it.len()) ? rank + lo : none(it);
+        return mayHave(r) ? first(r, MIN_LEX, it) : none(it);
     }
 
     long seekLast(LexRange r, ZIter it) {
-        if (!mayHave(r)) return none(it);
+        return mayHave(r) ? last(r, MIN_LEX, it) : none(it);
+    }
+
+    /**
+     * The two bounds of a range as tests over keys in order, each false up to some key and true
+     * from there on: at or past the minimum (MIN_*), past the maximum (MIN_* + 1).
+     */
+    private static final int MIN_SCORE = 0, MIN_LEX = 2;
+
+    private static boolean reached(Object range, int kind, double score, byte[] ele) {
+        switch (kind) {
+            case MIN_SCORE: return ((ScoreRange) range).gteMin(score);
+            case MIN_SCORE + 1: return !((ScoreRange) range).lteMax(score);
+            case MIN_LEX: return ((LexRange) range).gteMin(ele, 0, ele.length);
+            default: return !((LexRange) range).lteMax(ele, 0, ele.length);
+        }
+    }
+
+    /** The test on a leaf slot; a score bound never loads the entry. */
+    private static boolean reached(Object range, int kind, Leaf leaf, int i) {
+        return reached(range, kind, leaf.scores[i], kind < MIN_LEX ? null : leaf.entries[i].ele);
+    }
+
+    /**
+     * Descends to the first slot where the test holds, summing the ranks before it; the slot
+     * (leaf.n when the test holds nowhere in that leaf) and its leaf are left in the path. For an
+     * inner node the test on separator j decides: keys under children before the last separator
+     * that fails it all fail it too.
+     */
+    private long seek(Object range, int kind, Path path) {
         long rank = 0;
         Object node = root;
         for (int d = 0; d < height; d++) {
@@ -372,8 +331,7 @@ final class ScoreTree {
             int hi = in.n;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                byte[] sep = in.sepEle[mid];
-                if (!r.lteMax(sep, 0, sep.length)) hi = mid;
+                if (reached(range, kind, in.sepScore[mid], in.sepEle[mid])) hi = mid;
                 else lo = mid + 1;
             }
             for (int k = 0; k < lo - 1; k++) rank += in.counts[k];
@@ -384,30 +342,39 @@ final class ScoreTree {
         int hi = leaf.n;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            byte[] m = leaf.entries[mid].ele;
-            if (!r.lteMax(m, 0, m.length)) hi = mid;
+            if (reached(range, kind, leaf, mid)) hi = mid;
             else lo = mid + 1;
         }
-        return settleLast(leaf, lo - 1, rank, it) && r.gteMin(it.buf(), 0, it.len()) ? rank + lo - 1 : none(it);
+        path.leaf = leaf;
+        path.slot = lo;
+        return rank + lo;
+    }
+
+    /** The first element at or past the minimum, if it is not past the maximum. */
+    private long first(Object range, int minKind, ZIter it) {
+        Path path = PATH.get();
+        long rank = seek(range, minKind, path);
+        Leaf leaf = path.leaf;
+        path.leaf = null;
+        if (path.slot < leaf.n) it.atLeaf(leaf, path.slot);
+        else it.atLeaf(leaf.next, 0); // the next leaf's first: the rank stays exact
+        return it.valid() && !reached(range, minKind + 1, it.score(), it.buf()) ? rank : none(it);
+    }
+
+    /** The element before the first one past the maximum, if it is at or past the minimum. */
+    private long last(Object range, int minKind, ZIter it) {
+        Path path = PATH.get();
+        long rank = seek(range, minKind + 1, path) - 1;
+        Leaf leaf = path.leaf;
+        path.leaf = null;
+        if (path.slot > 0) it.atLeaf(leaf, path.slot - 1);
+        else it.atLeaf(leaf.prev, leaf.prev == null ? 0 : leaf.prev.n - 1);
+        return it.valid() && reached(range, minKind, it.score(), it.buf()) ? rank : none(it);
     }
 
     private static long none(ZIter it) {
         it.atLeaf(null, 0);
         return -1;
-    }
-
-    /** Slot i of the leaf, or the next leaf's first when i is past the end (rank stays exact). */
-    private static boolean settleFirst(Leaf leaf, int i, long rank, ZIter it) {
-        if (i < leaf.n) it.atLeaf(leaf, i);
-        else it.atLeaf(leaf.next, 0);
-        return it.valid();
-    }
-
-    /** Slot i of the leaf, or the previous leaf's last when i is -1. */
-    private static boolean settleLast(Leaf leaf, int i, long rank, ZIter it) {
-        if (i >= 0) it.atLeaf(leaf, i);
-        else it.atLeaf(leaf.prev, leaf.prev == null ? 0 : leaf.prev.n - 1);
-        return it.valid();
     }
 
     // ---- insert -----------------------------------------------------------------------------------

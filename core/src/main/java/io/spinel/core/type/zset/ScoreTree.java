@@ -224,20 +224,28 @@ final class ScoreTree {
      * returns the rank.
      */
     long seekRank(long rank, ZIter it) {
-        if (rank < 0 || rank >= length) {
-            it.atLeaf(null, 0);
-            return -1;
-        }
+        if (rank < 0 || rank >= length) return none(it);
+        Path path = PATH.get();
+        Leaf leaf = descendToRank(rank, path);
+        it.atLeaf(leaf, path.slot);
+        path.clear();
+        return rank;
+    }
+
+    /** Descends to the leaf holding a 0-based rank, filling the path; the slot goes to path.slot. */
+    private Leaf descendToRank(long rank, Path path) {
         long left = rank;
         Object node = root;
         for (int d = 0; d < height; d++) {
             Inner in = (Inner) node;
             int j = 0;
             while (left >= in.counts[j]) left -= in.counts[j++];
+            path.nodes[d] = in;
+            path.slots[d] = j;
             node = in.kids[j];
         }
-        it.atLeaf((Leaf) node, (int) left);
-        return rank;
+        path.slot = (int) left;
+        return (Leaf) node;
     }
 
     /** 0-based rank of the element with this key, -1 when absent. */
@@ -492,10 +500,7 @@ final class ScoreTree {
         bytes += innerBytes;
         int keep = innerCap / 2;
         int moved = p.n - keep;
-        System.arraycopy(p.kids, keep, q.kids, 0, moved);
-        System.arraycopy(p.counts, keep, q.counts, 0, moved);
-        System.arraycopy(p.sepScore, keep, q.sepScore, 0, moved);
-        System.arraycopy(p.sepEle, keep, q.sepEle, 0, moved);
+        copyChildren(p, keep, q, 0, moved);
         Arrays.fill(p.kids, keep, p.n, null);
         Arrays.fill(p.sepEle, keep, p.n, null);
         q.n = moved;
@@ -508,12 +513,17 @@ final class ScoreTree {
         addChild(d - 1, p, q, qCount, q.sepScore[0], q.sepEle[0], path);
     }
 
+    /** Moves n children with their counts and separators (overlapping ranges of one node too). */
+    private static void copyChildren(Inner from, int fromPos, Inner to, int toPos, int n) {
+        System.arraycopy(from.kids, fromPos, to.kids, toPos, n);
+        System.arraycopy(from.counts, fromPos, to.counts, toPos, n);
+        System.arraycopy(from.sepScore, fromPos, to.sepScore, toPos, n);
+        System.arraycopy(from.sepEle, fromPos, to.sepEle, toPos, n);
+    }
+
     private static void insertChild(Inner p, int j, Object child, int count, double sepScore, byte[] sepEle) {
         int move = p.n - j;
-        System.arraycopy(p.kids, j, p.kids, j + 1, move);
-        System.arraycopy(p.counts, j, p.counts, j + 1, move);
-        System.arraycopy(p.sepScore, j, p.sepScore, j + 1, move);
-        System.arraycopy(p.sepEle, j, p.sepEle, j + 1, move);
+        copyChildren(p, j, p, j + 1, move);
         p.kids[j] = child;
         p.counts[j] = count;
         p.sepScore[j] = sepScore;
@@ -640,10 +650,7 @@ final class ScoreTree {
     private void removeChild(Inner p, int j, Path path, int d) {
         p.counts[j - 1] += p.counts[j];
         int move = p.n - j - 1;
-        System.arraycopy(p.kids, j + 1, p.kids, j, move);
-        System.arraycopy(p.counts, j + 1, p.counts, j, move);
-        System.arraycopy(p.sepScore, j + 1, p.sepScore, j, move);
-        System.arraycopy(p.sepEle, j + 1, p.sepEle, j, move);
+        copyChildren(p, j + 1, p, j, move);
         p.n--;
         p.kids[p.n] = null;
         p.sepEle[p.n] = null;
@@ -691,10 +698,7 @@ final class ScoreTree {
     private void mergeInners(Inner left, Inner right, double sepScore, byte[] sepEle) {
         right.sepScore[0] = sepScore;
         right.sepEle[0] = sepEle;
-        System.arraycopy(right.kids, 0, left.kids, left.n, right.n);
-        System.arraycopy(right.counts, 0, left.counts, left.n, right.n);
-        System.arraycopy(right.sepScore, 0, left.sepScore, left.n, right.n);
-        System.arraycopy(right.sepEle, 0, left.sepEle, left.n, right.n);
+        copyChildren(right, 0, left, left.n, right.n);
         left.n += right.n;
         bytes -= innerBytes;
     }
@@ -707,15 +711,9 @@ final class ScoreTree {
     private static int shiftInnerRight(Inner left, Inner right, int k, double sepScore, byte[] sepEle) {
         right.sepScore[0] = sepScore;
         right.sepEle[0] = sepEle;
-        System.arraycopy(right.kids, 0, right.kids, k, right.n);
-        System.arraycopy(right.counts, 0, right.counts, k, right.n);
-        System.arraycopy(right.sepScore, 0, right.sepScore, k, right.n);
-        System.arraycopy(right.sepEle, 0, right.sepEle, k, right.n);
+        copyChildren(right, 0, right, k, right.n);
         int from = left.n - k;
-        System.arraycopy(left.kids, from, right.kids, 0, k);
-        System.arraycopy(left.counts, from, right.counts, 0, k);
-        System.arraycopy(left.sepScore, from, right.sepScore, 0, k);
-        System.arraycopy(left.sepEle, from, right.sepEle, 0, k);
+        copyChildren(left, from, right, 0, k);
         int moved = 0;
         for (int i = 0; i < k; i++) moved += right.counts[i];
         Arrays.fill(left.kids, from, left.n, null);
@@ -729,17 +727,11 @@ final class ScoreTree {
     private static int shiftInnerLeft(Inner left, Inner right, int k, double sepScore, byte[] sepEle) {
         right.sepScore[0] = sepScore;
         right.sepEle[0] = sepEle;
-        System.arraycopy(right.kids, 0, left.kids, left.n, k);
-        System.arraycopy(right.counts, 0, left.counts, left.n, k);
-        System.arraycopy(right.sepScore, 0, left.sepScore, left.n, k);
-        System.arraycopy(right.sepEle, 0, left.sepEle, left.n, k);
+        copyChildren(right, 0, left, left.n, k);
         int moved = 0;
         for (int i = 0; i < k; i++) moved += right.counts[i];
         int rest = right.n - k;
-        System.arraycopy(right.kids, k, right.kids, 0, rest);
-        System.arraycopy(right.counts, k, right.counts, 0, rest);
-        System.arraycopy(right.sepScore, k, right.sepScore, 0, rest);
-        System.arraycopy(right.sepEle, k, right.sepEle, 0, rest);
+        copyChildren(right, k, right, 0, rest);
         Arrays.fill(right.kids, rest, right.n, null);
         Arrays.fill(right.sepEle, rest, right.n, null);
         left.n += k;
@@ -781,18 +773,8 @@ final class ScoreTree {
         long left = k;
         Path path = PATH.get();
         while (left > 0) {
-            long r = from;
-            Object node = root;
-            for (int d = 0; d < height; d++) {
-                Inner in = (Inner) node;
-                int j = 0;
-                while (r >= in.counts[j]) r -= in.counts[j++];
-                path.nodes[d] = in;
-                path.slots[d] = j;
-                node = in.kids[j];
-            }
-            Leaf leaf = (Leaf) node;
-            int i = (int) r;
+            Leaf leaf = descendToRank(from, path);
+            int i = path.slot;
             int run = (int) Math.min(left, leaf.n - i);
             for (int s = i; s < i + run; s++) {
                 Entry e = leaf.entries[s];
@@ -806,18 +788,18 @@ final class ScoreTree {
     }
 
     long deleteRange(ScoreRange r) {
-        ZIter it = ZIter.forTree();
-        long first = seekFirst(r, it);
-        if (first < 0) return 0;
-        long last = seekLast(r, it);
-        return last < first ? 0 : deleteRank(first, last - first + 1);
+        return mayHave(r) ? deleteBetween(r, MIN_SCORE) : 0;
     }
 
     long deleteRange(LexRange r) {
+        return mayHave(r) ? deleteBetween(r, MIN_LEX) : 0;
+    }
+
+    private long deleteBetween(Object range, int minKind) {
         ZIter it = ZIter.forTree();
-        long first = seekFirst(r, it);
+        long first = first(range, minKind, it);
         if (first < 0) return 0;
-        long last = seekLast(r, it);
+        long last = last(range, minKind, it);
         return last < first ? 0 : deleteRank(first, last - first + 1);
     }
 

@@ -154,7 +154,12 @@ final class ScoreTree {
     // ---- comparisons ------------------------------------------------------------------------------
 
     private static boolean keyBelow(double s1, byte[] m1, double s2, byte[] m2, int off, int len) {
-        return s1 < s2 || (s1 == s2 && Arrays.compareUnsigned(m1, 0, m1.length, m2, off, off + len) < 0);
+        return s1 < s2 || (s1 == s2 && below(m1, m2, off, len));
+    }
+
+    /** Whether member a sorts before b[off, off+len) (memcmp order). */
+    private static boolean below(byte[] a, byte[] b, int off, int len) {
+        return Arrays.compareUnsigned(a, 0, a.length, b, off, off + len) < 0;
     }
 
     /** In an inner node, the child whose key range holds (s, m): the last j with sep[j] <= key. */
@@ -174,15 +179,22 @@ final class ScoreTree {
         return lo - 1;
     }
 
-    /** In a leaf, the first slot whose key is at or above (s, m). */
+    /**
+     * In a leaf, the first slot whose key is at or above (s, m). The entry (a cache miss) is only
+     * read on a tie of scores.
+     */
     private static int lowerBound(Leaf leaf, double s, byte[] m, int off, int len) {
         double[] scores = leaf.scores;
         int lo = 0;
         int hi = leaf.n;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (keyBelow(scores[mid], leaf.entries[mid].ele, s, m, off, len)) lo = mid + 1;
-            else hi = mid;
+            double sc = scores[mid];
+            if (sc < s || (sc == s && below(leaf.entries[mid].ele, m, off, len))) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
         return lo;
     }

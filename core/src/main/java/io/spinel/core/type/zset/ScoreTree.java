@@ -2,21 +2,24 @@ package io.spinel.core.type.zset;
 
 import io.spinel.core.keyspace.KeyHash;
 import io.spinel.core.keyspace.KeyTable;
+import io.spinel.core.util.Bytes;
 
 import java.util.Arrays;
 
 /**
  * The large sorted set encoding (what Redis calls "skiplist", and OBJECT ENCODING still reports):
  * a B+tree ordered by (score, member bytes unsigned) whose inner nodes count the elements under
- * each child, for O(log n) rank and range operations, plus a hash index from member to
- * {@link Entry} for O(1) score lookups (Redis's zskiplist + dict).
+ * each child, for O(log n) rank and range operations, plus a hash index of the elements for O(1)
+ * score lookups (Redis's zskiplist + dict).
  *
  * <p>Why not a skip list: a search in a 100k-element skip list visits about 30 nodes, each a
  * cache miss, and a changed score needs two searches (Redis's zslUpdateScore). Here a search
  * reads two or three nodes whose scores sit in one {@code double[]} each, so most of it is a
  * binary search inside arrays that are already in cache.
  *
- * <p>Layout: leaves hold the scores ({@code double[]}) and the entries side by side and are linked
+ * <p>An element is one array, its "item": the member's bytes, then the score's 8 bytes (the index
+ * finds items by member, leaves point to them). Leaves hold the scores ({@code double[]}, a copy
+ * the searches read) and the items side by side and are linked
  * both ways for iteration; inner nodes hold, for every child but the first, a separator key (the
  * child's first key when the separator was made) and every child's element count. Separators are
  * only made by splits and rebalancing; a delete may leave one below its child's current first key,
@@ -40,33 +43,41 @@ final class ScoreTree {
     private final int innerMin;
     private final long innerBytes;
 
-    /** One element: the index's value and what leaves point to. */
-    static final class Entry {
-        final byte[] ele;
-        double score;
+    /** An element's array: its member followed by the score's raw bits, little endian. */
+    static byte[] item(byte[] m, int off, int len, double score) {
+        byte[] item = Arrays.copyOfRange(m, off, off + len + 8);
+        setScore(item, score);
+        return item;
+    }
 
-        Entry(byte[] ele, double score) {
-            this.ele = ele;
-            this.score = score;
-        }
+    static int memberLength(byte[] item) {
+        return item.length - 8;
+    }
+
+    static double score(byte[] item) {
+        return Double.longBitsToDouble(Bytes.getLongLE(item, item.length - 8));
+    }
+
+    private static void setScore(byte[] item, double score) {
+        Bytes.putLongLE(item, item.length - 8, Double.doubleToRawLongBits(score));
     }
 
     static final class Leaf {
         int n;
         double[] scores;
-        Entry[] entries;
+        byte[][] items;
         Leaf prev;
         Leaf next;
 
         Leaf(int capacity) {
             scores = new double[capacity];
-            entries = new Entry[capacity];
+            items = new byte[capacity][];
         }
     }
 
     static final class Inner {
         int n;
-        /** sepScore[j], sepEle[j]: the lowest key child j may hold, for j >= 1. */
+        /** sepScore[j], sepEle[j] (an item): the lowest key child j may hold, for j >= 1. */
         final double[] sepScore;
         final byte[][] sepEle;
         final Object[] kids;
@@ -80,17 +91,18 @@ final class ScoreTree {
         }
     }
 
-    /** member -> entry. */
+    /** member -> item. */
     static final class Index extends KeyTable {
         @Override
         protected boolean matches(Object e, byte[] k, int off, int len) {
-            byte[] m = ((Entry) e).ele;
-            return m.length == len && Arrays.equals(m, 0, len, k, off, off + len);
+            byte[] item = (byte[]) e;
+            return memberLength(item) == len && Arrays.equals(item, 0, len, k, off, off + len);
         }
 
         @Override
         protected long hashOf(Object e) {
-            return KeyHash.of(((Entry) e).ele);
+            byte[] item = (byte[]) e;
+            return KeyHash.of(item, 0, memberLength(item));
         }
     }
 
@@ -118,7 +130,7 @@ final class ScoreTree {
     Leaf tail = head;
     int length;
     final Index index = new Index();
-    /** Heap bytes of the nodes, entries and members, kept as they change (MEMORY USAGE). */
+    /** Heap bytes of the nodes and items, kept as they change (MEMORY USAGE). */
     private long bytes = leafBytes(4);
 
     ScoreTree() {
@@ -143,8 +155,8 @@ final class ScoreTree {
         return 32 + align(16L + 8L * capacity) + align(16L + 4L * capacity);
     }
 
-    private static long entryBytes(byte[] ele) {
-        return 24 + align(16L + ele.length);
+    private static long itemBytes(byte[] item) {
+        return align(16L + item.length);
     }
 
     long heapSize() {
@@ -153,13 +165,14 @@ final class ScoreTree {
 
     // ---- comparisons ------------------------------------------------------------------------------
 
-    private static boolean keyBelow(double s1, byte[] m1, double s2, byte[] m2, int off, int len) {
-        return s1 < s2 || (s1 == s2 && below(m1, m2, off, len));
+    /** Whether item a's key sorts before (s2, m2[off, off+len)). */
+    private static boolean keyBelow(double s1, byte[] a, double s2, byte[] m2, int off, int len) {
+        return s1 < s2 || (s1 == s2 && below(a, m2, off, len));
     }
 
-    /** Whether member a sorts before b[off, off+len) (memcmp order). */
+    /** Whether item a's member sorts before b[off, off+len) (memcmp order). */
     private static boolean below(byte[] a, byte[] b, int off, int len) {
-        return Arrays.compareUnsigned(a, 0, a.length, b, off, off + len) < 0;
+        return Arrays.compareUnsigned(a, 0, memberLength(a), b, off, off + len) < 0;
     }
 
     /** In an inner node, the child whose key range holds (s, m): the last j with sep[j] <= key. */
@@ -170,7 +183,7 @@ final class ScoreTree {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             double sep = seps[mid];
-            if (s < sep || (s == sep && Arrays.compareUnsigned(m, off, off + len, in.sepEle[mid], 0, in.sepEle[mid].length) < 0)) {
+            if (s < sep || (s == sep && Arrays.compareUnsigned(m, off, off + len, in.sepEle[mid], 0, memberLength(in.sepEle[mid])) < 0)) {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -190,7 +203,7 @@ final class ScoreTree {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             double sc = scores[mid];
-            if (sc < s || (sc == s && below(leaf.entries[mid].ele, m, off, len))) {
+            if (sc < s || (sc == s && below(leaf.items[mid], m, off, len))) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -227,8 +240,9 @@ final class ScoreTree {
 
     // ---- lookups ----------------------------------------------------------------------------------
 
-    Entry find(byte[] m, int off, int len) {
-        return (Entry) index.get(KeyHash.of(m, off, len), m, off, len);
+    /** The member's item, or null. */
+    byte[] find(byte[] m, int off, int len) {
+        return (byte[]) index.get(KeyHash.of(m, off, len), m, off, len);
     }
 
     /**
@@ -272,14 +286,14 @@ final class ScoreTree {
         }
         Leaf leaf = (Leaf) node;
         int i = lowerBound(leaf, s, m, off, len);
-        if (i == leaf.n || leaf.scores[i] != s || !Arrays.equals(leaf.entries[i].ele, 0, leaf.entries[i].ele.length, m, off, off + len)) {
+        if (i == leaf.n || leaf.scores[i] != s || !Arrays.equals(leaf.items[i], 0, memberLength(leaf.items[i]), m, off, off + len)) {
             return -1;
         }
         return rank + i;
     }
 
-    long rank(Entry e) {
-        return rank(e.score, e.ele, 0, e.ele.length);
+    long rank(byte[] item) {
+        return rank(score(item), item, 0, memberLength(item));
     }
 
     // ---- score and lex ranges ---------------------------------------------------------------------
@@ -293,9 +307,9 @@ final class ScoreTree {
 
     private boolean mayHave(LexRange r) {
         if (r.isEmpty() || length == 0) return false;
-        byte[] last = tail.entries[tail.n - 1].ele;
-        byte[] first = head.entries[0].ele;
-        return r.gteMin(last, 0, last.length) && r.lteMax(first, 0, first.length);
+        byte[] last = tail.items[tail.n - 1];
+        byte[] first = head.items[0];
+        return r.gteMin(last, 0, memberLength(last)) && r.lteMax(first, 0, memberLength(first));
     }
 
     /** Positions the iterator on the lowest element in range; returns its 0-based rank or -1. */
@@ -322,18 +336,19 @@ final class ScoreTree {
      */
     private static final int MIN_SCORE = 0, MIN_LEX = 2;
 
-    private static boolean reached(Object range, int kind, double score, byte[] ele) {
+    /** The test on a key; item is only read by the lex tests. */
+    private static boolean reached(Object range, int kind, double score, byte[] item) {
         switch (kind) {
             case MIN_SCORE: return ((ScoreRange) range).gteMin(score);
             case MIN_SCORE + 1: return !((ScoreRange) range).lteMax(score);
-            case MIN_LEX: return ((LexRange) range).gteMin(ele, 0, ele.length);
-            default: return !((LexRange) range).lteMax(ele, 0, ele.length);
+            case MIN_LEX: return ((LexRange) range).gteMin(item, 0, memberLength(item));
+            default: return !((LexRange) range).lteMax(item, 0, memberLength(item));
         }
     }
 
     /** The test on a leaf slot; a score bound never loads the entry. */
     private static boolean reached(Object range, int kind, Leaf leaf, int i) {
-        return reached(range, kind, leaf.scores[i], kind < MIN_LEX ? null : leaf.entries[i].ele);
+        return reached(range, kind, leaf.scores[i], kind < MIN_LEX ? null : leaf.items[i]);
     }
 
     /**
@@ -378,7 +393,7 @@ final class ScoreTree {
         path.leaf = null;
         if (path.slot < leaf.n) it.atLeaf(leaf, path.slot);
         else it.atLeaf(leaf.next, 0); // the next leaf's first: the rank stays exact
-        return it.valid() && !reached(range, minKind + 1, it.score(), it.buf()) ? rank : none(it);
+        return it.valid() && !reached(range, minKind + 1, it.score(), it.item()) ? rank : none(it);
     }
 
     /** The element before the first one past the maximum, if it is at or past the minimum. */
@@ -389,7 +404,7 @@ final class ScoreTree {
         path.leaf = null;
         if (path.slot > 0) it.atLeaf(leaf, path.slot - 1);
         else it.atLeaf(leaf.prev, leaf.prev == null ? 0 : leaf.prev.n - 1);
-        return it.valid() && reached(range, minKind, it.score(), it.buf()) ? rank : none(it);
+        return it.valid() && reached(range, minKind, it.score(), it.item()) ? rank : none(it);
     }
 
     private static long none(ZIter it) {
@@ -400,45 +415,46 @@ final class ScoreTree {
     // ---- insert -----------------------------------------------------------------------------------
 
     /** Adds a member known to be absent; the member array is kept. */
-    Entry insert(double score, byte[] member) {
-        Entry e = new Entry(member, score);
-        link(e);
-        index.put(KeyHash.of(member), e, member, 0, member.length);
-        bytes += entryBytes(member);
-        return e;
+    byte[] insert(double score, byte[] m, int off, int len) {
+        byte[] item = item(m, off, len, score);
+        link(item, score);
+        index.put(KeyHash.of(m, off, len), item, m, off, len);
+        bytes += itemBytes(item);
+        return item;
     }
 
     /** Puts the entry into the tree at the place of its key. */
-    private void link(Entry e) {
+    private void link(byte[] e, double score) {
         Path path = PATH.get();
-        Leaf leaf = descend(e.score, e.ele, 0, e.ele.length, path);
-        int i = lowerBound(leaf, e.score, e.ele, 0, e.ele.length);
+        int len = memberLength(e);
+        Leaf leaf = descend(score, e, 0, len, path);
+        int i = lowerBound(leaf, score, e, 0, len);
         for (int d = 0; d < height; d++) path.nodes[d].counts[path.slots[d]]++;
         length++;
         if (leaf.n < leaf.scores.length) {
-            putAt(leaf, i, e);
+            putAt(leaf, i, e, score);
         } else if (leaf.scores.length < leafCap) {
             growLeaf(leaf, Math.min(leafCap, leaf.scores.length * 2));
-            putAt(leaf, i, e);
+            putAt(leaf, i, e, score);
         } else {
-            splitLeaf(leaf, i, e, path);
+            splitLeaf(leaf, i, e, score, path);
         }
         path.clear();
     }
 
-    private static void putAt(Leaf leaf, int i, Entry e) {
+    private static void putAt(Leaf leaf, int i, byte[] e, double score) {
         int move = leaf.n - i;
         System.arraycopy(leaf.scores, i, leaf.scores, i + 1, move);
-        System.arraycopy(leaf.entries, i, leaf.entries, i + 1, move);
-        leaf.scores[i] = e.score;
-        leaf.entries[i] = e;
+        System.arraycopy(leaf.items, i, leaf.items, i + 1, move);
+        leaf.scores[i] = score;
+        leaf.items[i] = e;
         leaf.n++;
     }
 
     private void growLeaf(Leaf leaf, int capacity) {
         bytes += leafBytes(capacity) - leafBytes(leaf.scores.length);
         leaf.scores = Arrays.copyOf(leaf.scores, capacity);
-        leaf.entries = Arrays.copyOf(leaf.entries, capacity);
+        leaf.items = Arrays.copyOf(leaf.items, capacity);
     }
 
     /**
@@ -447,7 +463,7 @@ final class ScoreTree {
      * full leaf and the new one alone, so loads in order fill their leaves; only those two edge
      * leaves can be under the minimum fill. Otherwise the halves are even.
      */
-    private void splitLeaf(Leaf leaf, int i, Entry e, Path path) {
+    private void splitLeaf(Leaf leaf, int i, byte[] e, double score, Path path) {
         int n = leaf.n;
         int keep;
         if (i == n && leaf.next == null) keep = n;
@@ -459,26 +475,26 @@ final class ScoreTree {
         if (i < keep) {
             int moved = n - (keep - 1);
             System.arraycopy(leaf.scores, keep - 1, right.scores, 0, moved);
-            System.arraycopy(leaf.entries, keep - 1, right.entries, 0, moved);
-            Arrays.fill(leaf.entries, keep - 1, n, null);
+            System.arraycopy(leaf.items, keep - 1, right.items, 0, moved);
+            Arrays.fill(leaf.items, keep - 1, n, null);
             right.n = moved;
             leaf.n = keep - 1;
-            putAt(leaf, i, e);
+            putAt(leaf, i, e, score);
         } else {
             int moved = n - keep;
             System.arraycopy(leaf.scores, keep, right.scores, 0, moved);
-            System.arraycopy(leaf.entries, keep, right.entries, 0, moved);
-            Arrays.fill(leaf.entries, keep, n, null);
+            System.arraycopy(leaf.items, keep, right.items, 0, moved);
+            Arrays.fill(leaf.items, keep, n, null);
             right.n = moved;
             leaf.n = keep;
-            putAt(right, i - keep, e);
+            putAt(right, i - keep, e, score);
         }
         right.next = leaf.next;
         right.prev = leaf;
         if (leaf.next != null) leaf.next.prev = right;
         else tail = right;
         leaf.next = right;
-        addChild(height - 1, leaf, right, right.n, right.scores[0], right.entries[0].ele, path);
+        addChild(height - 1, leaf, right, right.n, right.scores[0], right.items[0], path);
     }
 
     /**
@@ -546,26 +562,27 @@ final class ScoreTree {
     // ---- delete -----------------------------------------------------------------------------------
 
     /** Finds the entry's leaf (into path.leaf) and slot by its key; fills the path. Returns the slot. */
-    private int locate(Entry e, Path path) {
-        Leaf leaf = descend(e.score, e.ele, 0, e.ele.length, path);
-        int i = firstScoreAtLeast(leaf, e.score);
-        while (leaf.entries[i] != e) i++; // equal scores: the entry itself is in this run
+    private int locate(byte[] e, Path path) {
+        double score = score(e);
+        Leaf leaf = descend(score, e, 0, memberLength(e), path);
+        int i = firstScoreAtLeast(leaf, score);
+        while (leaf.items[i] != e) i++; // equal scores: the item itself is in this run
         path.leaf = leaf;
         return i;
     }
 
     /** Removes the entry (from the tree and the index). */
-    void delete(Entry e) {
+    void delete(byte[] e) {
         Path path = PATH.get();
         int i = locate(e, path);
         removeRun(path.leaf, i, 1, path);
-        index.remove(KeyHash.of(e.ele), e.ele, 0, e.ele.length);
-        bytes -= entryBytes(e.ele);
+        index.remove(KeyHash.of(e, 0, memberLength(e)), e, 0, memberLength(e));
+        bytes -= itemBytes(e);
     }
 
     /** Removes the member; returns whether it was there. */
     boolean delete(byte[] m, int off, int len) {
-        Entry e = find(m, off, len);
+        byte[] e = find(m, off, len);
         if (e == null) return false;
         delete(e);
         return true;
@@ -573,13 +590,13 @@ final class ScoreTree {
 
     /**
      * Removes slots [i, i + k) of the leaf reached by the path, fixes the counts above it and
-     * rebalances. The entries stay in the index.
+     * rebalances. The items stay in the index.
      */
     private void removeRun(Leaf leaf, int i, int k, Path path) {
         int n = leaf.n;
         System.arraycopy(leaf.scores, i + k, leaf.scores, i, n - i - k);
-        System.arraycopy(leaf.entries, i + k, leaf.entries, i, n - i - k);
-        Arrays.fill(leaf.entries, n - k, n, null);
+        System.arraycopy(leaf.items, i + k, leaf.items, i, n - i - k);
+        Arrays.fill(leaf.items, n - k, n, null);
         leaf.n = n - k;
         length -= k;
         for (int d = 0; d < height; d++) path.nodes[d].counts[path.slots[d]] -= k;
@@ -603,7 +620,7 @@ final class ScoreTree {
                 p.counts[j - 1] -= give;
                 p.counts[j] += give;
                 p.sepScore[j] = leaf.scores[0];
-                p.sepEle[j] = leaf.entries[0].ele;
+                p.sepEle[j] = leaf.items[0];
             }
         } else {
             Leaf right = (Leaf) p.kids[1];
@@ -616,7 +633,7 @@ final class ScoreTree {
                 p.counts[0] += give;
                 p.counts[1] -= give;
                 p.sepScore[1] = right.scores[0];
-                p.sepEle[1] = right.entries[0].ele;
+                p.sepEle[1] = right.items[0];
             }
         }
     }
@@ -625,7 +642,7 @@ final class ScoreTree {
     private void mergeLeaves(Leaf left, Leaf right) {
         if (left.scores.length < left.n + right.n) growLeaf(left, leafCap);
         System.arraycopy(right.scores, 0, left.scores, left.n, right.n);
-        System.arraycopy(right.entries, 0, left.entries, left.n, right.n);
+        System.arraycopy(right.items, 0, left.items, left.n, right.n);
         left.n += right.n;
         left.next = right.next;
         if (right.next != null) right.next.prev = left;
@@ -636,10 +653,10 @@ final class ScoreTree {
     /** Moves the last k elements of left to the front of right. */
     private static void shiftLeafRight(Leaf left, Leaf right, int k) {
         System.arraycopy(right.scores, 0, right.scores, k, right.n);
-        System.arraycopy(right.entries, 0, right.entries, k, right.n);
+        System.arraycopy(right.items, 0, right.items, k, right.n);
         System.arraycopy(left.scores, left.n - k, right.scores, 0, k);
-        System.arraycopy(left.entries, left.n - k, right.entries, 0, k);
-        Arrays.fill(left.entries, left.n - k, left.n, null);
+        System.arraycopy(left.items, left.n - k, right.items, 0, k);
+        Arrays.fill(left.items, left.n - k, left.n, null);
         left.n -= k;
         right.n += k;
     }
@@ -647,10 +664,10 @@ final class ScoreTree {
     /** Moves the first k elements of right to the end of left. */
     private static void shiftLeafLeft(Leaf left, Leaf right, int k) {
         System.arraycopy(right.scores, 0, left.scores, left.n, k);
-        System.arraycopy(right.entries, 0, left.entries, left.n, k);
+        System.arraycopy(right.items, 0, left.items, left.n, k);
         System.arraycopy(right.scores, k, right.scores, 0, right.n - k);
-        System.arraycopy(right.entries, k, right.entries, 0, right.n - k);
-        Arrays.fill(right.entries, right.n - k, right.n, null);
+        System.arraycopy(right.items, k, right.items, 0, right.n - k);
+        Arrays.fill(right.items, right.n - k, right.n, null);
         left.n += k;
         right.n -= k;
     }
@@ -758,24 +775,24 @@ final class ScoreTree {
      * its leaf (Redis's zslUpdateScore does the same with the list's neighbours), otherwise out
      * and back in at the new place.
      */
-    void updateScore(Entry e, double newScore) {
+    void updateScore(byte[] e, double newScore) {
         Path path = PATH.get();
         int i = locate(e, path);
         Leaf leaf = path.leaf;
-        double old = e.score;
+        double old = score(e);
         // at a leaf's first slot a lower key could fall below the separator, at its last a higher
         // key above the next one: there only moves toward the leaf's inside stay in place
         boolean lowOk = i > 0 ? leaf.scores[i - 1] < newScore : newScore > old;
         boolean highOk = i < leaf.n - 1 ? leaf.scores[i + 1] > newScore : newScore < old;
         if (lowOk && highOk) {
             leaf.scores[i] = newScore;
-            e.score = newScore;
+            setScore(e, newScore);
             path.clear();
             return;
         }
         removeRun(leaf, i, 1, path);
-        e.score = newScore;
-        link(e);
+        setScore(e, newScore);
+        link(e, newScore);
     }
 
     // ---- range deletes ----------------------------------------------------------------------------
@@ -789,9 +806,9 @@ final class ScoreTree {
             int i = path.slot;
             int run = (int) Math.min(left, leaf.n - i);
             for (int s = i; s < i + run; s++) {
-                Entry e = leaf.entries[s];
-                index.remove(KeyHash.of(e.ele), e.ele, 0, e.ele.length);
-                bytes -= entryBytes(e.ele);
+                byte[] e = leaf.items[s];
+                index.remove(KeyHash.of(e, 0, memberLength(e)), e, 0, memberLength(e));
+                bytes -= itemBytes(e);
             }
             removeRun(leaf, i, run, path);
             left -= run;
@@ -824,21 +841,23 @@ final class ScoreTree {
     void check() {
         long[] b = {0};
         Leaf[] prevLeaf = {null};
-        long n = checkNode(root, 0, null, null, true, prevLeaf, b);
+        long n = checkNode(root, 0, 0, null, 0, null, true, prevLeaf, b);
         if (n != length) throw new IllegalStateException("length " + length + " but " + n + " elements");
         if (prevLeaf[0] != tail) throw new IllegalStateException("tail");
         if (index.size() != length) throw new IllegalStateException("index size " + index.size());
         for (Leaf l = head; l != null; l = l.next) {
             for (int i = 0; i < l.n; i++) {
-                Entry e = l.entries[i];
-                if (Double.doubleToRawLongBits(l.scores[i]) != Double.doubleToRawLongBits(e.score)) throw new IllegalStateException("score bits");
-                if (find(e.ele, 0, e.ele.length) != e) throw new IllegalStateException("index");
+                byte[] e = l.items[i];
+                if (Double.doubleToRawLongBits(l.scores[i]) != Double.doubleToRawLongBits(score(e))) throw new IllegalStateException("score bits");
+                if (find(e, 0, memberLength(e)) != e) throw new IllegalStateException("index");
             }
         }
         if (b[0] != bytes) throw new IllegalStateException("bytes " + bytes + " counted " + b[0]);
     }
 
-    private long checkNode(Object node, int depth, Entry lowKey, Entry highKey, boolean isRoot, Leaf[] prevLeaf, long[] b) {
+    /** lowKey and highKey: the separators' scores and items bounding this node, or null. */
+    private long checkNode(Object node, int depth, double lowScore, byte[] lowKey, double highScore, byte[] highKey,
+                           boolean isRoot, Leaf[] prevLeaf, long[] b) {
         if (depth == height) {
             Leaf l = (Leaf) node;
             boolean edge = l == head || l == tail; // see splitLeaf
@@ -850,20 +869,22 @@ final class ScoreTree {
             prevLeaf[0] = l;
             b[0] += leafBytes(l.scores.length);
             for (int i = 0; i < l.n; i++) {
-                Entry e = l.entries[i];
-                b[0] += entryBytes(e.ele);
-                if (i > 0 && !keyBelow(l.scores[i - 1], l.entries[i - 1].ele, e.score, e.ele, 0, e.ele.length)) {
+                byte[] e = l.items[i];
+                double sc = l.scores[i];
+                int len = memberLength(e);
+                b[0] += itemBytes(e);
+                if (i > 0 && !keyBelow(l.scores[i - 1], l.items[i - 1], sc, e, 0, len)) {
                     throw new IllegalStateException("leaf order");
                 }
-                if (lowKey != null && keyBelow(e.score, e.ele, lowKey.score, lowKey.ele, 0, lowKey.ele.length)) {
+                if (lowKey != null && keyBelow(sc, e, lowScore, lowKey, 0, memberLength(lowKey))) {
                     throw new IllegalStateException("below separator");
                 }
-                if (highKey != null && !keyBelow(e.score, e.ele, highKey.score, highKey.ele, 0, highKey.ele.length)) {
+                if (highKey != null && !keyBelow(sc, e, highScore, highKey, 0, memberLength(highKey))) {
                     throw new IllegalStateException("not below next separator");
                 }
             }
-            for (int i = l.n; i < l.entries.length; i++) {
-                if (l.entries[i] != null) throw new IllegalStateException("stale slot");
+            for (int i = l.n; i < l.items.length; i++) {
+                if (l.items[i] != null) throw new IllegalStateException("stale slot");
             }
             return l.n;
         }
@@ -872,9 +893,11 @@ final class ScoreTree {
         b[0] += innerBytes;
         long sum = 0;
         for (int j = 0; j < in.n; j++) {
-            Entry lo = j == 0 ? lowKey : new Entry(in.sepEle[j], in.sepScore[j]);
-            Entry hi = j + 1 < in.n ? new Entry(in.sepEle[j + 1], in.sepScore[j + 1]) : highKey;
-            long c = checkNode(in.kids[j], depth + 1, lo, hi, false, prevLeaf, b);
+            double loScore = j == 0 ? lowScore : in.sepScore[j];
+            byte[] lo = j == 0 ? lowKey : in.sepEle[j];
+            double hiScore = j + 1 < in.n ? in.sepScore[j + 1] : highScore;
+            byte[] hi = j + 1 < in.n ? in.sepEle[j + 1] : highKey;
+            long c = checkNode(in.kids[j], depth + 1, loScore, lo, hiScore, hi, false, prevLeaf, b);
             if (c != in.counts[j]) throw new IllegalStateException("count " + in.counts[j] + " but " + c);
             sum += c;
         }

@@ -1,5 +1,7 @@
 package io.spinel.core.type.zset;
 
+import java.util.Arrays;
+
 /**
  * A position in a sorted set, in either encoding, moving in score order. The member is exposed as
  * a slice ({@link #buf()}, {@link #off()}, {@link #len()}) of the set's own storage so replies can
@@ -16,7 +18,8 @@ public final class ZIter {
     // tree encoding: the leaf and slot (leaf null for an iterator on a lone entry, see atEntry)
     private ScoreTree.Leaf leaf;
     private int slot;
-    private ScoreTree.Entry entry;
+    /** The element's item: member bytes, then the score (see {@link ScoreTree#item}). */
+    private byte[] item;
 
     ZIter(ZSet z) {
         this.z = z;
@@ -51,23 +54,23 @@ public final class ZIter {
     ZIter atLeaf(ScoreTree.Leaf l, int i) {
         leaf = l;
         slot = i;
-        entry = l == null ? null : l.entries[i];
+        item = l == null ? null : l.items[i];
         return this;
     }
 
-    /** Positions on an entry without its place in the tree: it cannot move (ZSCAN's results). */
-    ZIter atEntry(ScoreTree.Entry e) {
+    /** Positions on an item without its place in the tree: it cannot move (ZSCAN's results). */
+    ZIter atItem(byte[] e) {
         leaf = null;
-        entry = e;
+        item = e;
         return this;
     }
 
     public boolean valid() {
-        return packed ? pos >= 0 : entry != null;
+        return packed ? pos >= 0 : item != null;
     }
 
     public byte[] buf() {
-        return packed ? z.packed : entry.ele;
+        return packed ? z.packed : item;
     }
 
     public int off() {
@@ -75,16 +78,16 @@ public final class ZIter {
     }
 
     public int len() {
-        return packed ? mLen : entry.ele.length;
+        return packed ? mLen : ScoreTree.memberLength(item);
     }
 
     public double score() {
-        return packed ? score : entry.score;
+        return packed ? score : ScoreTree.score(item);
     }
 
     /** A copy of the current member. */
     public byte[] member() {
-        if (!packed) return entry.ele.clone();
+        if (!packed) return Arrays.copyOf(item, ScoreTree.memberLength(item));
         byte[] m = new byte[mLen];
         System.arraycopy(z.packed, mOff, m, 0, mLen);
         return m;
@@ -92,13 +95,13 @@ public final class ZIter {
 
     public void next() {
         if (packed) atPos(Packed.next(z.packed, pos));
-        else if (++slot < leaf.n) entry = leaf.entries[slot];
+        else if (++slot < leaf.n) item = leaf.items[slot];
         else atLeaf(leaf.next, 0);
     }
 
     public void prev() {
         if (packed) atPos(pos == 0 ? -1 : Packed.entryStartBefore(z.packed, pos));
-        else if (--slot >= 0) entry = leaf.entries[slot];
+        else if (--slot >= 0) item = leaf.items[slot];
         else atLeaf(leaf.prev, leaf.prev == null ? 0 : leaf.prev.n - 1);
     }
 
@@ -106,7 +109,7 @@ public final class ZIter {
         return pos;
     }
 
-    ScoreTree.Entry entry() {
-        return entry;
+    byte[] item() {
+        return item;
     }
 }

@@ -107,7 +107,7 @@ public final class ZSet extends DbObject {
         } else {
             // in order: every insert appends to the last leaf, which fills its leaves
             ScoreTree t = new ScoreTree();
-            for (ZIter it = first(); it.valid(); it.next()) t.insert(it.score(), it.member());
+            for (ZIter it = first(); it.valid(); it.next()) t.insert(it.score(), it.buf(), it.off(), it.len());
             z.tree = t;
         }
         return z;
@@ -118,8 +118,8 @@ public final class ZSet extends DbObject {
     /** The member's score, or NaN when absent (scores are never NaN). */
     public double score(byte[] m, int off, int len) {
         if (tree != null) {
-            ScoreTree.Entry e = tree.find(m, off, len);
-            return e == null ? Double.NaN : e.score;
+            byte[] e = tree.find(m, off, len);
+            return e == null ? Double.NaN : ScoreTree.score(e);
         }
         int p = packedFind(m, off, len);
         return p < 0 ? Double.NaN : Packed.scoreAt(packed, p);
@@ -134,7 +134,7 @@ public final class ZSet extends DbObject {
         long size = size();
         long r1; // 1-based
         if (tree != null) {
-            ScoreTree.Entry e = tree.find(m, off, len);
+            byte[] e = tree.find(m, off, len);
             if (e == null) return -1;
             r1 = tree.rank(e) + 1;
         } else {
@@ -316,7 +316,7 @@ public final class ZSet extends DbObject {
      * gets iterators positioned on the elements. Returns the next cursor, 0 at the end.
      */
     long scan(long cursor, Consumer<ZIter> visitor) {
-        return tree.index.scan(cursor, e -> visitor.accept(new ZIter(this).atEntry((ScoreTree.Entry) e)));
+        return tree.index.scan(cursor, e -> visitor.accept(new ZIter(this).atItem((byte[]) e)));
     }
 
     // ---- writes ------------------------------------------------------------------------------------
@@ -361,10 +361,10 @@ public final class ZSet extends DbObject {
                 return OUT_ADDED;
             }
         }
-        ScoreTree.Entry e = tree.find(m, off, len);
+        byte[] e = tree.find(m, off, len);
         if (e != null) {
             if (nx) return OUT_NOP;
-            double cur = e.score;
+            double cur = ScoreTree.score(e);
             if (incr) {
                 score += cur;
                 if (Double.isNaN(score)) return OUT_NAN;
@@ -378,7 +378,7 @@ public final class ZSet extends DbObject {
             return 0;
         }
         if (xx) return OUT_NOP;
-        tree.insert(score, Arrays.copyOfRange(m, off, off + len));
+        tree.insert(score, m, off, len);
         newScore[0] = score;
         return OUT_ADDED;
     }
@@ -394,7 +394,7 @@ public final class ZSet extends DbObject {
                 return;
             }
         }
-        tree.insert(score, Arrays.copyOfRange(m, off, off + len));
+        tree.insert(score, m, off, len);
     }
 
     /**
@@ -404,7 +404,7 @@ public final class ZSet extends DbObject {
      */
     public void insertLoaded(double score, byte[] m, int off, int len) {
         if (tree == null) packedInsert(score, m, off, len);
-        else tree.insert(score, Arrays.copyOfRange(m, off, off + len));
+        else tree.insert(score, m, off, len);
     }
 
     /** Removes the member; returns whether it was there. */
@@ -418,7 +418,7 @@ public final class ZSet extends DbObject {
 
     /** Removes the element the iterator is on; the iterator is invalid afterwards. */
     public void remove(ZIter it) {
-        if (tree != null) tree.delete(it.entry());
+        if (tree != null) tree.delete(it.item());
         else packedDelete(it.pos());
     }
 
@@ -470,7 +470,7 @@ public final class ZSet extends DbObject {
         for (int p = 0; p < used; p = Packed.next(b, p)) {
             int mlen = Packed.memberLen(b, p);
             int mo = Packed.memberOff(b, p, mlen);
-            s.insert(Packed.getScore(b, mo + mlen), Arrays.copyOfRange(b, mo, mo + mlen));
+            s.insert(Packed.getScore(b, mo + mlen), b, mo, mlen);
         }
         tree = s;
         packed = null;

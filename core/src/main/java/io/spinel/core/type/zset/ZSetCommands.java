@@ -747,7 +747,7 @@ public final class ZSetCommands {
                 if (Double.isNaN(v)) return;
                 score = aggregate(score, v * src[k].weight, how);
             }
-            result.tree.insert(score, Arrays.copyOfRange(b, off, off + len));
+            result.tree.insert(score, b, off, len);
             track(lens, len);
         });
     }
@@ -781,7 +781,7 @@ public final class ZSetCommands {
                 }
             });
         }
-        for (int i = 0; i < acc.size; i++) result.tree.insert(acc.scores[i], acc.members[i]);
+        for (int i = 0; i < acc.size; i++) result.tree.insert(acc.scores[i], acc.members[i], 0, acc.members[i].length);
     }
 
     private static void diff(Source[] src, ZSet result, long[] lens) {
@@ -790,7 +790,7 @@ public final class ZSetCommands {
             for (int k = 1; k < src.length; k++) {
                 if (!Double.isNaN(src[k].find(b, off, len))) return;
             }
-            result.tree.insert(sc, Arrays.copyOfRange(b, off, off + len));
+            result.tree.insert(sc, b, off, len);
             track(lens, len);
         });
     }
@@ -1088,10 +1088,10 @@ public final class ZSetCommands {
             }
             return;
         }
-        IdentityHashMap<ScoreTree.Entry, Boolean> picked = new IdentityHashMap<>((int) count * 2);
+        IdentityHashMap<byte[], Boolean> picked = new IdentityHashMap<>((int) count * 2);
         while (picked.size() < count) {
             ZIter it = z.random(RANDOM);
-            if (picked.put(it.entry(), Boolean.TRUE) != null) continue;
+            if (picked.put(it.item(), Boolean.TRUE) != null) continue;
             replyElement(r, it.buf(), it.off(), it.len(), it.score(), withScores);
         }
     }

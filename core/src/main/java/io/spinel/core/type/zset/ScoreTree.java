@@ -19,8 +19,8 @@ import java.util.Arrays;
  *
  * <p>An element is one array, its "item": the member's bytes, then the score's 8 bytes (the index
  * finds items by member, leaves point to them). Leaves hold the scores ({@code double[]}, a copy
- * the searches read) and the items side by side and are linked
- * both ways for iteration; inner nodes hold, for every child but the first, a separator key (the
+ * the searches read) and the items side by side and are linked both ways for iteration; inner
+ * nodes hold, for every child but the first, a separator key (the
  * child's first key when the separator was made) and every child's element count. Separators are
  * only made by splits and rebalancing; a delete may leave one below its child's current first key,
  * which keeps the invariant every search relies on: all keys of child j are at or above
@@ -193,7 +193,7 @@ final class ScoreTree {
     }
 
     /**
-     * In a leaf, the first slot whose key is at or above (s, m). The entry (a cache miss) is only
+     * In a leaf, the first slot whose key is at or above (s, m). The item (a cache miss) is only
      * read on a tie of scores.
      */
     private static int lowerBound(Leaf leaf, double s, byte[] m, int off, int len) {
@@ -346,7 +346,7 @@ final class ScoreTree {
         }
     }
 
-    /** The test on a leaf slot; a score bound never loads the entry. */
+    /** The test on a leaf slot; a score bound never loads the item. */
     private static boolean reached(Object range, int kind, Leaf leaf, int i) {
         return reached(range, kind, leaf.scores[i], kind < MIN_LEX ? null : leaf.items[i]);
     }
@@ -423,7 +423,7 @@ final class ScoreTree {
         return item;
     }
 
-    /** Puts the entry into the tree at the place of its key. */
+    /** Puts the item into the tree at the place of its key (score given, as it is already in the item). */
     private void link(byte[] e, double score) {
         Path path = PATH.get();
         int len = memberLength(e);
@@ -561,7 +561,7 @@ final class ScoreTree {
 
     // ---- delete -----------------------------------------------------------------------------------
 
-    /** Finds the entry's leaf (into path.leaf) and slot by its key; fills the path. Returns the slot. */
+    /** Finds the item's leaf (into path.leaf) and slot by its key; fills the path. Returns the slot. */
     private int locate(byte[] e, Path path) {
         double score = score(e);
         Leaf leaf = descend(score, e, 0, memberLength(e), path);
@@ -571,7 +571,7 @@ final class ScoreTree {
         return i;
     }
 
-    /** Removes the entry (from the tree and the index). */
+    /** Removes the item (from the tree and the index). */
     void delete(byte[] e) {
         Path path = PATH.get();
         int i = locate(e, path);
@@ -771,7 +771,7 @@ final class ScoreTree {
     // ---- score updates ----------------------------------------------------------------------------
 
     /**
-     * Moves an entry to a new score: in place when it stays strictly between its neighbours in
+     * Moves an item to a new score: in place when it stays strictly between its neighbours in
      * its leaf (Redis's zslUpdateScore does the same with the list's neighbours), otherwise out
      * and back in at the new place.
      */

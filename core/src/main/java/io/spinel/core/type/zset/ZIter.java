@@ -15,7 +15,7 @@ public final class ZIter {
     private int mOff;
     private int mLen;
     private double score;
-    // tree encoding: the leaf and slot (leaf null for an iterator on a lone entry, see atEntry)
+    // tree encoding: the leaf and slot (leaf null for an iterator on a lone item, see atItem)
     private ScoreTree.Leaf leaf;
     private int slot;
     /** The element's item: member bytes, then the score (see {@link ScoreTree#item}). */

@@ -604,38 +604,37 @@ final class ScoreTree {
         path.clear();
     }
 
-    /** A leaf under its minimum takes from or merges with a sibling under the same parent. */
+    /**
+     * A leaf under its minimum merges with a sibling under the same parent, or the two even out
+     * their elements. The pair is children b - 1 and b of the parent: the leaf and its left
+     * sibling, or for a first child the leaf and its right one.
+     */
     private void rebalanceLeaf(Leaf leaf, Path path) {
         int d = height - 1;
         Inner p = path.nodes[d];
-        int j = path.slots[d];
-        if (j > 0) {
-            Leaf left = (Leaf) p.kids[j - 1];
-            if (left.n + leaf.n <= leafCap) {
-                mergeLeaves(left, leaf);
-                removeChild(p, j, path, d);
-            } else {
-                int give = (left.n - leaf.n) / 2;
-                shiftLeafRight(left, leaf, give);
-                p.counts[j - 1] -= give;
-                p.counts[j] += give;
-                p.sepScore[j] = leaf.scores[0];
-                p.sepEle[j] = leaf.items[0];
-            }
-        } else {
-            Leaf right = (Leaf) p.kids[1];
-            if (leaf.n + right.n <= leafCap) {
-                mergeLeaves(leaf, right);
-                removeChild(p, 1, path, d);
-            } else {
-                int give = (right.n - leaf.n) / 2;
-                shiftLeafLeft(leaf, right, give);
-                p.counts[0] += give;
-                p.counts[1] -= give;
-                p.sepScore[1] = right.scores[0];
-                p.sepEle[1] = right.items[0];
-            }
+        int b = Math.max(path.slots[d], 1);
+        Leaf left = (Leaf) p.kids[b - 1];
+        Leaf right = (Leaf) p.kids[b];
+        if (left.n + right.n <= leafCap) {
+            mergeLeaves(left, right);
+            removeChild(p, b, path, d);
+            return;
         }
+        int toRight = (left.n - right.n) / 2; // negative: elements move left
+        if (toRight > 0) shiftLeafRight(left, right, toRight);
+        else shiftLeafLeft(left, right, -toRight);
+        evenedOut(p, b, toRight, right.scores[0], right.items[0]);
+    }
+
+    /**
+     * After `moved` elements went from child b - 1 to child b (negative: the other way), the
+     * parent's counts follow and child b's separator becomes its new first key.
+     */
+    private static void evenedOut(Inner p, int b, int moved, double sepScore, byte[] sepEle) {
+        p.counts[b - 1] -= moved;
+        p.counts[b] += moved;
+        p.sepScore[b] = sepScore;
+        p.sepEle[b] = sepEle;
     }
 
     /** Appends right's elements to left and unlinks right from the leaf chain. */
@@ -692,35 +691,20 @@ final class ScoreTree {
             return;
         }
         if (p.n >= innerMin) return;
+        // as rebalanceLeaf, one level up
         Inner g = path.nodes[d - 1];
-        int k = path.slots[d - 1];
-        if (k > 0) {
-            Inner left = (Inner) g.kids[k - 1];
-            if (left.n + p.n <= innerCap) {
-                mergeInners(left, p, g.sepScore[k], g.sepEle[k]);
-                removeChild(g, k, path, d - 1);
-            } else {
-                int give = (left.n - p.n) / 2;
-                int moved = shiftInnerRight(left, p, give, g.sepScore[k], g.sepEle[k]);
-                g.counts[k - 1] -= moved;
-                g.counts[k] += moved;
-                g.sepScore[k] = p.sepScore[0];
-                g.sepEle[k] = p.sepEle[0];
-            }
-        } else {
-            Inner right = (Inner) g.kids[1];
-            if (p.n + right.n <= innerCap) {
-                mergeInners(p, right, g.sepScore[1], g.sepEle[1]);
-                removeChild(g, 1, path, d - 1);
-            } else {
-                int give = (right.n - p.n) / 2;
-                int moved = shiftInnerLeft(p, right, give, g.sepScore[1], g.sepEle[1]);
-                g.counts[0] += moved;
-                g.counts[1] -= moved;
-                g.sepScore[1] = right.sepScore[0];
-                g.sepEle[1] = right.sepEle[0];
-            }
+        int b = Math.max(path.slots[d - 1], 1);
+        Inner left = (Inner) g.kids[b - 1];
+        Inner right = (Inner) g.kids[b];
+        if (left.n + right.n <= innerCap) {
+            mergeInners(left, right, g.sepScore[b], g.sepEle[b]);
+            removeChild(g, b, path, d - 1);
+            return;
         }
+        int toRight = (left.n - right.n) / 2;
+        int moved = toRight > 0 ? shiftInnerRight(left, right, toRight, g.sepScore[b], g.sepEle[b])
+                : -shiftInnerLeft(left, right, -toRight, g.sepScore[b], g.sepEle[b]);
+        evenedOut(g, b, moved, right.sepScore[0], right.sepEle[0]);
     }
 
     /** Appends right's children to left; the parent's separator for right bounds right's first child. */

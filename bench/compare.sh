@@ -69,15 +69,22 @@ bench_args=(-c "$clients" -P "$pipeline" -n "$requests" -d "$datasize" -r "$keys
 [[ -n "$tests" ]] && bench_args+=(-t "$tests")
 (( ${#custom[@]} )) && bench_args+=("${custom[@]}")
 # Warm-up (JIT) for Spinel, not measured (as many requests as one measured run unless --warmup),
-# on the prepared data, in five passes: each redis-benchmark run opens its clients afresh and
-# starts with CONFIG GET, paths that the code compiled during the previous run's steady state has
-# not seen, so the JIT throws that code away and compiles it again at the start of the next run.
-# Counted with -XX:+PrintCompilation over back-to-back 200k-request LPUSH runs from a fresh start:
-# 791, 179, 115, 37, 52, 6 compilations (145, 68, 21, 7, 4, 0 methods thrown away), p99 2.5 ms in
-# the first two and 0.7-0.9 ms from the fifth on: it takes about five connection storms before
-# the compiled code covers them, as it does in a server that has been up for a while.
-[[ -n "$setup" ]] && printf '%s\n' "$setup" | redis-cli -p "$sp_port" >/dev/null
+# in five passes, each prepared exactly as a measured run is (FLUSHALL, then --setup): each
+# redis-benchmark run opens its clients afresh and starts with CONFIG GET, paths that the code
+# compiled during the previous run's steady state has not seen, so the JIT throws that code away
+# and compiles it again at the start of the next run. Counted with -XX:+PrintCompilation over
+# back-to-back 200k-request LPUSH runs from a fresh start: 791, 179, 115, 37, 52, 6 compilations
+# (145, 68, 21, 7, 4, 0 methods thrown away), p99 2.5 ms in the first two and 0.7-0.9 ms from the
+# fifth on: it takes about five connection storms before the compiled code covers them, as it
+# does in a server that has been up for a while. The FLUSHALL matters as much: a measured run
+# starts from an empty keyspace, so it creates keys and grows small encodings into large ones,
+# paths a warm-up on already-grown data never takes; C2 compiles them as never taken, and the
+# measured run then deoptimizes zadd, lookupWrite, ZSet.add... (-Xlog:deoptimization=debug) and
+# recompiles them while it runs: single ZADDs of 1.7-4 ms in the slow log (a compiler thread
+# holding the core), p99 0.84-0.86 ms against 0.45 with the warm-up prepared like the run.
 for _ in 1 2 3 4 5; do
+  redis-cli -p "$sp_port" flushall >/dev/null
+  [[ -n "$setup" ]] && printf '%s\n' "$setup" | redis-cli -p "$sp_port" >/dev/null
   redis-benchmark -p "$sp_port" -c "$clients" -P "$pipeline" -n "$(( ${warmup:-$requests} / 5 + 1 ))" \
     -d "$datasize" -r "$keyspace" ${tests:+-t "$tests"} -q "${custom[@]}" > /dev/null 2>&1 || true
 done

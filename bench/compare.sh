@@ -21,6 +21,7 @@
 # redis-benchmark (Debian: apt-get install redis-server redis-tools).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$here/bench/lib.sh"
 clients=50 pipeline=1 requests=1000000 datasize=3 tests="" keyspace=100000 rounds=3 label="" docs=1 setup=""
 subscribers="" warmup="" server_options=""
 custom=()
@@ -61,9 +62,8 @@ pids+=($!)
 redis-server --port "$rd_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work/redis" \
   "${extra[@]}" > "$work/redis.log" 2>&1 &
 pids+=($!)
-for p in "$sp_port" "$rd_port"; do
-  for _ in $(seq 1 600); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.2; done
-done
+wait_for_server spinel "$sp_port" "${pids[0]}" "$work/spinel.log"
+wait_for_server redis "$rd_port" "${pids[1]}" "$work/redis.log"
 
 bench_args=(-c "$clients" -P "$pipeline" -n "$requests" -d "$datasize" -r "$keyspace" --csv)
 [[ -n "$tests" ]] && bench_args+=(-t "$tests")

@@ -21,6 +21,7 @@
 # from run to run with the timing of its collections.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$here/bench/lib.sh"
 sets="${1:-all}"; shift || true
 spinel_opts="" scale=1 rounds=3
 while [[ $# -gt 0 ]]; do
@@ -91,7 +92,7 @@ for set in $sets; do
       redis-server --port "$port" --save "" --appendonly no --dir "$work" > "$work/$who.log" 2>&1 &
     fi
     pid=$!
-    for _ in $(seq 1 600); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+    wait_for_server "$who" "$port" "$pid" "$work/$who.log"
     [[ $who == spinel ]] && pid=$(pgrep -f "io.spinel.server.Main --port $port")
     sleep 1
     before=$(rss "$pid")

@@ -5,6 +5,7 @@
 #   bench/multi-exec.sh [clients=50] [seconds=10] [rounds=3]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$here/bench/lib.sh"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 work=$(mktemp -d /tmp/spinel-multi.XXXXXX)
 sp_port=$(free_port); rd_port=$(free_port)
@@ -15,9 +16,8 @@ trap cleanup EXIT
 pids+=($!)
 redis-server --port "$rd_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" > "$work/redis.log" 2>&1 &
 pids+=($!)
-for p in "$sp_port" "$rd_port"; do
-  for _ in $(seq 1 600); do redis-cli -p "$p" ping >/dev/null 2>&1 && break; sleep 0.2; done
-done
+wait_for_server spinel "$sp_port" "${pids[0]}" "$work/spinel.log"
+wait_for_server redis "$rd_port" "${pids[1]}" "$work/redis.log"
 echo "| test | Spinel tx/s | Redis tx/s | ratio | Spinel p50 ms | Redis p50 ms | Spinel p99 ms | Redis p99 ms |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 java "$here/bench/MultiExecBench.java" "$sp_port" "$rd_port" "${1:-50}" "${2:-10}" "${3:-3}"

@@ -17,6 +17,7 @@
 # 100k sorted sets of 5, some with expiries (a day away, so none expire during the run).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$here/bench/lib.sh"
 rounds=3 load_rounds=5
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -58,7 +59,6 @@ start() { # who port [options that override the defaults here] -> pid
   fi
   pids+=($!)
 }
-ready() { for _ in $(seq 1 1200); do [[ "$(redis-cli -p "$1" ping 2>/dev/null)" == PONG ]] && return; sleep 0.05; done; }
 lat() { # port -> "p50 p99" of GET under load (avg over the csv line)
   redis-benchmark -p "$1" -c 50 -n "$2" -r 400000 -t get --csv 2>/dev/null | awk -F, '/"GET"/ {gsub(/"/,""); print $5, $7}'
 }
@@ -69,7 +69,7 @@ declare -A port_of
 for who in spinel redis; do
   mkdir -p "$work/$who"
   port_of[$who]=$(free_port)
-  start "$who" "${port_of[$who]}"; ready "${port_of[$who]}"
+  start "$who" "${port_of[$who]}"; wait_for_server "$who" "${port_of[$who]}" "${pids[-1]}" "$work/$who.log"
   redis-cli -p "${port_of[$who]}" --pipe < "$work/data.resp" > /dev/null
 done
 keys=$(redis-cli -p "${port_of[spinel]}" dbsize)
@@ -164,7 +164,7 @@ for who in spinel redis; do
   mkdir -p "$work/$who-aof"
   aof_options[1]="$work/$who-aof"
   port=$(free_port)
-  start "$who" "$port" "${aof_options[@]}"; ready "$port"
+  start "$who" "$port" "${aof_options[@]}"; wait_for_server "$who" "$port" "${pids[-1]}" "$work/$who.log"
   redis-cli -p "$port" --pipe < "$work/first.resp" > /dev/null
   redis-cli -p "$port" bgrewriteaof > /dev/null
   while redis-cli -p "$port" info persistence | grep -qE 'aof_rewrite_in_progress:1|aof_rewrite_scheduled:1'; do sleep 0.1; done

@@ -2,10 +2,11 @@
 
 # wait_for_server NAME PORT PID LOG: returns once the server answers PING. Exits the script, showing
 # the end of the server's output, when the process ends first (a JVM option in SPINEL_JAVA_OPTS the
-# JVM refuses, a bad server option) or after 120 s: redis-benchmark would retry a closed port forever.
+# JVM refuses, a bad server option) or after 10 minutes (./spinel-server's first build on a fresh
+# machine included): redis-benchmark would otherwise retry a closed port forever.
 wait_for_server() {
   local name=$1 port=$2 pid=$3 log=$4
-  for _ in $(seq 1 2400); do
+  for _ in $(seq 1 12000); do
     [[ "$(redis-cli -p "$port" ping 2>/dev/null)" == PONG ]] && return 0
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05

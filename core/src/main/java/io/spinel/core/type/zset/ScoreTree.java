@@ -58,7 +58,7 @@ final class ScoreTree {
         return Double.longBitsToDouble(Bytes.getLongLE(item, item.length - 8));
     }
 
-    private static void setScore(byte[] item, double score) {
+    static void setScore(byte[] item, double score) {
         Bytes.putLongLE(item, item.length - 8, Double.doubleToRawLongBits(score));
     }
 
@@ -414,11 +414,16 @@ final class ScoreTree {
 
     // ---- insert -----------------------------------------------------------------------------------
 
-    /** Adds a member known to be absent; the member array is kept. */
+    /** Adds a member known to be absent, copying its bytes into a new item. */
     byte[] insert(double score, byte[] m, int off, int len) {
-        byte[] item = item(m, off, len, score);
-        link(item, score);
-        index.put(KeyHash.of(m, off, len), item, m, off, len);
+        return insertItem(item(m, off, len, score));
+    }
+
+    /** Adds an item made by {@link #item} (its score set) whose member is known to be absent; the array is kept. */
+    byte[] insertItem(byte[] item) {
+        int len = memberLength(item);
+        link(item, score(item));
+        index.put(KeyHash.of(item, 0, len), item, item, 0, len);
         bytes += itemBytes(item);
         return item;
     }

@@ -781,7 +781,10 @@ public final class ZSetCommands {
                 }
             });
         }
-        for (int i = 0; i < acc.size; i++) result.tree.insert(acc.scores[i], acc.members[i], 0, acc.members[i].length);
+        for (int i = 0; i < acc.size; i++) {
+            ScoreTree.setScore(acc.items[i], acc.scores[i]);
+            result.tree.insertItem(acc.items[i]);
+        }
     }
 
     private static void diff(Source[] src, ZSet result, long[] lens) {
@@ -795,9 +798,12 @@ public final class ZSetCommands {
         });
     }
 
-    /** The accumulator of ZUNION: member -> aggregated score, open addressing over insertion arrays. */
+    /**
+     * The accumulator of ZUNION: member -> aggregated score, open addressing over insertion arrays.
+     * Members are kept as the tree's items (score filled in at the end), so the result adopts them.
+     */
     private static final class ScoreMap {
-        byte[][] members;
+        byte[][] items;
         double[] scores;
         long[] hashes;
         int size;
@@ -810,7 +816,7 @@ public final class ZSetCommands {
             table = new int[cap];
             mask = cap - 1;
             int n = (int) Math.min(Math.max(expected, 8), 1 << 20);
-            members = new byte[n][];
+            items = new byte[n][];
             scores = new double[n];
             hashes = new long[n];
         }
@@ -820,20 +826,22 @@ public final class ZSetCommands {
             for (int i = (int) h & mask; ; i = (i + 1) & mask) {
                 int e = table[i];
                 if (e == 0) return -1;
-                byte[] m = members[e - 1];
-                if (hashes[e - 1] == h && m.length == len && Arrays.equals(m, 0, len, b, off, off + len)) return e - 1;
+                byte[] m = items[e - 1];
+                if (hashes[e - 1] == h && ScoreTree.memberLength(m) == len && Arrays.equals(m, 0, len, b, off, off + len)) {
+                    return e - 1;
+                }
             }
         }
 
         void add(byte[] b, int off, int len, double score) {
-            if (size == members.length) {
+            if (size == items.length) {
                 int cap = size * 2;
-                members = Arrays.copyOf(members, cap);
+                items = Arrays.copyOf(items, cap);
                 scores = Arrays.copyOf(scores, cap);
                 hashes = Arrays.copyOf(hashes, cap);
             }
             long h = Bytes.hash(0x5bd1e995L, b, off, len);
-            members[size] = Arrays.copyOfRange(b, off, off + len);
+            items[size] = ScoreTree.item(b, off, len, 0);
             scores[size] = score;
             hashes[size] = h;
             size++;

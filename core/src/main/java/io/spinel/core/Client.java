@@ -159,6 +159,7 @@ public final class Client {
         this.createdAt = now;
         this.lastInteraction = now;
         reader.layout(CommandFamilies.BIG_ARG_LAYOUT);
+        reader.share(engine.sharedQueryBuffer());
         reply.setSink(connection::write);
     }
 

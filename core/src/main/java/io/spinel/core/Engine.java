@@ -10,6 +10,7 @@ import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.keyspace.LazyFree;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.RespReader;
+import io.spinel.core.protocol.SharedQueryBuffer;
 import io.spinel.core.util.Bytes;
 
 import java.util.ArrayList;
@@ -46,6 +47,8 @@ public final class Engine {
     final ArrayList<Client> pendingWrites = new ArrayList<>();
     final ServerStats stats = new ServerStats();
     final Blocking blocking = new Blocking(this);
+    /** What clients with nothing pending read into, one at a time (see RespReader). */
+    private final SharedQueryBuffer sharedQueryBuffer = new SharedQueryBuffer();
     final Transactions transactions = new Transactions(this);
     final PubSub pubsub;
     final Tracking tracking;
@@ -636,6 +639,10 @@ public final class Engine {
         c.connection.close();
     }
 
+    SharedQueryBuffer sharedQueryBuffer() {
+        return sharedQueryBuffer;
+    }
+
     public long nextClientId() {
         return nextClientId;
     }
@@ -644,8 +651,11 @@ public final class Engine {
 
     /** New bytes are in the client's query buffer: run every complete command. */
     public void processInput(Client c) {
-        if (c.closed) return;
         RespReader reader = c.reader;
+        if (c.closed) {
+            reader.detach();
+            return;
+        }
         long clock = System.nanoTime();
         c.lastInteraction = keyspace.systemMillis(clock);
         while (!c.closed && !c.closeAfterReply && !c.paused) {
@@ -671,6 +681,8 @@ public final class Engine {
                 reader.consumed();
             }
         }
+        // what is left of a command still arriving moves out of the shared query buffer
+        reader.detach();
         if (!c.closed && reader.pending() > queryBufferLimit) {
             log.warning("Closing client that reached max query buffer length: id=" + c.id + " addr="
                     + c.connection.remoteAddress() + " qbuf=" + reader.pending());
@@ -1367,7 +1379,7 @@ public final class Engine {
      * as allocated, the reply buffer, and the output still queued in the transport.
      */
     static long clientMemory(Client c) {
-        return CLIENT_OVERHEAD + c.reader.capacity() + c.reply.buffer().length + c.connection.pendingBytes();
+        return CLIENT_OVERHEAD + c.reader.allocated() + c.reply.buffer().length + c.connection.pendingBytes();
     }
 
     /** Output that waits to be sent (Redis's getClientOutputBufferMemoryUsage): what output limits compare. */

@@ -129,7 +129,7 @@ final class InfoCommand {
         field(sb, "maxclients", e.maxClients);
         long maxIn = 0, maxOut = 0;
         for (Client c : e.clients.values()) {
-            maxIn = Math.max(maxIn, c.reader.capacity());
+            maxIn = Math.max(maxIn, c.reader.allocated());
             maxOut = Math.max(maxOut, c.reply.buffer().length);
         }
         field(sb, "client_recent_max_input_buffer", maxIn);

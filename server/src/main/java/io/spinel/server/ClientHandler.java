@@ -43,6 +43,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
                 reader.commit(n);
                 engine.processInput(client);
             } while (in.isReadable() && !client.isClosed());
+            reader.detach();
         } finally {
             in.release();
         }

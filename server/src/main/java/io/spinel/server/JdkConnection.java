@@ -112,6 +112,7 @@ final class JdkConnection extends SocketConnection {
         } catch (IOException e) {
             closeNow();
         }
+        reader.detach(); // a read that returned nothing borrowed the shared query buffer too
         if (any) engine.flushSoon();
     }
 

@@ -13,6 +13,7 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.SingleThreadIoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -130,6 +131,7 @@ final class NettyTransport implements ServerTransport {
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.RECVBUF_ALLOCATOR, acceptsPerWakeUp())
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, readSizes())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(initializer());
         if (keepaliveSeconds > 0) {
@@ -153,6 +155,18 @@ final class NettyTransport implements ServerTransport {
         ServerChannelRecvByteBufAllocator a = new ServerChannelRecvByteBufAllocator();
         a.maxMessagesPerRead(1000);
         return a;
+    }
+
+    /**
+     * What a connection's reads ask the socket for: at least 16 KB (Redis's PROTO_IOBUF_LEN), up to
+     * 64 KB while reads keep filling what they asked for. Netty's default guesses down to 64 bytes
+     * after a few small requests, and a larger one then arrived in two reads: one more system call,
+     * and the command's first part left over in the shared query buffer had to move into a 16 KB
+     * buffer of the client's own. The read buffers come from the pooled allocator and go back to it
+     * as soon as the read is parsed, so asking for more costs no memory.
+     */
+    private static AdaptiveRecvByteBufAllocator readSizes() {
+        return new AdaptiveRecvByteBufAllocator(16 * 1024, 16 * 1024, 64 * 1024);
     }
 
     /**
@@ -183,6 +197,7 @@ final class NettyTransport implements ServerTransport {
                 .channel(EpollServerDomainSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.RECVBUF_ALLOCATOR, acceptsPerWakeUp())
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, readSizes())
                 .childHandler(initializer())
                 .bind(new DomainSocketAddress(path)));
     }

@@ -11,6 +11,11 @@ import java.util.Arrays;
  * Parsing keeps its state between reads, so a huge argument arriving in many packets is scanned
  * once, and the bytes of a command stay put until the command has run.
  *
+ * <p>A client with nothing pending has no buffer of its own: a read goes into the engine's
+ * {@link SharedQueryBuffer}, the commands in it run, and {@link #detach} then copies any part of a
+ * command left over into an array of the client's own, which it keeps until it has been idle for
+ * a while ({@link #releaseIfEmpty}).
+ *
  * <p>A bulk argument of {@link #BIG_ARG} bytes or more that has not fully arrived gets an array of
  * its own, as Redis gives such an argument a query buffer of its exact size and then keeps that
  * buffer as the value: the transport copies the bytes straight into it ({@link #maxWrite} says
@@ -46,10 +51,15 @@ public final class RespReader {
          */
         int headroom(Args parsed, int argc, int length);
     }
-    private static final int INITIAL = 16 * 1024;
+    /** A client's own query buffer starts at this size (PROTO_IOBUF_LEN). */
+    static final int INITIAL = 16 * 1024;
     private static final int TYPE_UNKNOWN = 0, TYPE_INLINE = 1, TYPE_MULTIBULK = 2;
 
-    private byte[] buf = new byte[INITIAL];
+    /** The client's own buffer, the shared one while {@link #onShared}, or empty. */
+    private byte[] buf = Bytes.EMPTY;
+    private SharedQueryBuffer shared;
+    /** buf is {@link #shared}'s array, lent until {@link #detach}. */
+    private boolean onShared;
     /** Start of the command being parsed: bytes before it are consumed. */
     private int start;
     /** Parse position. */
@@ -82,6 +92,11 @@ public final class RespReader {
         this.layout = layout;
     }
 
+    /** Reads go into this buffer while the client has none of its own. */
+    public void share(SharedQueryBuffer shared) {
+        this.shared = shared;
+    }
+
     private boolean receivingBig() {
         return big != null && bigFill < bigNeed;
     }
@@ -100,6 +115,12 @@ public final class RespReader {
         if (receivingBig()) {
             if (n <= bigNeed - bigFill) return big;
             unbig();
+        }
+        if (buf.length == 0 && shared != null && shared.available(n)) {
+            buf = shared.lend(this, n);
+            onShared = true;
+            start = pos = end = 0;
+            return buf;
         }
         if (end + n > buf.length) makeRoom(n);
         return buf;
@@ -124,8 +145,38 @@ public final class RespReader {
         return end - start + (big != null ? bigFill : 0);
     }
 
+    /** The buffer bytes the client reads into now, the shared buffer included (CLIENT LIST's qbuf + qbuf-free). */
     public int capacity() {
         return buf.length + (big != null ? big.length : 0);
+    }
+
+    /** The buffer bytes the client holds of its own (its memory). */
+    public int allocated() {
+        return (onShared ? 0 : buf.length) + (big != null ? big.length : 0);
+    }
+
+    /**
+     * Gives the shared buffer back after the commands of a read have run: what is left of a
+     * command still arriving moves into an array of the client's own, with the arguments already
+     * parsed from it.
+     */
+    public void detach() {
+        if (!onShared) return;
+        int live = end - start;
+        byte[] from = buf;
+        onShared = false;
+        shared.holder = null;
+        if (live == 0 && reqType == TYPE_UNKNOWN) {
+            buf = Bytes.EMPTY;
+            start = pos = end = 0;
+            return;
+        }
+        buf = new byte[Math.max(INITIAL, live)];
+        System.arraycopy(from, start, buf, 0, live);
+        args.relocate(from, buf, start);
+        pos -= start;
+        end -= start;
+        start = 0;
     }
 
     public boolean hasUnparsed() {
@@ -165,7 +216,7 @@ public final class RespReader {
      * after 2 s): an idle connection then holds no 16 KB array. Returns whether it did.
      */
     public boolean releaseIfEmpty() {
-        if (start != end || reqType != TYPE_UNKNOWN || buf.length == 0) return false;
+        if (start != end || reqType != TYPE_UNKNOWN || buf.length == 0 || onShared) return false;
         start = pos = end = 0;
         buf = Bytes.EMPTY;
         return true;
@@ -181,6 +232,10 @@ public final class RespReader {
         }
         System.arraycopy(buf, start, target, 0, live);
         args.relocate(buf, target, start);
+        if (onShared && target != buf) {
+            onShared = false;
+            shared.holder = null;
+        }
         buf = target;
         pos -= start;
         end -= start;
@@ -212,7 +267,7 @@ public final class RespReader {
         start = pos;
         if (start == end && reqType == TYPE_UNKNOWN) {
             start = pos = end = 0;
-            if (buf.length > 4 * INITIAL) {
+            if (buf.length > 4 * INITIAL && !onShared) {
                 buf = new byte[INITIAL];
             }
         }
@@ -320,7 +375,11 @@ public final class RespReader {
         big = null;
         bigFill = bigNeed = 0;
         args.clear();
-        if (buf.length > INITIAL) buf = new byte[INITIAL];
+        if (onShared) {
+            onShared = false;
+            shared.holder = null;
+        }
+        buf = Bytes.EMPTY;
     }
 
     @Override

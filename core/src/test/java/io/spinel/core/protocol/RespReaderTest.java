@@ -216,6 +216,125 @@ class RespReaderTest {
         assertError("*1\r\n$" + "1".repeat(70_000), false, "Protocol error: too big bulk count string");
     }
 
+    private static void feed(RespReader r, String s) {
+        byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
+        System.arraycopy(b, 0, r.writable(b.length), r.writeOffset(), b.length);
+        r.commit(b.length);
+    }
+
+    private static List<String> strings(Args a) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < a.count(); i++) out.add(a.string(i));
+        return out;
+    }
+
+    /** Whole commands are read and run in the shared buffer: the client holds no buffer of its own. */
+    @Test
+    void wholeCommandsLeaveNoBufferOfTheClientsOwn() {
+        SharedQueryBuffer shared = new SharedQueryBuffer();
+        Args a = new Args();
+        RespReader r = new RespReader(a);
+        r.share(shared);
+        feed(r, "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n");
+        assertThat(r.allocated()).isZero();
+        assertThat(r.capacity()).isGreaterThanOrEqualTo(16 * 1024); // reading into the shared one
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(a)).containsExactly("PING");
+        r.consumed();
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(a)).containsExactly("ECHO", "hi");
+        r.consumed();
+        r.detach();
+        assertThat(r.allocated()).isZero();
+        assertThat(r.capacity()).isZero();
+        assertThat(r.pending()).isZero();
+    }
+
+    /**
+     * Part of a command left at the end of a read moves into a buffer of the client's own, with the
+     * arguments already parsed, and the shared buffer is free for the next client at once.
+     */
+    @Test
+    void aPartialCommandMovesOutOfTheSharedBuffer() {
+        SharedQueryBuffer shared = new SharedQueryBuffer();
+        Args a = new Args();
+        RespReader r = new RespReader(a);
+        r.share(shared);
+        feed(r, "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nva");
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        r.detach();
+        assertThat(r.allocated()).isGreaterThanOrEqualTo(16 * 1024);
+        assertThat(r.pending()).isEqualTo(28);
+
+        // another client reads into the shared buffer meanwhile, overwriting what was there
+        Args other = new Args();
+        RespReader o = new RespReader(other);
+        o.share(shared);
+        feed(o, "*2\r\n$3\r\nGET\r\n$3\r\nzzz\r\n");
+        assertThat(o.allocated()).isZero();
+        assertThat(o.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(other)).containsExactly("GET", "zzz");
+        o.consumed();
+        o.detach();
+
+        feed(r, "lue\r\n");
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(a)).containsExactly("SET", "key", "value");
+        r.consumed();
+        r.detach();
+        // the client keeps its own buffer until it has been idle (as Redis does)
+        assertThat(r.allocated()).isGreaterThanOrEqualTo(16 * 1024);
+        assertThat(r.releaseIfEmpty()).isTrue();
+        assertThat(r.allocated()).isZero();
+    }
+
+    /** While one client has the shared buffer, another one's read goes into a buffer of its own. */
+    @Test
+    void aSecondReaderDoesNotTakeTheLentBuffer() {
+        SharedQueryBuffer shared = new SharedQueryBuffer();
+        RespReader first = new RespReader(new Args());
+        first.share(shared);
+        Args a = new Args();
+        RespReader second = new RespReader(a);
+        second.share(shared);
+        feed(first, "*1\r\n$4\r\nPING\r\n");
+        feed(second, "*2\r\n$4\r\nECHO\r\n$1\r\nx\r\n");
+        assertThat(second.allocated()).isGreaterThanOrEqualTo(16 * 1024);
+        assertThat(second.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(a)).containsExactly("ECHO", "x");
+        assertThat(first.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        first.consumed();
+        first.detach();
+        assertThat(first.capacity()).isZero();
+    }
+
+    /** A big argument that starts in the shared buffer keeps the arguments before it. */
+    @Test
+    void aBigArgumentStartedInTheSharedBuffer() {
+        SharedQueryBuffer shared = new SharedQueryBuffer();
+        Args a = new Args();
+        RespReader r = new RespReader(a);
+        r.share(shared);
+        String big = "v".repeat(RespReader.BIG_ARG + 10);
+        String whole = "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$" + big.length() + "\r\n" + big + "\r\n";
+        feed(r, whole.substring(0, 100));
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        r.detach();
+        // the other client's read overwrites the shared buffer
+        RespReader o = new RespReader(new Args());
+        o.share(shared);
+        feed(o, "x".repeat(200));
+        o.detach();
+        String rest = whole.substring(100);
+        while (!rest.isEmpty()) {
+            int n = Math.min(rest.length(), r.maxWrite() == Integer.MAX_VALUE ? 1000 : Math.min(r.maxWrite(), 1000));
+            feed(r, rest.substring(0, n));
+            rest = rest.substring(n);
+        }
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(a)).containsExactly("SET", "key", big);
+    }
+
     private void assertError(String input, boolean auth, String message) {
         Args a = new Args();
         RespReader r = new RespReader(a);

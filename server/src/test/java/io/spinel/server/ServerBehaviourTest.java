@@ -374,6 +374,27 @@ class ServerBehaviourTest {
         }
     }
 
+    /** The cron looks at a slice of the clients per tick; every one of many still gets its turn. */
+    @Test
+    void everyOneOfManyIdleClientsIsClosedAfterTimeout() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("timeout", "1").start()) {
+            java.util.List<RawClient> clients = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 120; i++) {
+                    RawClient c = new RawClient(s.port());
+                    clients.add(c);
+                    assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+                }
+                for (RawClient c : clients) {
+                    c.setTimeout(6000);
+                    assertThat(c.isClosedByPeer()).isTrue();
+                }
+            } finally {
+                for (RawClient c : clients) c.close();
+            }
+        }
+    }
+
     @Test
     void slowReaderDoesNotStallOthers() throws Exception {
         try (SpinelServer s = SpinelServer.builder().randomPort().start();

@@ -267,8 +267,9 @@ public final class RespReader {
         start = pos;
         if (start == end && reqType == TYPE_UNKNOWN) {
             start = pos = end = 0;
+            // a buffer a big command grew is not kept: the next read goes to the shared one
             if (buf.length > 4 * INITIAL && !onShared) {
-                buf = new byte[INITIAL];
+                buf = shared != null ? Bytes.EMPTY : new byte[INITIAL];
             }
         }
     }

@@ -226,7 +226,8 @@ public final class RespReader {
         int live = end - start;
         byte[] target = buf;
         if ((long) live + n > buf.length) {
-            long cap = Math.max((long) live + n, Math.max((long) buf.length * 2, INITIAL));
+            // (leaving the shared buffer, whose size says nothing about this client's needs)
+            long cap = Math.max((long) live + n, onShared ? INITIAL : Math.max((long) buf.length * 2, INITIAL));
             if (cap > Integer.MAX_VALUE - 8) cap = Integer.MAX_VALUE - 8;
             target = new byte[(int) cap];
         }

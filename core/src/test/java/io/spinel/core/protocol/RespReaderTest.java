@@ -222,6 +222,12 @@ class RespReaderTest {
         r.commit(b.length);
     }
 
+    private static RespReader sharing(SharedQueryBuffer shared, Args a) {
+        RespReader r = new RespReader(a);
+        r.share(shared);
+        return r;
+    }
+
     private static List<String> strings(Args a) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < a.count(); i++) out.add(a.string(i));
@@ -233,8 +239,7 @@ class RespReaderTest {
     void wholeCommandsLeaveNoBufferOfTheClientsOwn() {
         SharedQueryBuffer shared = new SharedQueryBuffer();
         Args a = new Args();
-        RespReader r = new RespReader(a);
-        r.share(shared);
+        RespReader r = sharing(shared, a);
         feed(r, "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n");
         assertThat(r.allocated()).isZero();
         assertThat(r.capacity()).isGreaterThanOrEqualTo(16 * 1024); // reading into the shared one
@@ -258,8 +263,7 @@ class RespReaderTest {
     void aPartialCommandMovesOutOfTheSharedBuffer() {
         SharedQueryBuffer shared = new SharedQueryBuffer();
         Args a = new Args();
-        RespReader r = new RespReader(a);
-        r.share(shared);
+        RespReader r = sharing(shared, a);
         feed(r, "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$5\r\nva");
         assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
         r.detach();
@@ -268,8 +272,7 @@ class RespReaderTest {
 
         // another client reads into the shared buffer meanwhile, overwriting what was there
         Args other = new Args();
-        RespReader o = new RespReader(other);
-        o.share(shared);
+        RespReader o = sharing(shared, other);
         feed(o, "*2\r\n$3\r\nGET\r\n$3\r\nzzz\r\n");
         assertThat(o.allocated()).isZero();
         assertThat(o.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
@@ -292,11 +295,9 @@ class RespReaderTest {
     @Test
     void aSecondReaderDoesNotTakeTheLentBuffer() {
         SharedQueryBuffer shared = new SharedQueryBuffer();
-        RespReader first = new RespReader(new Args());
-        first.share(shared);
+        RespReader first = sharing(shared, new Args());
         Args a = new Args();
-        RespReader second = new RespReader(a);
-        second.share(shared);
+        RespReader second = sharing(shared, a);
         feed(first, "*1\r\n$4\r\nPING\r\n");
         feed(second, "*2\r\n$4\r\nECHO\r\n$1\r\nx\r\n");
         assertThat(second.allocated()).isGreaterThanOrEqualTo(16 * 1024);
@@ -308,21 +309,40 @@ class RespReaderTest {
         assertThat(first.capacity()).isZero();
     }
 
+    /**
+     * A bulk longer than the shared buffer holds (but under the big-argument size) moves the
+     * command into a buffer of the client's own, sized for it, and frees the shared one.
+     */
+    @Test
+    void aBulkLongerThanTheSharedBufferMovesOut() {
+        SharedQueryBuffer shared = new SharedQueryBuffer();
+        Args a = new Args();
+        RespReader r = sharing(shared, a);
+        String value = "w".repeat(20_000);
+        feed(r, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$20000\r\n" + value.substring(0, 1000));
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
+        assertThat(r.allocated()).isBetween(20_000, 32 * 1024 - 1);
+        RespReader o = sharing(shared, new Args());
+        feed(o, "*1\r\n$4\r\nPING\r\n");
+        assertThat(o.allocated()).isZero(); // the shared buffer was free for it
+        feed(r, value.substring(1000) + "\r\n");
+        assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.COMMAND);
+        assertThat(strings(a)).containsExactly("SET", "k", value);
+    }
+
     /** A big argument that starts in the shared buffer keeps the arguments before it. */
     @Test
     void aBigArgumentStartedInTheSharedBuffer() {
         SharedQueryBuffer shared = new SharedQueryBuffer();
         Args a = new Args();
-        RespReader r = new RespReader(a);
-        r.share(shared);
+        RespReader r = sharing(shared, a);
         String big = "v".repeat(RespReader.BIG_ARG + 10);
         String whole = "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$" + big.length() + "\r\n" + big + "\r\n";
         feed(r, whole.substring(0, 100));
         assertThat(r.next(false, 512L << 20)).isEqualTo(RespReader.NEED_MORE);
         r.detach();
         // the other client's read overwrites the shared buffer
-        RespReader o = new RespReader(new Args());
-        o.share(shared);
+        RespReader o = sharing(shared, new Args());
         feed(o, "x".repeat(200));
         o.detach();
         String rest = whole.substring(100);

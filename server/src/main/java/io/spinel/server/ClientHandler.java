@@ -43,9 +43,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
                 reader.commit(n);
                 engine.processInput(client);
             } while (in.isReadable() && !client.isClosed());
-            reader.detach();
         } finally {
             in.release();
+            // whatever happened, the shared query buffer is free for the next client
+            if (client != null) client.reader().detach();
         }
     }
 

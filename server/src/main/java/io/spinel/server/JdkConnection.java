@@ -111,8 +111,9 @@ final class JdkConnection extends SocketConnection {
             }
         } catch (IOException e) {
             closeNow();
+        } finally {
+            reader.detach(); // a read that returned nothing borrowed the shared query buffer too
         }
-        reader.detach(); // a read that returned nothing borrowed the shared query buffer too
         if (any) engine.flushSoon();
     }
 

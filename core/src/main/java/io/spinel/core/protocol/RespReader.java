@@ -55,11 +55,9 @@ public final class RespReader {
     static final int INITIAL = 16 * 1024;
     private static final int TYPE_UNKNOWN = 0, TYPE_INLINE = 1, TYPE_MULTIBULK = 2;
 
-    /** The client's own buffer, the shared one while {@link #onShared}, or empty. */
+    /** The client's own buffer, the shared one while {@link #onShared()}, or empty. */
     private byte[] buf = Bytes.EMPTY;
     private SharedQueryBuffer shared;
-    /** buf is {@link #shared}'s array, lent until {@link #detach}. */
-    private boolean onShared;
     /** Start of the command being parsed: bytes before it are consumed. */
     private int start;
     /** Parse position. */
@@ -97,6 +95,11 @@ public final class RespReader {
         this.shared = shared;
     }
 
+    /** buf is the shared buffer's array, lent to this reader until {@link #detach}. */
+    private boolean onShared() {
+        return shared != null && shared.holder == this;
+    }
+
     private boolean receivingBig() {
         return big != null && bigFill < bigNeed;
     }
@@ -118,7 +121,6 @@ public final class RespReader {
         }
         if (buf.length == 0 && shared != null && shared.available(n)) {
             buf = shared.lend(this, n);
-            onShared = true;
             start = pos = end = 0;
             return buf;
         }
@@ -152,7 +154,7 @@ public final class RespReader {
 
     /** The buffer bytes the client holds of its own (its memory). */
     public int allocated() {
-        return (onShared ? 0 : buf.length) + (big != null ? big.length : 0);
+        return (onShared() ? 0 : buf.length) + (big != null ? big.length : 0);
     }
 
     /**
@@ -161,10 +163,9 @@ public final class RespReader {
      * parsed from it.
      */
     public void detach() {
-        if (!onShared) return;
+        if (!onShared()) return;
         int live = end - start;
         byte[] from = buf;
-        onShared = false;
         shared.holder = null;
         if (live == 0 && reqType == TYPE_UNKNOWN) {
             buf = Bytes.EMPTY;
@@ -216,7 +217,7 @@ public final class RespReader {
      * after 2 s): an idle connection then holds no 16 KB array. Returns whether it did.
      */
     public boolean releaseIfEmpty() {
-        if (start != end || reqType != TYPE_UNKNOWN || buf.length == 0 || onShared) return false;
+        if (start != end || reqType != TYPE_UNKNOWN || buf.length == 0 || onShared()) return false;
         start = pos = end = 0;
         buf = Bytes.EMPTY;
         return true;
@@ -225,18 +226,17 @@ public final class RespReader {
     private void makeRoom(int n) {
         int live = end - start;
         byte[] target = buf;
+        boolean leavesShared = false;
         if ((long) live + n > buf.length) {
             // (leaving the shared buffer, whose size says nothing about this client's needs)
-            long cap = Math.max((long) live + n, onShared ? INITIAL : Math.max((long) buf.length * 2, INITIAL));
+            leavesShared = onShared();
+            long cap = Math.max((long) live + n, leavesShared ? INITIAL : Math.max((long) buf.length * 2, INITIAL));
             if (cap > Integer.MAX_VALUE - 8) cap = Integer.MAX_VALUE - 8;
             target = new byte[(int) cap];
         }
         System.arraycopy(buf, start, target, 0, live);
         args.relocate(buf, target, start);
-        if (onShared && target != buf) {
-            onShared = false;
-            shared.holder = null;
-        }
+        if (leavesShared) shared.holder = null;
         buf = target;
         pos -= start;
         end -= start;
@@ -269,7 +269,7 @@ public final class RespReader {
         if (start == end && reqType == TYPE_UNKNOWN) {
             start = pos = end = 0;
             // a buffer a big command grew is not kept: the next read goes to the shared one
-            if (buf.length > 4 * INITIAL && !onShared) {
+            if (buf.length > 4 * INITIAL && !onShared()) {
                 buf = shared != null ? Bytes.EMPTY : new byte[INITIAL];
             }
         }
@@ -377,10 +377,7 @@ public final class RespReader {
         big = null;
         bigFill = bigNeed = 0;
         args.clear();
-        if (onShared) {
-            onShared = false;
-            shared.holder = null;
-        }
+        if (onShared()) shared.holder = null;
         buf = Bytes.EMPTY;
     }
 

@@ -1,6 +1,7 @@
 package io.spinel.core.protocol;
 
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.UninitializedBytes;
 
 import java.util.Arrays;
 
@@ -192,7 +193,9 @@ public final class RespReader {
         bigHead = head;
         bigNeed = n + 2;
         bigFill = end - pos;
-        big = new byte[head + bigNeed];
+        // every byte of it is received before the command runs, and the head is written by the
+        // command that adopts the array (StringEntry.adoptRaw) or never read
+        big = UninitializedBytes.allocate(head + bigNeed);
         System.arraycopy(buf, pos, big, head, bigFill);
         end = pos;
     }

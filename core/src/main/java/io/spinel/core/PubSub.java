@@ -8,7 +8,6 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Glob;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -37,7 +36,41 @@ final class PubSub {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Name && Arrays.equals(((Name) o).bytes, bytes);
+            if (o instanceof Name) return Arrays.equals(((Name) o).bytes, bytes);
+            return o instanceof Probe && ((Probe) o).matches(this);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    /**
+     * A channel name in place (in the query buffer or a scratch array) that finds its {@link Name}
+     * in a registry without being copied: PUBLISH and keyspace events look up a channel per call.
+     */
+    static final class Probe {
+        private byte[] buf;
+        private int off, len, hash;
+
+        Probe of(byte[] buf, int off, int len) {
+            this.buf = buf;
+            this.off = off;
+            this.len = len;
+            int h = 1; // Arrays.hashCode's, as Name keeps it
+            for (int i = off; i < off + len; i++) h = 31 * h + buf[i];
+            this.hash = h;
+            return this;
+        }
+
+        boolean matches(Name n) {
+            return Arrays.equals(n.bytes, 0, n.bytes.length, buf, off, off + len);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Name && matches((Name) o);
         }
 
         @Override
@@ -84,8 +117,8 @@ final class PubSub {
             case "unsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.CHANNEL);
             case "punsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.PATTERN);
             case "sunsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.SHARD);
-            case "publish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), false));
-            case "spublish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args().copy(1), c.args().copy(2), true));
+            case "publish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args(), false));
+            case "spublish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args(), true));
             case "pubsub|channels" -> c -> c.engine.pubsub.listChannels(c, false);
             case "pubsub|shardchannels" -> c -> c.engine.pubsub.listChannels(c, true);
             case "pubsub|numsub" -> c -> c.engine.pubsub.numsub(c, false);
@@ -211,41 +244,83 @@ final class PubSub {
         return c.subscriptions != null && c.subscriptions.any();
     }
 
-    /** Delivers a message; returns how many subscriptions received it. */
+    private final Probe probe = new Probe();
+    /**
+     * The receivers of the message being delivered, gathered before any is written to (a delivery
+     * may disconnect a subscriber over its output limit, which changes the sets), reused from one
+     * PUBLISH to the next; a delivery inside a delivery gets arrays of its own.
+     */
+    private Client[] receivers = new Client[16];
+    private Name[] receiverPatterns = new Name[16];
+    private boolean delivering;
+
+    /** PUBLISH / SPUBLISH channel message, from the arguments in place. */
+    long publish(Args a, boolean shard) {
+        return publish(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), shard);
+    }
+
     long publish(byte[] channel, byte[] message, boolean shard) {
-        long receivers = 0;
-        LinkedHashSet<Client> direct = (shard ? shardChannels : channels).get(new Name(channel));
+        return publish(channel, 0, channel.length, message, 0, message.length, shard);
+    }
+
+    /** Delivers a message; returns how many subscriptions received it. */
+    long publish(byte[] ch, int chOff, int chLen, byte[] msg, int msgOff, int msgLen, boolean shard) {
+        LinkedHashSet<Client> direct = (shard ? shardChannels : channels).get(probe.of(ch, chOff, chLen));
+        boolean patternsToo = !shard && !patterns.isEmpty();
+        if (direct == null && !patternsToo) return 0;
+        boolean nested = delivering;
+        Client[] to = nested ? new Client[16] : receivers;
+        Name[] via = nested ? new Name[16] : receiverPatterns;
+        int n = 0;
         if (direct != null) {
-            for (Client c : new ArrayList<>(direct)) {
-                Reply r = c.reply();
-                r.beginPush();
-                r.pushHeader(3);
-                r.bulk(shard ? SMESSAGE : MESSAGE);
-                r.bulk(channel);
-                r.bulk(message);
-                r.endPush();
-                delivered(c);
-                receivers++;
+            for (Client c : direct) {
+                if (n == to.length) to = Arrays.copyOf(to, n * 2);
+                to[n++] = c;
             }
         }
-        if (shard || patterns.isEmpty()) return receivers;
-        for (Map.Entry<Name, LinkedHashSet<Client>> e : new ArrayList<>(patterns.entrySet())) {
-            byte[] p = e.getKey().bytes;
-            if (!Glob.match(p, 0, p.length, channel, 0, channel.length, false)) continue;
-            for (Client c : new ArrayList<>(e.getValue())) {
-                Reply r = c.reply();
-                r.beginPush();
-                r.pushHeader(4);
-                r.bulk(PMESSAGE);
-                r.bulk(p);
-                r.bulk(channel);
-                r.bulk(message);
-                r.endPush();
-                delivered(c);
-                receivers++;
+        int directCount = n;
+        if (patternsToo) {
+            for (Map.Entry<Name, LinkedHashSet<Client>> e : patterns.entrySet()) {
+                byte[] p = e.getKey().bytes;
+                if (!Glob.match(p, 0, p.length, ch, chOff, chLen, false)) continue;
+                for (Client c : e.getValue()) {
+                    if (n == to.length) to = Arrays.copyOf(to, n * 2);
+                    if (n >= via.length) via = Arrays.copyOf(via, to.length);
+                    via[n] = e.getKey();
+                    to[n++] = c;
+                }
             }
         }
-        return receivers;
+        if (!nested) {
+            receivers = to;
+            receiverPatterns = via;
+        }
+        delivering = true;
+        try {
+            for (int i = 0; i < n; i++) {
+                Client c = to[i];
+                to[i] = null; // the arrays outlive the call: hold no client past it
+                Reply r = c.reply();
+                r.beginPush();
+                if (i < directCount) {
+                    r.pushHeader(3);
+                    r.bulk(shard ? SMESSAGE : MESSAGE);
+                } else {
+                    byte[] p = via[i].bytes;
+                    via[i] = null;
+                    r.pushHeader(4);
+                    r.bulk(PMESSAGE);
+                    r.bulk(p);
+                }
+                r.bulk(ch, chOff, chLen);
+                r.bulk(msg, msgOff, msgLen);
+                r.endPush();
+                delivered(c);
+            }
+        } finally {
+            delivering = nested;
+        }
+        return n;
     }
 
     /** After a push: schedule the write, count the subscriber's grown output, apply its output limit. */
@@ -295,19 +370,48 @@ final class PubSub {
     private static final byte[] KEYSPACE_PREFIX = Bytes.ascii("__keyspace@");
     private static final byte[] KEYEVENT_PREFIX = Bytes.ascii("__keyevent@");
 
+    /** Event names as bytes, made once per name (the names are constants of the commands). */
+    private final HashMap<String, byte[]> eventNames = new HashMap<>();
+    /** Where the event channels are spelled, reused (a nested event spells into its own). */
+    private byte[] channelScratch = new byte[64];
+    private boolean spelling;
+
     /** Publishes one keyspace event on the channels notify-keyspace-events asks for. */
     void notifyEvent(int flags, String event, int db, byte[] k, int off, int len) {
-        byte[] ev = Bytes.ascii(event);
-        byte[] dbId = Bytes.longToBytes(db);
-        if ((flags & Notify.KEYSPACE) != 0) {
-            ByteBuffer b = ByteBuffer.allocate(KEYSPACE_PREFIX.length + dbId.length + 3 + len);
-            b.put(KEYSPACE_PREFIX).put(dbId).put((byte) '_').put((byte) '_').put((byte) ':').put(k, off, len);
-            publish(b.array(), ev, false);
+        byte[] ev = eventNames.computeIfAbsent(event, Bytes::ascii);
+        boolean nested = spelling;
+        spelling = true;
+        try {
+            if ((flags & Notify.KEYSPACE) != 0) {
+                byte[] b = channelRoom(nested, KEYSPACE_PREFIX.length + 20 + 3 + len);
+                int n = spellChannel(b, KEYSPACE_PREFIX, db, k, off, len);
+                publish(b, 0, n, ev, 0, ev.length, false);
+            }
+            if ((flags & Notify.KEYEVENT) != 0) {
+                byte[] b = channelRoom(nested, KEYEVENT_PREFIX.length + 20 + 3 + ev.length);
+                int n = spellChannel(b, KEYEVENT_PREFIX, db, ev, 0, ev.length);
+                publish(b, 0, n, k, off, len, false);
+            }
+        } finally {
+            spelling = nested;
         }
-        if ((flags & Notify.KEYEVENT) != 0) {
-            ByteBuffer b = ByteBuffer.allocate(KEYEVENT_PREFIX.length + dbId.length + 3 + ev.length);
-            b.put(KEYEVENT_PREFIX).put(dbId).put((byte) '_').put((byte) '_').put((byte) ':').put(ev);
-            publish(b.array(), Arrays.copyOfRange(k, off, off + len), false);
-        }
+    }
+
+    private byte[] channelRoom(boolean nested, int size) {
+        // a nested event, or a long key's channel that the scratch should not keep growing for
+        if (nested || size > 4096) return new byte[size];
+        if (channelScratch.length < size) channelScratch = new byte[Math.max(size, channelScratch.length * 2)];
+        return channelScratch;
+    }
+
+    /** prefix, the db number, "__:", then the name: __keyspace@0__:key or __keyevent@0__:set. */
+    private static int spellChannel(byte[] b, byte[] prefix, int db, byte[] name, int off, int len) {
+        System.arraycopy(prefix, 0, b, 0, prefix.length);
+        int p = Bytes.writeLong(b, prefix.length, db);
+        b[p++] = '_';
+        b[p++] = '_';
+        b[p++] = ':';
+        System.arraycopy(name, off, b, p, len);
+        return p + len;
     }
 }

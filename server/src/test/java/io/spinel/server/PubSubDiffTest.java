@@ -136,4 +136,35 @@ class PubSubDiffTest {
         }
         assertThat(diffs).isEmpty();
     }
+
+    /**
+     * Event channels are spelled for every event: in a database past 9, for a key far longer than
+     * the usual channel and then for a short one (each must be exactly its own length), received
+     * once through a pattern and once through a channel subscription.
+     */
+    @Test
+    void keyspaceEventsOfLongAndShortKeysInAnotherDb() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (TwinClient sub = twin(diffs); TwinClient cmd = twin(diffs)) {
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "KEA");
+            sub.send("SUBSCRIBE", "__keyevent@12__:set");
+            sub.read("subscribe confirmation");
+            sub.send("PSUBSCRIBE", "__keyspace@12__:*");
+            sub.read("psubscribe confirmation");
+            cmd.call("SELECT", "12");
+            cmd.call("SET", "k".repeat(5000), "v");
+            sub.read("keyspace set of the long key");
+            sub.read("keyevent set of the long key");
+            cmd.call("SET", "s", "v");
+            sub.read("keyspace set of a short key");
+            sub.read("keyevent set of a short key");
+            cmd.call("DEL", "s");
+            sub.read("keyspace del (no keyevent subscription)");
+            cmd.call("PUBLISH", "__keyspace@12__:x", "by hand");
+            sub.read("pmessage published by hand");
+            cmd.call("CONFIG", "SET", "notify-keyspace-events", "");
+            cmd.call("SELECT", "0");
+        }
+        assertThat(diffs).isEmpty();
+    }
 }

@@ -15,7 +15,7 @@ public final class Glob {
     }
 
     public static boolean match(byte[] p, int pOff, int pLen, byte[] s, int sOff, int sLen, boolean nocase) {
-        return matchImpl(p, pOff, pOff + pLen, s, sOff, sOff + sLen, nocase, new boolean[1]);
+        return matchImpl(p, pOff, pOff + pLen, s, sOff, sOff + sLen, nocase) == MATCH;
     }
 
     /** True when the pattern has no special characters, so a match is an exact lookup. */
@@ -35,20 +35,22 @@ public final class Glob {
         return (c >= 'A' && c <= 'Z') ? c + 32 : c;
     }
 
-    private static boolean matchImpl(byte[] p, int pi, int pEnd, byte[] s, int si, int sEnd,
-                                     boolean nocase, boolean[] skipLonger) {
+    private static final int MATCH = 1, NO_MATCH = 0;
+    /** A star ran out of subject: no earlier star can match by taking more either; all give up. */
+    private static final int GIVE_UP = -1;
+
+    private static int matchImpl(byte[] p, int pi, int pEnd, byte[] s, int si, int sEnd, boolean nocase) {
         while (pi < pEnd && si < sEnd) {
             switch (p[pi]) {
                 case '*': {
                     while (pi + 1 < pEnd && p[pi + 1] == '*') pi++;
-                    if (pi + 1 == pEnd) return true;
+                    if (pi + 1 == pEnd) return MATCH;
                     while (si < sEnd) {
-                        if (matchImpl(p, pi + 1, pEnd, s, si, sEnd, nocase, skipLonger)) return true;
-                        if (skipLonger[0]) return false;
+                        int rest = matchImpl(p, pi + 1, pEnd, s, si, sEnd, nocase);
+                        if (rest != NO_MATCH) return rest;
                         si++;
                     }
-                    skipLonger[0] = true;
-                    return false;
+                    return GIVE_UP;
                 }
                 case '?':
                     si++;
@@ -89,7 +91,7 @@ public final class Glob {
                         pi++;
                     }
                     if (not) match = !match;
-                    if (!match) return false;
+                    if (!match) return NO_MATCH;
                     si++;
                     break;
                 }
@@ -98,7 +100,7 @@ public final class Glob {
                     // fall through
                 default: {
                     int pc = p[pi], c = s[si];
-                    if (nocase ? lower(pc) != lower(c) : pc != c) return false;
+                    if (nocase ? lower(pc) != lower(c) : pc != c) return NO_MATCH;
                     si++;
                     break;
                 }
@@ -109,6 +111,6 @@ public final class Glob {
                 break;
             }
         }
-        return pi == pEnd && si == sEnd;
+        return pi == pEnd && si == sEnd ? MATCH : NO_MATCH;
     }
 }

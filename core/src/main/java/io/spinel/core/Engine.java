@@ -657,6 +657,16 @@ public final class Engine {
         c.connection.close();
     }
 
+    private final byte[] digitScratch = new byte[20];
+
+    /**
+     * Room for a long's decimal digits that a command hands to a structure which copies them
+     * (HINCRBY into a hash): the executor's own, never kept past the call that filled it.
+     */
+    public byte[] digitScratch() {
+        return digitScratch;
+    }
+
     SharedQueryBuffer sharedQueryBuffer() {
         return sharedQueryBuffer;
     }

@@ -430,13 +430,11 @@ public final class KeyCommands {
             throw CommandError.err("GT and LT options at the same time are not compatible");
         }
         long when = c.argLong(2);
-        String name = a.string(0).toLowerCase();
-        CommandError bad = new CommandError("ERR invalid expire time in '" + name + "' command");
         if (!millis) {
-            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) throw bad;
+            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) throw invalidExpireTime(a);
             when *= 1000;
         }
-        if (when > Long.MAX_VALUE - basetime) throw bad;
+        if (when > Long.MAX_VALUE - basetime) throw invalidExpireTime(a);
         when += basetime;
         Db db = c.db();
         Object e = db.lookupWrite(a.buf(1), a.off(1), a.len(1));
@@ -472,6 +470,10 @@ public final class KeyCommands {
             engine.dirty++;
         }
         c.reply().integer(1);
+    }
+
+    private static CommandError invalidExpireTime(Args a) {
+        return new CommandError("ERR invalid expire time in '" + a.string(0).toLowerCase() + "' command");
     }
 
     static void ttl(Client c, boolean millis, boolean absolute) {

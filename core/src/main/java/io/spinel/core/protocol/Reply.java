@@ -277,6 +277,14 @@ public final class Reply {
 
     /** A double: RESP3 ",1.5", RESP2 bulk "1.5", formatted %.17g. */
     public void dbl(double d) {
+        if (d == Math.rint(d) && Math.abs(d) < 1e17 && !(d == 0 && 1 / d < 0)) {
+            // a whole number (-0 aside): %.17g prints its digits, written here without a String
+            // (scores are often counts, ranks or timestamps)
+            long v = (long) d;
+            if (protocol == 3) prefixed(',', v);
+            else bulkLong(v);
+            return;
+        }
         String s = Doubles.format17g(d);
         if (protocol == 3) {
             int n = s.length();

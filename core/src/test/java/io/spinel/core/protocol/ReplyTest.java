@@ -44,6 +44,25 @@ class ReplyTest {
         assertThat(drained()).isEqualTo("_\r\n_\r\n%2\r\n~1\r\n,1.5\r\n,inf\r\n#f\r\n");
     }
 
+    /**
+     * Whole-number doubles are written straight from their digits; every double must still read
+     * exactly as %.17g prints it (Doubles.format17g), -0 and the exponent form included.
+     */
+    @Test
+    void doublesReadAsPercent17gWhetherWholeOrNot() {
+        double[] values = {0.0, -0.0, 1, -1, 7, -123456, 1e15, 99999999999999984.0, 1e17, -1e17, 2.5e17,
+                1733400000000.0, 0.5, -2.25, 1.0 / 3, 1e-5, Double.MAX_VALUE, -Double.MIN_VALUE};
+        for (int protocol : new int[] {2, 3}) {
+            r.setProtocol(protocol);
+            for (double d : values) {
+                r.dbl(d);
+                String text = io.spinel.core.util.Doubles.format17g(d);
+                String expected = protocol == 3 ? "," + text + "\r\n" : "$" + text.length() + "\r\n" + text + "\r\n";
+                assertThat(drained()).as("%s in RESP%d", d, protocol).isEqualTo(expected);
+            }
+        }
+    }
+
     @Test
     void deferredLengthIsPatchedInPlace() {
         r.status("before");

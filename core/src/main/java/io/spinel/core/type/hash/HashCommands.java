@@ -160,23 +160,21 @@ public final class HashCommands {
         Args a = c.args();
         long incr = c.argLong(3);
         HashValue h = writeOrCreate(c, 1);
-        byte[] old = h.get(a.buf(2), a.off(2), a.len(2));
-        long value = 0;
-        if (old != null) {
-            try {
-                value = Bytes.parseLong(old, 0, old.length);
-            } catch (NumberFormatException e) {
-                throw NOT_INTEGER;
-            }
+        long value;
+        try {
+            value = h.getLong(a.buf(2), a.off(2), a.len(2), 0);
+        } catch (NumberFormatException e) {
+            throw NOT_INTEGER;
         }
         if ((incr < 0 && value < 0 && incr < Long.MIN_VALUE - value)
                 || (incr > 0 && value > 0 && incr > Long.MAX_VALUE - value)) {
             throw CommandError.OVERFLOW;
         }
         value += incr;
-        byte[] text = Bytes.longToBytes(value);
+        byte[] digits = c.engine().digitScratch(); // the hash copies them
+        int n = Bytes.writeLong(digits, 0, value);
         EncodingConfig enc = c.engine().encodings();
-        h.set(a.buf(2), a.off(2), a.len(2), text, 0, text.length, enc.hashMaxListpackEntries,
+        h.set(a.buf(2), a.off(2), a.len(2), digits, 0, n, enc.hashMaxListpackEntries,
                 enc.hashMaxListpackValue);
         c.reply().integer(value);
         modified(c, "hincrby", 1);

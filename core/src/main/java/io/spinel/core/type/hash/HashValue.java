@@ -3,6 +3,7 @@ package io.spinel.core.type.hash;
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
 import io.spinel.core.util.PackedStrings;
 
 import java.util.Arrays;
@@ -141,6 +142,26 @@ public final class HashValue extends DbObject {
         }
         byte[] e = table.find(f, off, len);
         return e == null ? null : Arrays.copyOfRange(e, FieldTable.valueOffset(e), e.length);
+    }
+
+    /**
+     * The field's value read as an integer (HINCRBY), without copying it out: {@code ifAbsent}
+     * when the field is not there.
+     *
+     * @throws NumberFormatException when the value is not a canonical integer
+     */
+    public long getLong(byte[] f, int off, int len, long ifAbsent) {
+        if (table == null) {
+            int p = lpFind(f, off, len);
+            if (p < 0) return ifAbsent;
+            int vp = lpValueAt(p);
+            int vl = PackedStrings.readLength(lp, vp);
+            return Bytes.parseLong(lp, vp + PackedStrings.prefixSize(vl), vl);
+        }
+        byte[] e = table.find(f, off, len);
+        if (e == null) return ifAbsent;
+        int vo = FieldTable.valueOffset(e);
+        return Bytes.parseLong(e, vo, e.length - vo);
     }
 
     /** Length of the field's value, 0 if absent (HSTRLEN). */

@@ -397,7 +397,23 @@ public final class SetCommands {
      * SINTER, SMEMBERS, SINTERSTORE (dstArg >= 0) and SINTERCARD (cardinalityOnly): Redis's
      * sinterGenericCommand. Members of the smallest set are tested against the others.
      */
+    /** SMEMBERS (and SINTER of one key): straight from the encoding, without a snapshot of the members. */
+    private static void members(Client c, int keyArg) {
+        SetValue s = readSet(c, keyArg);
+        Reply r = c.reply();
+        if (s == null) {
+            r.setHeader(0);
+            return;
+        }
+        r.setHeader(s.length());
+        s.replyAll(r);
+    }
+
     static void sinter(Client c, int firstKey, int numKeys, int dstArg, boolean cardinalityOnly, long limit) {
+        if (numKeys == 1 && dstArg < 0 && !cardinalityOnly) {
+            members(c, firstKey);
+            return;
+        }
         SetValue[] sets = new SetValue[numKeys];
         boolean empty = false;
         for (int j = 0; j < numKeys; j++) {
@@ -414,12 +430,6 @@ public final class SetCommands {
             } else {
                 r.setHeader(0);
             }
-            return;
-        }
-        if (numKeys == 1 && dstArg < 0 && !cardinalityOnly) {
-            // SMEMBERS: straight from the encoding, without a snapshot of the members
-            r.setHeader(sets[0].length());
-            sets[0].replyAll(r);
             return;
         }
         // stable, like the merge sort behind glibc's qsort: equal sizes keep their key order

@@ -100,8 +100,10 @@ public final class Doubles {
      * power of ten up to 22 is exactly a double times or divided by an exact power of ten, so one
      * correctly rounded operation gives the correctly rounded result. NaN when the input needs
      * the general algorithm. (Scores and floats in commands are almost always this simple.)
+     * Only for a slice already checked to be a decimal: digits, an optional '.' and digits, an
+     * optional exponent, no sign ({@code neg} carries it).
      */
-    private static double fastDecimal(byte[] b, int i, int end, boolean neg) {
+    public static double fastDecimal(byte[] b, int i, int end, boolean neg) {
         long mantissa = 0;
         int digits = 0;
         int scale = 0;

@@ -1,5 +1,7 @@
 package io.spinel.core.type.zset;
 
+import io.spinel.core.util.Doubles;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -100,6 +102,8 @@ public final class ScoreRange {
             while (j < end && isDigit(b[j])) j++;
         }
         if (j != end) return Double.NaN;
+        double fast = Doubles.fastDecimal(b, i, end, neg); // the usual bounds, without a String
+        if (!Double.isNaN(fast)) return fast;
         // Java's parser rounds correctly like glibc's, overflowing to infinity and underflowing to 0
         return Double.parseDouble(new String(b, start, end - start, StandardCharsets.ISO_8859_1));
     }

@@ -89,6 +89,9 @@ for _ in 1 2 3 4 5; do
     -d "$datasize" -r "$keyspace" ${tests:+-t "$tests"} -q "${custom[@]}" > /dev/null 2>&1 || true
 done
 
+# user + system CPU of a process, in clock ticks (after the command name, which may hold spaces)
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+
 for round in $(seq 1 "$rounds"); do
   if (( round % 2 )); then order=(spinel redis); else order=(redis spinel); fi
   for who in "${order[@]}"; do
@@ -106,7 +109,14 @@ for round in $(seq 1 "$rounds"); do
         [[ "$n" == "${subscribers%%:*}" ]] && break; sleep 0.1
       done
     fi
+    pid=${pids[0]}; [[ $who == redis ]] && pid=${pids[1]}
+    cpu_before=$(cpu_ticks "$pid")
     redis-benchmark -p "$port" "${bench_args[@]}" > "$work/$who.$round.csv"
+    cpu_after=$(cpu_ticks "$pid")
+    # the server's CPU per request over the whole run (every test in it), in µs
+    awk -v t=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
+      -v tests="$(tail -n +2 "$work/$who.$round.csv" | grep -c .)" \
+      'BEGIN { if (tests > 0) printf "%.3f\n", t / hz * 1e6 / (n * tests) }' > "$work/$who.$round.cpu"
     if (( ${#subs[@]} )); then
       kill "${subs[@]}" 2>/dev/null || true
       wait "${subs[@]}" 2>/dev/null || true

@@ -35,7 +35,26 @@ def report(work, rounds, cmdline, jdk, machine, redis_version, label):
         srps, rrps = med(s, 0), med(r, 0)
         out.append(f"| {t} | {srps:,.0f} | {rrps:,.0f} | {srps / rrps:.2f}x | {med(s, 1):.3f} | {med(r, 1):.3f} "
                    f"| {med(s, 2):.3f} | {med(r, 2):.3f} |")
+    cpu = {who: server_cpu(work, who, rounds) for who in data}
+    if cpu["spinel"] and cpu["redis"]:
+        s_cpu, r_cpu = statistics.median(cpu["spinel"]), statistics.median(cpu["redis"])
+        out.append("")
+        out.append(f"Server CPU per request over each run (user + system, all its tests, median of rounds): "
+                   f"Spinel {s_cpu:.2f} µs, Redis {r_cpu:.2f} µs ({s_cpu / r_cpu:.2f}x). Spinel's includes "
+                   f"its JVM threads (collector, compiler) and the event loop's polling between requests.")
     return "\n".join(out) + "\n"
+
+
+def server_cpu(work, who, rounds):
+    """The server's CPU µs per request of each round, where compare.sh recorded it."""
+    values = []
+    for r in range(1, rounds + 1):
+        path = os.path.join(work, f"{who}.{r}.cpu")
+        if os.path.exists(path):
+            text = open(path).read().strip()
+            if text:
+                values.append(float(text))
+    return values
 
 
 def merge(doc, section_file, cmdline):

@@ -259,12 +259,8 @@ final class PubSub {
         return publish(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), shard);
     }
 
-    long publish(byte[] channel, byte[] message, boolean shard) {
-        return publish(channel, 0, channel.length, message, 0, message.length, shard);
-    }
-
     /** Delivers a message; returns how many subscriptions received it. */
-    long publish(byte[] ch, int chOff, int chLen, byte[] msg, int msgOff, int msgLen, boolean shard) {
+    private long publish(byte[] ch, int chOff, int chLen, byte[] msg, int msgOff, int msgLen, boolean shard) {
         LinkedHashSet<Client> direct = (shard ? shardChannels : channels).get(probe.of(ch, chOff, chLen));
         boolean patternsToo = !shard && !patterns.isEmpty();
         if (direct == null && !patternsToo) return 0;

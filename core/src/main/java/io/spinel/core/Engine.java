@@ -547,6 +547,7 @@ public final class Engine {
             evictClients();
             long used = usedMemory();
             if (maxmemory > 0 && !paused) performEvictions();
+            keyspace.bigValues().release(); // what expiry and eviction dropped
             if (heapReturn != null && heapReturn.tick(used, stats.commandsProcessed, System.currentTimeMillis())) {
                 log.verbose("Idle with " + used + " bytes of data after it shrank or grew: heap collected, "
                         + "its free part returned to the OS");
@@ -934,6 +935,8 @@ public final class Engine {
         if (callDepth == 0) {
             keyspace.settle();
             flushPropagation(cmd);
+            // after propagation and the slow log, which may still have read a SET's native value
+            keyspace.bigValues().release();
             tracking.flushPendingForCurrent(c);
             if (busyError == null && blocking.hasReady()) {
                 blocking.serveReady();

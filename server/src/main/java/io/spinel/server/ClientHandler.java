@@ -6,6 +6,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.protocol.RespReader;
+import io.spinel.core.util.NativeMemory;
 
 import java.io.IOException;
 
@@ -25,6 +26,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         client = engine.connect(new NettyConnection(ctx.channel()));
+        client.reader().receiveBigValuesNatively(true);
     }
 
     @Override
@@ -35,11 +37,17 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             engine.stats().netInputBytes += in.readableBytes();
             engine.stats().readsProcessed++;
             RespReader reader = client.reader();
-            // in steps, so that a big argument goes straight into its own array (see RespReader)
+            // in steps, so that a big argument goes straight into its own array or native memory
+            // (see RespReader)
             do {
                 int n = Math.min(in.readableBytes(), reader.maxWrite());
-                byte[] dst = reader.writable(n);
-                in.readBytes(dst, reader.writeOffset(), n);
+                long target = reader.nativeTarget();
+                if (target != 0) {
+                    copyToNative(in, target, n);
+                } else {
+                    byte[] dst = reader.writable(n);
+                    in.readBytes(dst, reader.writeOffset(), n);
+                }
                 reader.commit(n);
                 engine.processInput(client);
             } while (in.isReadable() && !client.isClosed());
@@ -47,6 +55,22 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             in.release();
             // whatever happened, the shared query buffer is free for the next client
             if (client != null) client.reader().detach();
+        }
+    }
+
+    /** Moves n readable bytes of in to native memory at target. */
+    private static void copyToNative(ByteBuf in, long target, int n) {
+        if (in.hasMemoryAddress()) {
+            NativeMemory.copy(in.memoryAddress() + in.readerIndex(), target, n);
+            in.skipBytes(n);
+            return;
+        }
+        byte[] chunk = new byte[Math.min(n, 16 * 1024)];
+        for (int done = 0; done < n; ) {
+            int k = Math.min(chunk.length, n - done);
+            in.readBytes(chunk, 0, k);
+            NativeMemory.copyFrom(chunk, 0, target + done, k);
+            done += k;
         }
     }
 

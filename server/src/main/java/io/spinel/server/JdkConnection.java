@@ -3,6 +3,7 @@ package io.spinel.server;
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.protocol.RespReader;
+import io.spinel.core.util.NativeMemory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -34,6 +35,8 @@ final class JdkConnection extends SocketConnection {
     private final ArrayDeque<ByteBuffer> queued = new ArrayDeque<>();
     /** The buffers that reads and writes last wrapped (the query buffer, the reply buffer), reused. */
     private ByteBuffer readView;
+    /** Where a big value's bytes land before they are copied to native memory (see read()). */
+    private byte[] staging;
     private ByteBuffer writeView;
     private long queuedBytes;
     private boolean closeWhenSent;
@@ -53,6 +56,7 @@ final class JdkConnection extends SocketConnection {
         this.engine = engine;
         this.key = channel.register(selector, SelectionKey.OP_READ, this);
         this.client = engine.connect(this);
+        client.reader().receiveBigValuesNatively(true);
     }
 
     private static String format(SocketAddress a) {
@@ -93,10 +97,20 @@ final class JdkConnection extends SocketConnection {
                 // than fits (a fixed ask made every buffer as big as the ask)
                 int room = reader.room();
                 int want = Math.min(reader.maxWrite(), room >= 1024 ? room : READ_CHUNK);
-                byte[] dst = reader.writable(want);
-                ByteBuffer into = view(readView, dst, reader.writeOffset(), want);
+                long target = reader.nativeTarget();
+                ByteBuffer into;
+                if (target != 0) {
+                    // a big value bound for native memory: staged through a small array
+                    if (staging == null) staging = new byte[READ_CHUNK];
+                    want = Math.min(want, staging.length);
+                    into = view(readView, staging, 0, want);
+                } else {
+                    byte[] dst = reader.writable(want);
+                    into = view(readView, dst, reader.writeOffset(), want);
+                }
                 readView = keep(into);
                 int n = channel.read(into);
+                if (n > 0 && target != 0) NativeMemory.copyFrom(staging, 0, target, n);
                 if (n < 0) {
                     closeNow();
                     break;

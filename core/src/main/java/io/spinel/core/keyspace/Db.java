@@ -30,6 +30,8 @@ public final class Db {
      * the entry to it (see {@link #willModify}), so the snapshot records the old value.
      */
     private FrozenDb frozen;
+    /** BIG string entries in {@link #table} (whose native memory FLUSHDB must hand back). */
+    private int bigEntries;
 
     Db(int id, Keyspace keyspace) {
         this.id = id;
@@ -72,6 +74,15 @@ public final class Db {
      * LRU/LFU data unless {@code touch} is false (OBJECT, TOUCH-less clients).
      */
     public Object lookupRead(byte[] k, int off, int len, boolean touch) {
+        Object e = lookupReadBig(k, off, len, touch);
+        return isBig(e) ? unBig(KeyHash.of(k, off, len), (byte[]) e, k, off, len) : e;
+    }
+
+    /**
+     * {@link #lookupRead} for the commands that read a BIG string where it is (GET, MGET,
+     * STRLEN): the entry may be a {@link StringEntry#BIG}, whose array holds no value bytes.
+     */
+    public Object lookupReadBig(byte[] k, int off, int len, boolean touch) {
         Object e = table.get(KeyHash.of(k, off, len), k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len)) e = null;
         if (e == null) {
@@ -84,6 +95,25 @@ public final class Db {
         return e;
     }
 
+    private static boolean isBig(Object e) {
+        return e instanceof byte[] && StringEntry.isBig((byte[]) e);
+    }
+
+    /**
+     * Replaces BIG entry e, stored under k, with the RAW entry of the same value on the heap, for
+     * the commands that index the entry's array (see {@link StringEntry#BIG}). The same key,
+     * expire and LRU data: the expire index is unchanged and it is no write to clients.
+     */
+    private byte[] unBig(long h, byte[] e, byte[] k, int off, int len) {
+        if (frozen != null) frozen.beforeChange(h, e);
+        byte[] n = StringEntry.toRaw(e);
+        table.put(h, n, k, off, len);
+        account(n, e);
+        bigEntries--;
+        keyspace.bigValues.dropped(e);
+        return n;
+    }
+
     public Object lookupRead(byte[] k, int off, int len) {
         return lookupRead(k, off, len, true);
     }
@@ -94,6 +124,15 @@ public final class Db {
      * a running BGSAVE or AOF rewrite then writes the entry's old value first.
      */
     public Object lookupWrite(byte[] k, int off, int len) {
+        Object e = lookupWriteBig(k, off, len);
+        return isBig(e) ? unBig(KeyHash.of(k, off, len), (byte[]) e, k, off, len) : e;
+    }
+
+    /**
+     * {@link #lookupWrite} for a command that replaces a string without reading it (SET): the
+     * entry may be a {@link StringEntry#BIG}.
+     */
+    public Object lookupWriteBig(byte[] k, int off, int len) {
         long h = KeyHash.of(k, off, len);
         Object e = table.get(h, k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len)) return null;
@@ -217,6 +256,14 @@ public final class Db {
         // one it replaces, or hot keys that are rewritten would look new and be evicted first
         if (old != null && old != e && keyspace.lfu()) Entries.setLru(e, Entries.lru(old));
         account(e, old, !loaded);
+        if (isBig(e) && old != e) {
+            bigEntries++;
+            keyspace.bigValues.stored((byte[]) e);
+        }
+        if (isBig(old) && old != e) {
+            bigEntries--;
+            keyspace.bigValues.dropped((byte[]) old);
+        }
         if (old == null) keyspace.keyAdded(this, k, off, len);
         else if (frozen != null && old != e) frozen.beforeChange(h, old);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
@@ -252,6 +299,10 @@ public final class Db {
         Object old = table.remove(h, k, off, len);
         if (old != null) {
             account(null, old);
+            if (isBig(old)) {
+                bigEntries--;
+                keyspace.bigValues.dropped((byte[]) old);
+            }
             if (frozen != null) frozen.beforeChange(h, old);
             if (Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
         }
@@ -289,6 +340,12 @@ public final class Db {
     /** Drops every key (FLUSHDB); returns how many there were. */
     public long clear() {
         long n = table.size();
+        if (bigEntries > 0) {
+            table.forEach(e -> {
+                if (isBig(e)) keyspace.bigValues.dropped((byte[]) e);
+            });
+            bigEntries = 0;
+        }
         table = new EntryTable();
         volatileKeys = new KeySet();
         expireCursor = 0;
@@ -317,6 +374,9 @@ public final class Db {
         long b = bytes;
         bytes = other.bytes;
         other.bytes = b;
+        int big = bigEntries;
+        bigEntries = other.bigEntries;
+        other.bigEntries = big;
         FrozenDb f = frozen;
         frozen = other.frozen;
         other.frozen = f;
@@ -326,7 +386,7 @@ public final class Db {
 
     /** Starts a point-in-time copy of this database for a snapshot (see {@link FrozenDb}). */
     public FrozenDb freeze(FrozenDb.Capture capture) {
-        FrozenDb f = new FrozenDb(id, table.freeze(), capture, table.size(), volatileKeys.size());
+        FrozenDb f = new FrozenDb(id, table.freeze(), capture, table.size(), volatileKeys.size(), keyspace.bigValues);
         frozen = f;
         return f;
     }

@@ -39,6 +39,7 @@ public final class Entries {
                 case StringEntry.INT:
                     return "int";
                 case StringEntry.RAW:
+                case StringEntry.BIG:
                     return "raw";
                 default:
                     return "embstr";

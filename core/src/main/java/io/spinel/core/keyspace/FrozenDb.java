@@ -17,8 +17,12 @@ public final class FrozenDb {
     private final Capture capture;
     private final int size;
     private final int volatileSize;
+    /** Told when this copy is detached: frees of BIG values wait for that. */
+    private BigValues bigValues;
 
-    FrozenDb(int dbIndex, KeyTable.Frozen slots, Capture capture, int size, int volatileSize) {
+    FrozenDb(int dbIndex, KeyTable.Frozen slots, Capture capture, int size, int volatileSize, BigValues bigValues) {
+        this.bigValues = bigValues;
+        bigValues.snapshotStarted();
         this.dbIndex = dbIndex;
         this.slots = slots;
         this.capture = capture;
@@ -49,6 +53,10 @@ public final class FrozenDb {
     /** The snapshot is over (finished or abandoned): its table stops keeping anything for it. */
     public void detach() {
         slots.detach();
+        if (bigValues != null) {
+            bigValues.snapshotEnded();
+            bigValues = null;
+        }
     }
 
     /** The next entry to serialize in slot order (taken), or null when all are done. */

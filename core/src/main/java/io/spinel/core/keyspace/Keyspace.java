@@ -62,6 +62,8 @@ public final class Keyspace {
     private Db[] dbs;
     /** Databases with collections to measure again after the current command. */
     final java.util.ArrayList<Db> dirtyDbs = new java.util.ArrayList<>();
+    /** The native memory of BIG string values. */
+    final BigValues bigValues = new BigValues(this);
     private final Listener listener;
     /** The operating system's wall clock, the default; {@link #updateTime(long)} derives it from System.nanoTime(). */
     public static final Clock SYSTEM_CLOCK = System::currentTimeMillis;
@@ -334,6 +336,10 @@ public final class Keyspace {
         if (dirtyDbs.isEmpty()) return;
         for (int i = 0; i < dirtyDbs.size(); i++) dirtyDbs.get(i).settle();
         dirtyDbs.clear();
+    }
+
+    public BigValues bigValues() {
+        return bigValues;
     }
 
     /** Estimated heap bytes of all data (used_memory_dataset). */

@@ -2,6 +2,7 @@ package io.spinel.core.keyspace;
 
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.NativeMemory;
 
 import java.util.Arrays;
 
@@ -19,6 +20,7 @@ import java.util.Arrays;
  *                  (INCR works in place while the value fits; wider values get a new entry)
  *           EMBSTR the rest of the array
  *           RAW    4-byte length, the bytes, then spare room (APPEND grows in amortised O(1))
+ *           BIG    8-byte address and 4-byte length of the bytes in native memory (NativeMemory)
  * </pre>
  *
  * Every byte counts because arrays are padded to 8 bytes: with compact object headers (12 bytes)
@@ -28,6 +30,13 @@ import java.util.Arrays;
  *
  * The encodings are the ones OBJECT ENCODING reports: "int" for canonical integers, "embstr" up to
  * 44 bytes, "raw" beyond or after an in-place modification (APPEND, SETRANGE).
+ *
+ * <p>BIG (reported as "raw") is a value SET received from the socket straight into native memory
+ * (see RespReader): the collector never copies it, as Redis keeps a big argument's buffer as the
+ * value. Only GET, MGET, STRLEN and persistence read it where it is; every other lookup turns it
+ * into a RAW entry first ({@link Db#lookupRead}), so code that indexes the entry's array never
+ * sees one. Its memory belongs to the keyspace's {@link BigValues}, which frees it once no table
+ * holds it.
  */
 public final class StringEntry {
     private StringEntry() {
@@ -36,6 +45,7 @@ public final class StringEntry {
     public static final int EMBSTR = 0;
     public static final int RAW = 1;
     public static final int INT = 2;
+    public static final int BIG = 3;
 
     private static final int ENC_MASK = 0x3;
     private static final int HAS_EXPIRE = 0x4;
@@ -111,10 +121,31 @@ public final class StringEntry {
 
     // ---- value ----------------------------------------------------------------------------------
 
-    /** Offset of the value bytes (not meaningful for INT). */
+    /** Offset of the value bytes (not meaningful for INT; a BIG value has none). */
     public static int valueOffset(byte[] e) {
         int v = valuePos(e);
-        return encoding(e) == RAW ? v + 4 : v;
+        switch (encoding(e)) {
+            case RAW:
+                return v + 4;
+            case BIG:
+                throw new IllegalStateException("a native string value has no offset in its entry");
+            default:
+                return v;
+        }
+    }
+
+    public static boolean isBig(byte[] e) {
+        return encoding(e) == BIG;
+    }
+
+    /** Where a BIG value's bytes are. */
+    public static long bigAddress(byte[] e) {
+        return Bytes.getLongLE(e, valuePos(e));
+    }
+
+    /** How many bytes a BIG value has. */
+    public static int bigLength(byte[] e) {
+        return Bytes.getIntLE(e, valuePos(e) + 8);
     }
 
     /** Length of the value as a string (the decimal length for INT). */
@@ -125,6 +156,8 @@ public final class StringEntry {
                 return Bytes.decimalLength(readInt(e, v));
             case RAW:
                 return Bytes.getIntLE(e, v);
+            case BIG:
+                return Bytes.getIntLE(e, v + 8);
             default:
                 return e.length - v;
         }
@@ -183,6 +216,11 @@ public final class StringEntry {
                 return Bytes.longToBytes(readInt(e, v));
             case RAW:
                 return Arrays.copyOfRange(e, v + 4, v + 4 + Bytes.getIntLE(e, v));
+            case BIG: {
+                byte[] b = new byte[Bytes.getIntLE(e, v + 8)];
+                NativeMemory.copyTo(Bytes.getLongLE(e, v), b, 0, b.length);
+                return b;
+            }
             default:
                 return Arrays.copyOfRange(e, v, e.length);
         }
@@ -197,6 +235,9 @@ public final class StringEntry {
                 break;
             case RAW:
                 r.bulk(e, v + 4, Bytes.getIntLE(e, v));
+                break;
+            case BIG:
+                r.bulkNative(Bytes.getLongLE(e, v), Bytes.getIntLE(e, v + 8));
                 break;
             default:
                 r.bulk(e, v, e.length - v);
@@ -287,6 +328,18 @@ public final class StringEntry {
         int p = startEntry(v, RAW, expireAt, lru, k, kOff, kLen);
         Bytes.putIntLE(v, p, vLen);
         return v;
+    }
+
+    /**
+     * A BIG entry for the value of vLen bytes at address, which the entry owns from now on
+     * (the caller hands it over; {@link BigValues} frees it).
+     */
+    public static byte[] adoptBig(byte[] k, int kOff, int kLen, long address, int vLen, long expireAt, int lru) {
+        byte[] e = new byte[keyPart(kLen, expireAt) + 12];
+        int p = startEntry(e, BIG, expireAt, lru, k, kOff, kLen);
+        Bytes.putLongLE(e, p, address);
+        Bytes.putIntLE(e, p + 8, vLen);
+        return e;
     }
 
     /** An EMBSTR/RAW entry for a value that Redis keeps as a string even if it looks numeric. */
@@ -414,6 +467,17 @@ public final class StringEntry {
     public static byte[] toRaw(byte[] e) {
         int enc = encoding(e);
         if (enc == RAW) return e;
+        if (enc == BIG) {
+            // straight from native memory into the new entry (e keeps its memory: BigValues frees it)
+            int v = valuePos(e);
+            int len = Bytes.getIntLE(e, v + 8);
+            byte[] n = new byte[v + 4 + len];
+            System.arraycopy(e, 0, n, 0, v);
+            n[0] = (byte) ((n[0] & ~ENC_MASK) | RAW);
+            Bytes.putIntLE(n, v, len);
+            NativeMemory.copyTo(Bytes.getLongLE(e, v), n, v + 4, len);
+            return n;
+        }
         int ko = keyOffset(e);
         int kl = keyLength(e);
         if (enc == INT) {
@@ -436,9 +500,13 @@ public final class StringEntry {
         return MAX_ARRAY - (EXPIRE_OFF + 8 + varintSize(keyLen) + keyLen + 4);
     }
 
-    /** Bytes of heap this entry takes (object header included), for memory accounting. */
+    /**
+     * Bytes this entry takes, for memory accounting: its array (object header included) and, for
+     * BIG, the native bytes it owns.
+     */
     public static long heapSize(byte[] e) {
-        return (16L + e.length + 7) & ~7L;
+        long n = (16L + e.length + 7) & ~7L;
+        return isBig(e) ? n + bigLength(e) : n;
     }
 
     // ---- varint ---------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ final class AofFormat {
             bulk(out, SET);
             bulk(out, s, StringEntry.keyOffset(s), StringEntry.keyLength(s));
             if (StringEntry.isInt(s)) bulkLong(out, StringEntry.intValue(s));
+            else if (StringEntry.isBig(s)) bulk(out, StringEntry.value(s), 0, StringEntry.bigLength(s));
             else bulk(out, s, StringEntry.valueOffset(s), StringEntry.valueLength(s));
             return;
         }

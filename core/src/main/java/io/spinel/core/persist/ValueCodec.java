@@ -66,6 +66,7 @@ final class ValueCodec {
         if (e instanceof byte[]) {
             byte[] s = (byte[]) e;
             if (StringEntry.isInt(s)) out.writeLongAsString(StringEntry.intValue(s));
+            else if (StringEntry.isBig(s)) out.writeString(StringEntry.value(s));
             else out.writeString(s, StringEntry.valueOffset(s), StringEntry.valueLength(s));
             return;
         }

@@ -1,6 +1,7 @@
 package io.spinel.core.protocol;
 
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.NativeMemory;
 
 import java.util.Arrays;
 
@@ -19,13 +20,62 @@ public final class Args {
      * argument the reader read into its own array), which a command may keep as a value.
      */
     private long owned;
+    /**
+     * The argument whose bytes are in native memory (a big SET value the reader received there,
+     * see RespReader), or -1. Its slot in {@link #bufs} stays null until something asks for its
+     * bytes on the heap; SET takes the memory itself ({@link #adoptNative}).
+     */
+    private int nativeArg = -1;
+    private long nativeAddress;
+    /** A command took the native memory: it is no longer this object's to free. */
+    private boolean nativeAdopted;
 
     public int count() {
         return argc;
     }
 
     public byte[] buf(int i) {
-        return bufs[i];
+        byte[] b = bufs[i];
+        return b != null ? b : heapCopyOfNative(i);
+    }
+
+    private byte[] heapCopyOfNative(int i) {
+        if (i != nativeArg) throw new IllegalStateException("argument " + i + " has no bytes");
+        byte[] b = new byte[lens[i]];
+        NativeMemory.copyTo(nativeAddress, b, 0, b.length);
+        bufs[i] = b;
+        offs[i] = 0;
+        return b;
+    }
+
+    /** Adds an argument of len bytes at address, which this object frees unless a command adopts it. */
+    void addNative(long address, int len) {
+        releaseNative();
+        nativeArg = argc;
+        nativeAddress = address;
+        nativeAdopted = false;
+        add(null, 0, len);
+    }
+
+    /** Whether argument i is in native memory that a command may still adopt. */
+    public boolean isNative(int i) {
+        return i == nativeArg && !nativeAdopted;
+    }
+
+    /**
+     * Takes argument i's native memory (after {@link #isNative} said yes): the caller owns it from
+     * now on. Its bytes can still be read through {@link #buf} until the command ends.
+     */
+    public long adoptNative(int i) {
+        if (!isNative(i)) throw new IllegalStateException("argument " + i + " is not native");
+        nativeAdopted = true;
+        return nativeAddress;
+    }
+
+    private void releaseNative() {
+        if (nativeArg >= 0 && !nativeAdopted) NativeMemory.free(nativeAddress);
+        nativeArg = -1;
+        nativeAdopted = false;
     }
 
     public int off(int i) {
@@ -38,23 +88,25 @@ public final class Args {
 
     /** A copy of argument i (for the cases that keep it, e.g. a new key). */
     public byte[] copy(int i) {
-        return Arrays.copyOfRange(bufs[i], offs[i], offs[i] + lens[i]);
+        byte[] b = buf(i);
+        return Arrays.copyOfRange(b, offs[i], offs[i] + lens[i]);
     }
 
     /** Argument i decoded one char per byte (binary safe); for option names and messages. */
     public String string(int i) {
-        return Bytes.latin1(bufs[i], offs[i], lens[i]);
+        return Bytes.latin1(buf(i), offs[i], lens[i]);
     }
 
     public boolean is(int i, String lowerToken) {
-        return Bytes.equalsIgnoreCase(bufs[i], offs[i], lens[i], lowerToken);
+        return Bytes.equalsIgnoreCase(buf(i), offs[i], lens[i], lowerToken);
     }
 
     public boolean equals(int i, int j) {
-        return Bytes.equals(bufs[i], offs[i], lens[i], bufs[j], offs[j], lens[j]);
+        return Bytes.equals(buf(i), offs[i], lens[i], buf(j), offs[j], lens[j]);
     }
 
     public void clear() {
+        releaseNative();
         // drop references so a large query buffer or value can be collected
         Arrays.fill(bufs, 0, argc, null);
         argc = 0;
@@ -102,6 +154,7 @@ public final class Args {
     /** Replaces argument i (Redis's rewriteClientCommandArgument, e.g. for propagation). */
     public void replace(int i, byte[] whole) {
         disown(i);
+        if (i == nativeArg) releaseNative();
         bufs[i] = whole;
         offs[i] = 0;
         lens[i] = whole.length;

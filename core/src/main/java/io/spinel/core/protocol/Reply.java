@@ -2,6 +2,7 @@ package io.spinel.core.protocol;
 
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Doubles;
+import io.spinel.core.util.NativeMemory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -243,6 +244,21 @@ public final class Reply {
         crlf();
         System.arraycopy(b, off, buf, len, n);
         len += n;
+        crlf();
+    }
+
+    /** A bulk string of n bytes in native memory (a BIG string value). */
+    public void bulkNative(long address, int n) {
+        prefixed('$', n);
+        // in slices, so that a huge value streams through the buffer as raw() lets heap bytes do
+        for (int done = 0; done < n; ) {
+            int chunk = Math.min(n - done, SPILL_THRESHOLD);
+            ensure(chunk);
+            NativeMemory.copyTo(address + done, buf, len, chunk);
+            len += chunk;
+            done += chunk;
+        }
+        ensure(2);
         crlf();
     }
 

@@ -1,6 +1,7 @@
 package io.spinel.core.protocol;
 
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.NativeMemory;
 import io.spinel.core.util.UninitializedBytes;
 
 import java.util.Arrays;
@@ -22,6 +23,10 @@ import java.util.Arrays;
  * buffer as the value: the transport copies the bytes straight into it ({@link #maxWrite} says
  * how many it may), the argument is the whole array ({@link Args#owned}), and a {@link BigArgLayout}
  * may leave room in front so that a command can turn the array into its entry without a copy.
+ * A transport that can write native memory ({@link #receiveBigValuesNatively}) gets such an
+ * argument, when the layout says its command keeps it (SET's value), in native memory instead
+ * ({@link #nativeTarget}): it never becomes garbage for the collector to copy, and SET stores it
+ * as it is ({@code StringEntry.BIG}).
  *
  * <p>Error texts and the points where they are raised follow Redis 7.0 exactly, quirks included
  * (the count line ends at the first CR; the two bytes after a bulk are skipped, not checked).
@@ -78,6 +83,13 @@ public final class RespReader {
     private byte[] big;
     /** Where the argument starts in {@link #big}. */
     private int bigHead;
+    /**
+     * The native memory the big argument is received into, or 0; then {@link #big} is only the
+     * {@link #NATIVE} marker.
+     */
+    private long bigAddress;
+    private static final byte[] NATIVE = new byte[0];
+    private boolean nativeBig;
     /** Bytes received of the argument and its CRLF, and how many that will be. */
     private int bigFill, bigNeed;
     /** Scratch bytes for inline arguments, which are unquoted and so cannot be slices. */
@@ -89,6 +101,22 @@ public final class RespReader {
 
     public void layout(BigArgLayout layout) {
         this.layout = layout;
+    }
+
+    /**
+     * The transport writes big arguments through {@link #nativeTarget} when there is one: values
+     * that a command keeps go to native memory. Ignored where native memory is unavailable.
+     */
+    public void receiveBigValuesNatively(boolean on) {
+        nativeBig = on && NativeMemory.available();
+    }
+
+    /**
+     * Where the next received bytes go while a big argument arrives into native memory (at most
+     * {@link #maxWrite} of them, then {@link #commit}), else 0: use {@link #writable}.
+     */
+    public long nativeTarget() {
+        return bigAddress != 0 && bigFill < bigNeed ? bigAddress + bigFill : 0;
     }
 
     /** Reads go into this buffer while the client has none of its own. */
@@ -117,7 +145,7 @@ public final class RespReader {
     /** Room for at least {@code n} more bytes at {@link #writeOffset()}; returns the array. */
     public byte[] writable(int n) {
         if (receivingBig()) {
-            if (n <= bigNeed - bigFill) return big;
+            if (n <= bigNeed - bigFill && bigAddress == 0) return big;
             unbig();
         }
         if (buf.length == 0 && shared != null && shared.available(n)) {
@@ -148,14 +176,18 @@ public final class RespReader {
         return end - start + (big != null ? bigFill : 0);
     }
 
+    private int bigSize() {
+        return big == null ? 0 : bigAddress != 0 ? bigNeed : big.length;
+    }
+
     /** The buffer bytes the client reads into now, the shared buffer included (CLIENT LIST's qbuf + qbuf-free). */
     public int capacity() {
-        return buf.length + (big != null ? big.length : 0);
+        return buf.length + bigSize();
     }
 
     /** The buffer bytes the client holds of its own (its memory). */
     public int allocated() {
-        return (onShared() ? 0 : buf.length) + (big != null ? big.length : 0);
+        return (onShared() ? 0 : buf.length) + bigSize();
     }
 
     /**
@@ -193,6 +225,14 @@ public final class RespReader {
         bigHead = head;
         bigNeed = n + 2;
         bigFill = end - pos;
+        if (nativeBig && head > 0) {
+            bigHead = 0;
+            big = NATIVE;
+            bigAddress = NativeMemory.allocate(bigNeed);
+            NativeMemory.copyFrom(buf, pos, bigAddress, bigFill);
+            end = pos;
+            return;
+        }
         // every byte of it is received before the command runs, and the head is written by the
         // command that adopts the array (StringEntry.adoptRaw) or never read
         big = UninitializedBytes.allocate(head + bigNeed);
@@ -206,8 +246,18 @@ public final class RespReader {
         int fill = bigFill;
         big = null;
         if (end + fill > buf.length) makeRoom(fill);
-        System.arraycopy(b, bigHead, buf, end, fill);
+        if (bigAddress != 0) {
+            NativeMemory.copyTo(bigAddress, buf, end, fill);
+            freeBig();
+        } else {
+            System.arraycopy(b, bigHead, buf, end, fill);
+        }
         end += fill;
+    }
+
+    private void freeBig() {
+        NativeMemory.free(bigAddress);
+        bigAddress = 0;
     }
 
     /** The protocol error message after {@link #next} returned {@link #ERROR}. */
@@ -335,7 +385,12 @@ public final class RespReader {
             }
             if (big != null) {
                 if (bigFill < bigNeed) return NEED_MORE;
-                args.addOwned(big, bigHead, (int) bulkLen);
+                if (bigAddress != 0) {
+                    args.addNative(bigAddress, (int) bulkLen); // the args own it now
+                    bigAddress = 0;
+                } else {
+                    args.addOwned(big, bigHead, (int) bulkLen);
+                }
                 big = null;
                 bulkLen = -1;
                 multibulkLen--;
@@ -378,6 +433,7 @@ public final class RespReader {
         multibulkLen = 0;
         bulkLen = -1;
         big = null;
+        if (bigAddress != 0) freeBig();
         bigFill = bigNeed = 0;
         args.clear();
         if (onShared()) shared.holder = null;

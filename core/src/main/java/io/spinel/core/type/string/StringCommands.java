@@ -74,6 +74,18 @@ public final class StringCommands {
         return (byte[]) e;
     }
 
+    /**
+     * {@link #readString} for the commands that read the value through StringEntry's accessors
+     * only (GET, STRLEN): a BIG entry is read in native memory instead of being moved to the heap.
+     */
+    private static byte[] readStringAnyEncoding(Client c, int i) {
+        Args a = c.args();
+        Object e = c.db().lookupReadBig(a.buf(i), a.off(i), a.len(i), !c.noTouch());
+        if (e == null) return null;
+        if (!(e instanceof byte[])) throw CommandError.WRONGTYPE;
+        return (byte[]) e;
+    }
+
     /** The entry of key argument i for writing (any type), null if missing. */
     static Object writeEntry(Client c, int i) {
         Args a = c.args();
@@ -179,7 +191,7 @@ public final class StringCommands {
     // ---- GET / SET family ---------------------------------------------------------------------
 
     static void get(Client c) {
-        byte[] e = readString(c, 1);
+        byte[] e = readStringAnyEncoding(c, 1);
         if (e == null) c.reply().nullBulk();
         else StringEntry.replyValue(e, c.reply());
     }
@@ -218,7 +230,8 @@ public final class StringCommands {
         long when = expireFromFlags(c, flags, expireArg);
         Args a = c.args();
         Reply r = c.reply();
-        Object old = writeEntry(c, keyArg);
+        // the old value is only replied (GET) or replaced: a BIG one can stay where it is
+        Object old = c.db().lookupWriteBig(a.buf(keyArg), a.off(keyArg), a.len(keyArg));
         if ((flags & GET) != 0) {
             byte[] s = asString(old);
             if (s == null) r.nullBulk();
@@ -332,7 +345,7 @@ public final class StringCommands {
         Db db = c.db();
         boolean touch = !c.noTouch();
         for (int j = 1; j < n; j++) {
-            Object e = db.lookupRead(a.buf(j), a.off(j), a.len(j), touch);
+            Object e = db.lookupReadBig(a.buf(j), a.off(j), a.len(j), touch);
             if (e instanceof byte[]) StringEntry.replyValue((byte[]) e, r);
             else r.nullBulk();
         }
@@ -346,6 +359,14 @@ public final class StringCommands {
     private static void store(Client c, int keyArg, Object old, int valArg, long newExpire) {
         Args a = c.args();
         Keyspace ks = c.engine().keyspace();
+        if (a.isNative(valArg)) {
+            // received into native memory (RespReader): the entry takes it as it is
+            byte[] e = StringEntry.adoptBig(a.buf(keyArg), a.off(keyArg), a.len(keyArg), a.adoptNative(valArg),
+                    a.len(valArg), newExpire, ks.newLru());
+            ks.bigValues().adopted(e);
+            put(c, keyArg, e);
+            return;
+        }
         byte[] vb = a.buf(valArg);
         int vo = a.off(valArg), vl = a.len(valArg);
         if (old instanceof byte[] && StringEntry.canOverwrite((byte[]) old, vb, vo, vl, newExpire)) {
@@ -388,7 +409,7 @@ public final class StringCommands {
     }
 
     static void strlen(Client c) {
-        byte[] e = readString(c, 1);
+        byte[] e = readStringAnyEncoding(c, 1);
         c.reply().integer(e == null ? 0 : StringEntry.valueLength(e));
     }
 

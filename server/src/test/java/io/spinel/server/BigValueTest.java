@@ -1,0 +1,186 @@
+package io.spinel.server;
+
+import io.spinel.core.keyspace.BigValues;
+import io.spinel.core.util.NativeMemory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What happens to the native memory of big SET values (StringEntry.BIG) beyond the commands that
+ * BigValueDiffTest compares with Redis: snapshots, the AOF, expiry, eviction, DUMP, clients that
+ * go away in the middle of a value, and that every block is freed once nothing holds it.
+ */
+class BigValueTest {
+    @TempDir
+    Path dir;
+
+    /** Over any single read, so received in pieces into native memory. */
+    private static byte[] value(int seed) {
+        byte[] v = new byte[150_000 + seed];
+        for (int i = 0; i < v.length; i++) v[i] = (byte) ('a' + (i * 7 + seed) % 26);
+        return v;
+    }
+
+    private static byte[] key(String k) {
+        return k.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private SpinelServer start(String... options) {
+        SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+                .option("dir", dir.toString()).option("enable-debug-command", "yes");
+        for (int i = 0; i < options.length; i += 2) b.option(options[i], options[i + 1]);
+        return b.start();
+    }
+
+    private static long[] bigValues(SpinelServer s) throws Exception {
+        CompletableFuture<long[]> f = new CompletableFuture<>();
+        s.engine().execute(() -> {
+            BigValues b = s.engine().keyspace().bigValues();
+            f.complete(new long[] {b.count(), b.bytes(), b.deferredBytes()});
+        });
+        return f.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void overwritesAndDeletesGiveEveryBlockBack() throws Exception {
+        long blocksBefore = NativeMemory.blocksInUse();
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            for (int i = 0; i < 20; i++) j.set(key("k"), value(i));
+            assertThat(j.get(key("k"))).isEqualTo(value(19));
+            assertThat(bigValues(s)).containsExactly(1, value(19).length, 0);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 1);
+            j.set(key("k"), key("small"));
+            assertThat(bigValues(s)).containsExactly(0, 0, 0);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+
+            // a value whose SET fails is freed with its arguments
+            j.set(key("k2"), key("x"));
+            assertThat(j.setnx(key("k2"), value(3))).isZero();
+            j.ping();
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+        }
+        assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+    }
+
+    @Test
+    void aClientLeavingInTheMiddleOfAValueLeavesNothing() throws Exception {
+        long blocksBefore = NativeMemory.blocksInUse();
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            try (Socket raw = new Socket("127.0.0.1", s.port())) {
+                OutputStream out = raw.getOutputStream();
+                out.write("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$200000\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[100_000]);
+                out.flush();
+                // the server has started receiving the value into native memory
+                for (int i = 0; i < 100 && NativeMemory.blocksInUse() == blocksBefore; i++) Thread.sleep(10);
+                assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 1);
+            }
+            for (int i = 0; i < 200 && NativeMemory.blocksInUse() != blocksBefore; i++) Thread.sleep(10);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+            assertThat(j.exists("k")).isFalse();
+        }
+    }
+
+    @Test
+    void aSnapshotKeepsTheValuesAFlushDroppedWhileItRuns() throws Exception {
+        int n = 30;
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            for (int i = 0; i < n; i++) j.set(key("k" + i), value(i));
+            // one batch: the overwrite and FLUSHDB (which, unlike FLUSHALL, lets the snapshot go on)
+            // run before the snapshot writes anything
+            Pipeline p = j.pipelined();
+            p.sendCommand(Protocol.Command.BGSAVE, new String[0]);
+            p.set(key("k0"), value(100));
+            p.sendCommand(Protocol.Command.FLUSHDB, new String[0]);
+            for (int i = 0; i < 5; i++) p.set(key("new" + i), value(200 + i));
+            p.sync();
+            for (int i = 0; i < 500 && j.info("persistence").contains("rdb_bgsave_in_progress:1"); i++) Thread.sleep(10);
+            assertThat(j.info("persistence")).contains("rdb_bgsave_in_progress:0").contains("rdb_last_bgsave_status:ok");
+            // the values the flush dropped were kept for the snapshot, then freed
+            for (int i = 0; i < 100 && bigValues(s)[2] != 0; i++) {
+                j.ping();
+                Thread.sleep(10);
+            }
+            assertThat(bigValues(s)).containsExactly(5, 5L * 150_000 + 200 + 201 + 202 + 203 + 204, 0);
+        }
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            assertThat(j.dbSize()).isEqualTo(n);
+            for (int i = 0; i < n; i++) assertThat(j.get(key("k" + i))).isEqualTo(value(i));
+        }
+    }
+
+    @Test
+    void theAofAndItsRewriteHoldTheValues() throws Exception {
+        try (SpinelServer s = start("appendonly", "yes", "appendfsync", "always");
+                Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.set(key("a"), value(1));
+            j.set(key("b"), value(2));
+            j.set(key("c"), value(3));
+            j.bgrewriteaof();
+            for (int i = 0; i < 500 && j.info("persistence").contains("aof_rewrite_in_progress:1"); i++) Thread.sleep(10);
+            j.set(key("b"), value(4)); // after the rewrite: in the incremental file
+            j.append(key("c"), key("!"));
+        }
+        try (SpinelServer s = start("appendonly", "yes"); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            assertThat(j.get(key("a"))).isEqualTo(value(1));
+            assertThat(j.get(key("b"))).isEqualTo(value(4));
+            byte[] c = Arrays.copyOf(value(3), value(3).length + 1);
+            c[c.length - 1] = '!';
+            assertThat(j.get(key("c"))).isEqualTo(c);
+        }
+    }
+
+    @Test
+    void dumpRestoreDigestAndSlowLogSeeTheBytes() throws Exception {
+        try (SpinelServer s = start("slowlog-log-slower-than", "0"); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.set(key("big"), value(7));
+            // the same bytes stored through the heap (MSET's arguments are never native)
+            j.mset(key("heap"), value(7));
+            assertThat(bigValues(s)[0]).isEqualTo(1);
+            List<Object> digests = j.sendCommand(() -> key("DEBUG"), key("DIGEST-VALUE"), key("big"), key("heap")) instanceof List<?> l
+                    ? List.copyOf(l) : List.of();
+            assertThat(digests).hasSize(2);
+            assertThat((byte[]) digests.get(0)).isEqualTo((byte[]) digests.get(1));
+            byte[] dump = j.dump(key("big"));
+            j.restore(key("copy"), 0, dump);
+            assertThat(j.get(key("copy"))).isEqualTo(value(7));
+            assertThat(dump).isEqualTo(j.dump(key("heap")));
+            // the slow log read the native argument of the SET (its first bytes)
+            assertThat(j.slowlogGet(100).stream().anyMatch(e -> e.getArgs().size() == 3
+                    && e.getArgs().get(0).equalsIgnoreCase("set") && e.getArgs().get(2).startsWith("hovc"))).isTrue();
+        }
+    }
+
+    @Test
+    void expiryAndEvictionFreeTheValues() throws Exception {
+        try (SpinelServer s = start("maxmemory-policy", "allkeys-lru"); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.psetex(key("short"), 30, value(1)); // (PSETEX's value is not native: four arguments)
+            j.set(key("short2"), value(2), redis.clients.jedis.params.SetParams.setParams().px(30));
+            assertThat(bigValues(s)[0]).isEqualTo(1);
+            for (int i = 0; i < 300 && bigValues(s)[0] != 0; i++) Thread.sleep(10);
+            assertThat(bigValues(s)[0]).isZero(); // active expiry in the cron, no command since
+
+            long used = Long.parseLong(j.info("memory").lines().filter(l -> l.startsWith("used_memory:"))
+                    .findFirst().orElseThrow().substring("used_memory:".length()).trim());
+            j.configSet("maxmemory", Long.toString(used + 20L * 150_000));
+            for (int i = 0; i < 60; i++) j.set(key("e" + i), value(i));
+            long[] b = bigValues(s);
+            assertThat(b[0]).isBetween(10L, 21L);
+            assertThat(j.dbSize()).isEqualTo(b[0]);
+        }
+    }
+}

@@ -16,11 +16,19 @@ import java.io.IOException;
  * buffer, commands run right here, and replies go out once per read batch.
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
+    /** Most bytes of one read copied into the query buffer before the commands in it are parsed. */
+    private static final int QUERY_SLICE = 16 * 1024;
+
     private final Engine engine;
     private Client client;
 
     ClientHandler(Engine engine) {
         this.engine = engine;
+    }
+
+    /** The connection's request reader, null until the channel is active. */
+    RespReader reader() {
+        return client == null ? null : client.reader();
     }
 
     @Override
@@ -38,13 +46,15 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             engine.stats().readsProcessed++;
             RespReader reader = client.reader();
             // in steps, so that a big argument goes straight into its own array or native memory
-            // (see RespReader)
+            // (see RespReader): into the query buffer at most 16 KB at a time, so that of a big
+            // value that starts in this read only the part in that slice is copied twice
             do {
                 int n = Math.min(in.readableBytes(), reader.maxWrite());
                 long target = reader.nativeTarget();
                 if (target != 0) {
                     copyToNative(in, target, n);
                 } else {
+                    n = Math.min(n, QUERY_SLICE);
                     byte[] dst = reader.writable(n);
                     in.readBytes(dst, reader.writeOffset(), n);
                 }
@@ -58,10 +68,14 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Moves n readable bytes of in to native memory at target. */
+    /**
+     * Moves n readable bytes of in to native memory at target, where they already are when the
+     * socket was read into it ({@link ValueReadAllocator}).
+     */
     private static void copyToNative(ByteBuf in, long target, int n) {
         if (in.hasMemoryAddress()) {
-            NativeMemory.copy(in.memoryAddress() + in.readerIndex(), target, n);
+            long from = in.memoryAddress() + in.readerIndex();
+            if (from != target) NativeMemory.copy(from, target, n);
             in.skipBytes(n);
             return;
         }

@@ -235,7 +235,10 @@ final class NettyTransport implements ServerTransport {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast(new ClientHandler(engine));
+                ClientHandler handler = new ClientHandler(engine);
+                // big values read straight into their native memory (ValueReadAllocator)
+                ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler));
+                ch.pipeline().addLast(handler);
             }
         };
     }

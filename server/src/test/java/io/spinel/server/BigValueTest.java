@@ -4,6 +4,8 @@ import io.spinel.core.keyspace.BigValues;
 import io.spinel.core.util.NativeMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
@@ -40,7 +42,11 @@ class BigValueTest {
     }
 
     private SpinelServer start(String... options) {
-        SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+        return start(SpinelServer.Transport.JDK, options);
+    }
+
+    private SpinelServer start(SpinelServer.Transport transport, String... options) {
+        SpinelServer.Builder b = SpinelServer.builder().randomPort().transport(transport).option("bind", "127.0.0.1")
                 .option("dir", dir.toString()).option("enable-debug-command", "yes");
         for (int i = 0; i < options.length; i += 2) b.option(options[i], options[i + 1]);
         return b.start();
@@ -55,10 +61,12 @@ class BigValueTest {
         return f.get(5, TimeUnit.SECONDS);
     }
 
-    @Test
-    void overwritesAndDeletesGiveEveryBlockBack() throws Exception {
+    /** Each transport receives big values its own way: Netty reads the socket straight into them. */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void overwritesAndDeletesGiveEveryBlockBack(SpinelServer.Transport transport) throws Exception {
         long blocksBefore = NativeMemory.blocksInUse();
-        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+        try (SpinelServer s = start(transport); Jedis j = new Jedis("127.0.0.1", s.port())) {
             for (int i = 0; i < 20; i++) j.set(key("k"), value(i));
             assertThat(j.get(key("k"))).isEqualTo(value(19));
             assertThat(bigValues(s)).containsExactly(1, value(19).length, 0);
@@ -76,10 +84,11 @@ class BigValueTest {
         assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
     }
 
-    @Test
-    void aClientLeavingInTheMiddleOfAValueLeavesNothing() throws Exception {
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void aClientLeavingInTheMiddleOfAValueLeavesNothing(SpinelServer.Transport transport) throws Exception {
         long blocksBefore = NativeMemory.blocksInUse();
-        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+        try (SpinelServer s = start(transport); Jedis j = new Jedis("127.0.0.1", s.port())) {
             try (Socket raw = new Socket("127.0.0.1", s.port())) {
                 OutputStream out = raw.getOutputStream();
                 out.write("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$200000\r\n".getBytes(StandardCharsets.US_ASCII));

@@ -55,7 +55,9 @@ public final class CommandFamilies {
      * string family's store keeps the array as the entry instead of copying 32 KB or more (Redis
      * keeps such an argument's buffer as the value). Five arguments are most often SET key value
      * EX|PX|EXAT|PXAT n, so they get room for an expire; other forms (NX, GET, KEEPTTL) fall back
-     * to a copy. (Here, not in StringCommands: every client's reader needs it from the start.)
+     * to a copy. Where native memory is available, the value of every form of SET, SETNX, SETEX
+     * and PSETEX is received there instead and kept as it is (StringEntry.BIG), room or not.
+     * (Here, not in StringCommands: every client's reader needs it from the start.)
      */
     static final RespReader.BigArgLayout BIG_ARG_LAYOUT = new SetValueLayout();
 
@@ -64,6 +66,14 @@ public final class CommandFamilies {
         public int headroom(io.spinel.core.protocol.Args parsed, int argc, int length) {
             return parsed.count() == 2 && (argc == 3 || argc == 5) && parsed.is(0, "set")
                     ? StringEntry.rawValueOffset(parsed.len(1), argc == 5) : 0;
+        }
+
+        @Override
+        public boolean keepsAsValue(io.spinel.core.protocol.Args parsed, int argc) {
+            // the value argument of the string family's store: SET key value [options], SETNX key
+            // value, SETEX/PSETEX key seconds value
+            if (parsed.count() == 2) return parsed.is(0, "set") || (argc == 3 && parsed.is(0, "setnx"));
+            return parsed.count() == 3 && argc == 4 && (parsed.is(0, "setex") || parsed.is(0, "psetex"));
         }
     }
 

@@ -38,12 +38,25 @@ class BigValueDiffTest {
             d.reset();
             d.run("stored", String.join("\n",
                     "SET big1 " + V1,
-                    "SET big2 " + V2 + " EX 1000"));
-            // both SETs (three and five arguments) kept their values in native memory
-            assertThat(bigValueCount()).isEqualTo(2);
+                    "SET big2 " + V2 + " EX 1000",
+                    "SETEX big16 1000 " + V1,
+                    "PSETEX big17 1000000 " + V2,
+                    "SETNX big18 " + V1,
+                    "SET big19 " + V2 + " NX PX 1000000",
+                    "SET big19 " + V1 + " XX KEEPTTL GET"));
+            // every form kept its value in native memory (big19's second value replaced its first)
+            assertThat(bigValueCount()).isEqualTo(6);
             d.run("big-values", String.join("\n",
                     "GET big1",
                     "STRLEN big1",
+                    "GET big16",
+                    "TTL big16",
+                    "GET big17",
+                    "GET big18",
+                    "SETNX big18 " + V2,
+                    "GET big19",
+                    "TTL big19",
+                    "DEL big16 big17 big18 big19",
                     "TYPE big1",
                     "EXISTS big1",
                     "GETRANGE big1 199990 -1",

@@ -56,6 +56,14 @@ public final class RespReader {
          * @param length the big argument's length
          */
         int headroom(Args parsed, int argc, int length);
+
+        /**
+         * Whether the command stores this argument as a value as it is (SET's value), so that it
+         * may be received into native memory (see {@link #receiveBigValuesNatively}).
+         */
+        default boolean keepsAsValue(Args parsed, int argc) {
+            return false;
+        }
     }
     /** A client's own query buffer starts at this size (PROTO_IOBUF_LEN). */
     static final int INITIAL = 16 * 1024;
@@ -225,7 +233,7 @@ public final class RespReader {
         bigHead = head;
         bigNeed = n + 2;
         bigFill = end - pos;
-        if (nativeBig && head > 0) {
+        if (nativeBig && layout.keepsAsValue(args, argc)) {
             bigHead = 0;
             big = NATIVE;
             bigAddress = NativeMemory.allocate(bigNeed);

@@ -13,8 +13,9 @@ import java.util.ArrayList;
  * BIG entry leaving a table is only noted ({@link #dropped}), and {@link #release}, after the
  * command, frees its memory unless an entry stored since the last release with the same address
  * is in a table now. Nothing else holds an address: replies, snapshots and persistence copy the
- * bytes while the executor runs them, except a snapshot still reading a table that FLUSHALL
- * replaced; while any snapshot is running, frees wait until the last one ends.
+ * bytes while the executor runs them (a snapshot serializes an entry before it changes or goes),
+ * except a snapshot still reading the table that FLUSHDB replaced, which it goes on writing;
+ * while any snapshot is running, frees wait until the last one ends.
  *
  * <p>Executor thread only.
  */

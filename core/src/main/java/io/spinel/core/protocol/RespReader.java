@@ -228,9 +228,6 @@ public final class RespReader {
     /** Starts receiving the bulk of n bytes at pos, of which end - pos are here, into its own array. */
     private void startBig(int n) {
         int argc = args.count() + multibulkLen;
-        int head = layout.headroom(args, argc, n);
-        if (head < 0 || head > MAX_HEADROOM) head = 0;
-        bigHead = head;
         bigNeed = n + 2;
         bigFill = end - pos;
         if (nativeBig && layout.keepsAsValue(args, argc)) {
@@ -241,6 +238,9 @@ public final class RespReader {
             end = pos;
             return;
         }
+        int head = layout.headroom(args, argc, n);
+        if (head < 0 || head > MAX_HEADROOM) head = 0;
+        bigHead = head;
         // every byte of it is received before the command runs, and the head is written by the
         // command that adopts the array (StringEntry.adoptRaw) or never read
         big = UninitializedBytes.allocate(head + bigNeed);

@@ -70,10 +70,8 @@ public final class NativeMemory {
             long address = (long) ALLOCATE.invokeExact(bytes);
             BLOCKS.incrementAndGet();
             return address;
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw unchecked(t);
         }
     }
 
@@ -82,10 +80,8 @@ public final class NativeMemory {
         try {
             FREE.invokeExact(address);
             BLOCKS.decrementAndGet();
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw unchecked(t);
         }
     }
 
@@ -114,10 +110,15 @@ public final class NativeMemory {
     private static void copy(Object srcBase, long src, Object dstBase, long dst, long len) {
         try {
             COPY.invokeExact(srcBase, src, dstBase, dst, len);
-        } catch (RuntimeException | Error e) {
-            throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            throw unchecked(t);
         }
+    }
+
+    /** What a method handle threw, as it was when unchecked (the JDK methods declare nothing). */
+    private static RuntimeException unchecked(Throwable t) {
+        if (t instanceof RuntimeException) return (RuntimeException) t;
+        if (t instanceof Error) throw (Error) t;
+        return new IllegalStateException(t);
     }
 }

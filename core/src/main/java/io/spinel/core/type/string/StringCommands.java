@@ -80,10 +80,7 @@ public final class StringCommands {
      */
     private static byte[] readStringAnyEncoding(Client c, int i) {
         Args a = c.args();
-        Object e = c.db().lookupReadBig(a.buf(i), a.off(i), a.len(i), !c.noTouch());
-        if (e == null) return null;
-        if (!(e instanceof byte[])) throw CommandError.WRONGTYPE;
-        return (byte[]) e;
+        return asString(c.db().lookupReadBig(a.buf(i), a.off(i), a.len(i), !c.noTouch()));
     }
 
     /** The entry of key argument i for writing (any type), null if missing. */

@@ -17,7 +17,7 @@ import io.spinel.core.util.Doubles;
  */
 public final class Client {
     /** The transport side of a client, implemented by the network layer (or the embedded API). */
-    public interface Connection {
+    public interface Connection extends Reply.Sink {
         /** Queues bytes for the peer (copied; the array is reused). */
         void write(byte[] buf, int off, int len);
 
@@ -148,6 +148,8 @@ public final class Client {
     /** A WATCHed key changed: the next EXEC fails. */
     boolean dirtyCas;
     final java.util.List<Transactions.Watched> watching = new java.util.ArrayList<>(0);
+    /** The reply's total bytes already added to INFO's total_net_output_bytes. */
+    long outputCounted;
     /** Blocking commands must not block (inside MULTI/EXEC and scripts): they act as if timed out. */
     boolean denyBlocking;
 
@@ -160,7 +162,7 @@ public final class Client {
         this.lastInteraction = now;
         reader.layout(CommandFamilies.BIG_ARG_LAYOUT);
         reader.share(engine.sharedQueryBuffer());
-        reply.setSink(connection::write);
+        reply.setSink(connection);
     }
 
     public long id() {

@@ -1177,7 +1177,12 @@ public final class Engine {
             Client c = list.get(i);
             c.pendingWrite = false;
             if (c.closed) continue;
-            stats.netOutputBytes += c.reply.drain();
+            c.reply.drain();
+            // counted from the reply's total: big replies also leave mid-command (spills, values
+            // written from native memory), not only here
+            long out = c.reply.totalBytes();
+            stats.netOutputBytes += out - c.outputCounted;
+            c.outputCounted = out;
             c.connection.flush();
             if (c.closeAfterReply) {
                 disconnected(c);

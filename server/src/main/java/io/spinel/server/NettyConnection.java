@@ -9,6 +9,8 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
+import io.netty.util.internal.PlatformDependent;
+import io.spinel.core.util.NativeMemory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -107,6 +109,92 @@ final class NettyConnection extends SocketConnection {
             return -1;
         }
         return sent;
+    }
+
+    @Override
+    public boolean takesNative() {
+        return true;
+    }
+
+    /**
+     * A reply whose value lies in native memory (a big string): on the socket path head, value and
+     * tail go in one writev straight from where they lie, so the value is copied once, by the
+     * kernel, as Redis copies it into its reply buffer once. What the socket does not take now is
+     * copied to a queued buffer at once: the value's memory may be freed after this command.
+     */
+    @Override
+    public void writeNative(byte[] head, int off, int len, long address, int n, byte[] tail) {
+        if (len > MAX_WRITEV_HEAD) {
+            // a long run of replies before this one: those go the usual way first
+            write(head, off, len);
+            len = 0;
+        }
+        long total = (long) len + n + tail.length;
+        long sent = 0;
+        if (socket != null && SCRATCH_ADDRESSES && channel.eventLoop().inEventLoop()) {
+            ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+            if (out != null && out.totalPendingWriteBytes() == 0 && channel.isActive()) {
+                sent = writevToSocket(head, off, len, address, n, tail);
+                if (sent < 0 || sent == total) return;
+            }
+        }
+        ByteBuf b = channel.alloc().directBuffer((int) (total - sent));
+        // skip what the socket took: first of the head, then of the value, then of the tail
+        int fromHead = (int) Math.min(sent, len);
+        b.writeBytes(head, off + fromHead, len - fromHead);
+        long fromValue = Math.max(0, Math.min(sent - len, n));
+        copyNative(address + fromValue, b, (int) (n - fromValue));
+        int fromTail = (int) Math.max(0, sent - len - n);
+        b.writeBytes(tail, fromTail, tail.length - fromTail);
+        channel.write(b, channel.voidPromise());
+        queued = true;
+    }
+
+    /** Heads longer than this are written before the value (the scratch buffer holds head, tail and the iovecs). */
+    private static final int MAX_WRITEV_HEAD = 60 * 1024;
+    private static final int IOV_SIZE = 16;
+    /** Whether the scratch buffer's address is known here (Netty reaches Unsafe), so writev can name it. */
+    private static final boolean SCRATCH_ADDRESSES = PlatformDependent.hasUnsafe();
+
+    /** One writev of head, value and tail; bytes sent, -1 when the write failed and the channel is closing. */
+    private long writevToSocket(byte[] head, int off, int len, long address, int n, byte[] tail) {
+        ByteBuffer scratch = SOCKET_SCRATCH.get();
+        long base = PlatformDependent.directBufferAddress(scratch);
+        scratch.put(0, head, off, len);
+        scratch.put(len, tail, 0, tail.length);
+        long iov = base + ((len + tail.length + 7) & ~7);
+        int count = 0;
+        if (len > 0) count = iovec(iov, count, base, len);
+        count = iovec(iov, count, address, n);
+        count = iovec(iov, count, base + len, tail.length);
+        try {
+            return socket.writevAddresses(iov, count);
+        } catch (IOException e) {
+            channel.close();
+            return -1;
+        }
+    }
+
+    private static int iovec(long iov, int index, long address, int length) {
+        PlatformDependent.putLong(iov + (long) index * IOV_SIZE, address);
+        PlatformDependent.putLong(iov + (long) index * IOV_SIZE + 8, length);
+        return index + 1;
+    }
+
+    private static void copyNative(long address, ByteBuf to, int n) {
+        to.ensureWritable(n);
+        if (to.hasMemoryAddress()) {
+            NativeMemory.copy(address, to.memoryAddress() + to.writerIndex(), n);
+            to.writerIndex(to.writerIndex() + n);
+            return;
+        }
+        byte[] chunk = new byte[Math.min(n, 16 * 1024)];
+        for (int done = 0; done < n; ) {
+            int c = Math.min(chunk.length, n - done);
+            NativeMemory.copyTo(address + done, chunk, 0, c);
+            to.writeBytes(chunk, 0, c);
+            done += c;
+        }
     }
 
     @Override

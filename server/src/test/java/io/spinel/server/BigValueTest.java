@@ -104,6 +104,76 @@ class BigValueTest {
         }
     }
 
+    /**
+     * Replies of big values go out from the value's own memory: they must arrive whole and in
+     * order among other replies, also when the socket takes only part of them (the client reads
+     * nothing until the whole pipeline is answered) and when the value is freed, and its memory
+     * reused, by the next commands of the same batch.
+     */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void bigRepliesArriveWholeAndInOrder(SpinelServer.Transport transport) throws Exception {
+        long blocksBefore = NativeMemory.blocksInUse();
+        try (SpinelServer s = start(transport); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.set(key("a"), value(1));
+            j.set(key("b"), value(2));
+            j.set(key("small"), key("tiny"));
+            assertThat(bigValues(s)[0]).isEqualTo(2);
+            java.io.ByteArrayOutputStream request = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+            for (int round = 0; round < 40; round++) {
+                byte[] a = value(1 + 2 * round), b = value(2);
+                command(request, key("PING"));
+                expected.writeBytes(key("+PONG\r\n"));
+                command(request, key("GET"), key("a"));
+                bulk(expected, a);
+                command(request, key("GET"), key("small"));
+                bulk(expected, key("tiny"));
+                command(request, key("MGET"), key("a"), key("b"), key("nosuch"));
+                expected.writeBytes(key("*3\r\n"));
+                bulk(expected, a);
+                bulk(expected, b);
+                expected.writeBytes(key("$-1\r\n"));
+                // a's memory is freed after the DEL and most likely reused by the next value
+                command(request, key("DEL"), key("a"));
+                expected.writeBytes(key(":1\r\n"));
+                command(request, key("SET"), key("a"), value(3 + 2 * round));
+                expected.writeBytes(key("+OK\r\n"));
+                command(request, key("SET"), key("a"), value(1 + 2 * (round + 1)));
+                expected.writeBytes(key("+OK\r\n"));
+            }
+            long outBefore = netOutput(j);
+            try (Socket raw = new Socket("127.0.0.1", s.port())) {
+                raw.getOutputStream().write(request.toByteArray());
+                raw.getOutputStream().flush();
+                Thread.sleep(200); // replies pile up beyond what the socket buffers hold
+                byte[] got = raw.getInputStream().readNBytes(expected.size());
+                assertThat(got.length).isEqualTo(expected.size());
+                assertThat(Arrays.equals(got, expected.toByteArray())).as("replies byte for byte").isTrue();
+            }
+            // INFO counts what went out, the values written from native memory included
+            assertThat(netOutput(j) - outBefore).isGreaterThanOrEqualTo(expected.size());
+            j.del(key("a"), key("b"));
+        }
+        assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+    }
+
+    private static void command(java.io.ByteArrayOutputStream out, byte[]... args) {
+        out.writeBytes(key("*" + args.length + "\r\n"));
+        for (byte[] a : args) bulk(out, a);
+    }
+
+    private static void bulk(java.io.ByteArrayOutputStream out, byte[] b) {
+        out.writeBytes(key("$" + b.length + "\r\n"));
+        out.writeBytes(b);
+        out.writeBytes(key("\r\n"));
+    }
+
+    private static long netOutput(Jedis j) {
+        return Long.parseLong(j.info("stats").lines().filter(l -> l.startsWith("total_net_output_bytes:"))
+                .findFirst().orElseThrow().substring("total_net_output_bytes:".length()).trim());
+    }
+
     @Test
     void aSnapshotKeepsTheValuesAFlushDroppedWhileItRuns() throws Exception {
         int n = 30;

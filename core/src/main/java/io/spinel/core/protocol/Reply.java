@@ -21,6 +21,20 @@ public final class Reply {
     public interface Sink {
         /** Takes a copy of {@code len} bytes (the array is reused afterwards). */
         void write(byte[] buf, int off, int len);
+
+        /** Whether {@link #writeNative} may be called. */
+        default boolean takesNative() {
+            return false;
+        }
+
+        /**
+         * Takes {@code buf[off, off + len)}, then {@code n} bytes at {@code address}, then
+         * {@code tail}, in that order, as {@link #write} would take them in one array. Done with
+         * the native bytes when it returns (sent, or copied): the memory may be freed right after.
+         */
+        default void writeNative(byte[] buf, int off, int len, long address, int n, byte[] tail) {
+            throw new UnsupportedOperationException();
+        }
     }
 
     public static final int SPILL_THRESHOLD = 64 * 1024;
@@ -108,11 +122,15 @@ public final class Reply {
         int n = len;
         if (n > 0 && !discarding) {
             sink.write(buf, 0, n);
-            totalBytes += n;
-            len = 0;
-            if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
+            drained(n);
         }
         return n;
+    }
+
+    private void drained(long n) {
+        totalBytes += n;
+        len = 0;
+        if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
     }
 
     public boolean hasPending() {
@@ -250,6 +268,14 @@ public final class Reply {
     /** A bulk string of n bytes in native memory (a BIG string value). */
     public void bulkNative(long address, int n) {
         prefixed('$', n);
+        if (sink != null && sink.takesNative() && !discarding && deferredDepth == 0) {
+            // the sink reads the value where it lies (to the socket, as Redis writes it from its
+            // reply buffer), instead of it being copied here first and out again when drained
+            int head = len;
+            sink.writeNative(buf, 0, head, address, n, CRLF);
+            drained((long) head + n + CRLF.length);
+            return;
+        }
         // in slices, so that a huge value streams through the buffer as raw() lets heap bytes do
         for (int done = 0; done < n; ) {
             int chunk = Math.min(n - done, SPILL_THRESHOLD);

@@ -269,13 +269,12 @@ public final class StringCommands {
 
     static void getset(Client c) {
         Args a = c.args();
-        Object old = writeEntry(c, 1);
+        Object old = c.db().lookupWriteBig(a.buf(1), a.off(1), a.len(1));
         byte[] s = asString(old);
         // GETSET reads like GET first (counting a hit or miss), then writes
         if (s == null) c.reply().nullBulk();
         else StringEntry.replyValue(s, c.reply());
-        put(c, 1, StringEntry.create(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), -1,
-                c.engine().keyspace().newLru()));
+        store(c, 1, old, 2, -1);
         modified(c, 1, "set");
         if (c.propagates()) {
             byte[][] p = a.toArrays();
@@ -386,9 +385,10 @@ public final class StringCommands {
         Args a = c.args();
         int n = a.count();
         if (n % 2 == 0) throw new CommandError("ERR wrong number of arguments for '" + (nx ? "msetnx" : "mset") + "' command");
+        // the old values are replaced unread: BIG ones can stay where they are until then
         if (nx) {
             for (int j = 1; j < n; j += 2) {
-                if (writeEntry(c, j) != null) {
+                if (c.db().lookupWriteBig(a.buf(j), a.off(j), a.len(j)) != null) {
                     c.reply().integer(0);
                     return;
                 }
@@ -396,7 +396,7 @@ public final class StringCommands {
         }
         Engine engine = c.engine();
         for (int j = 1; j < n; j += 2) {
-            store(c, j, writeEntry(c, j), j + 1, -1);
+            store(c, j, c.db().lookupWriteBig(a.buf(j), a.off(j), a.len(j)), j + 1, -1);
             engine.keyModified(c.db(), a.buf(j), a.off(j), a.len(j));
             engine.notify(Notify.STRING, "set", c.db(), a.buf(j), a.off(j), a.len(j));
         }

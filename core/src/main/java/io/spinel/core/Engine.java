@@ -521,6 +521,7 @@ public final class Engine {
         if (cron != null) cron.cancel(false);
         cron = null;
         persistence.stop();
+        keyspace.dropBigValues();
     }
 
     private long cronLoops;
@@ -1391,7 +1392,7 @@ public final class Engine {
      * slots, kept current as commands run) and of client buffers. This, not the JVM heap (which
      * includes garbage not yet collected), is what maxmemory and eviction compare against.
      */
-    long usedMemory() {
+    public long usedMemory() {
         long used = keyspace.memoryUsage() + clientsMemory;
         if (used > usedMemoryPeak) usedMemoryPeak = used;
         return used;

@@ -202,6 +202,61 @@ class BigValueTest {
         }
     }
 
+    /**
+     * Values that lived outside the heap load there again (RDB on its decoding thread, DEBUG
+     * RELOAD, RESTORE, the AOF), or a data set bigger than the heap could not be loaded; keys that
+     * expired in the file, a RESTORE already expired, and a server that stops give their memory
+     * back.
+     */
+    @Test
+    void loadedValuesStayOutsideTheHeap() throws Exception {
+        int n = 40; // 6 MB: decoded on a thread of its own
+        long blocksBefore = NativeMemory.blocksInUse();
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            for (int i = 0; i < n; i++) j.set(key("k" + i), value(i));
+            j.psetex(key("soon1"), 100, value(50));
+            j.psetex(key("soon2"), 100, value(51));
+            j.save();
+        }
+        // an embedded server gives its big values back when it stops (the JVM goes on)
+        assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+        Thread.sleep(150);
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            assertThat(j.dbSize()).isEqualTo(n);
+            assertThat(bigValues(s)[0]).isEqualTo(n);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + n);
+            for (int i = 0; i < n; i++) assertThat(j.get(key("k" + i))).isEqualTo(value(i));
+
+            j.sendCommand(() -> key("DEBUG"), key("RELOAD"));
+            assertThat(bigValues(s)[0]).isEqualTo(n);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + n);
+            assertThat(j.get(key("k3"))).isEqualTo(value(3));
+
+            byte[] dump = j.dump(key("k1"));
+            j.restore(key("copy"), 0, dump);
+            assertThat(bigValues(s)[0]).isEqualTo(n + 1);
+            j.sendCommand(Protocol.Command.RESTORE, key("gone"), key("1"), dump, key("ABSTTL"));
+            assertThat(j.exists(key("gone"))).isFalse();
+            assertThat(bigValues(s)[0]).isEqualTo(n + 1);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + n + 1);
+            assertThat(j.get(key("copy"))).isEqualTo(value(1));
+        }
+        assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+
+        try (SpinelServer s = start("appendonly", "yes", "aof-use-rdb-preamble", "no");
+                Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.flushAll();
+            for (int i = 0; i < 5; i++) j.set(key("a" + i), value(i));
+            j.append(key("a0"), key("!"));
+        }
+        try (SpinelServer s = start("appendonly", "yes"); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            // replayed SETs, and the APPEND's result on the heap
+            assertThat(bigValues(s)[0]).isEqualTo(4);
+            assertThat(j.get(key("a4"))).isEqualTo(value(4));
+        }
+        assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+    }
+
     @Test
     void theAofAndItsRewriteHoldTheValues() throws Exception {
         try (SpinelServer s = start("appendonly", "yes", "appendfsync", "always");

@@ -60,6 +60,22 @@ public final class BigValues {
         count++;
     }
 
+    /**
+     * Frees the native memory of an entry that was made but never stored in a table (a loaded
+     * key that had expired, a load given up half-way). Any thread: nothing counts it yet.
+     */
+    public static void freeUnstored(Object e) {
+        if (e instanceof byte[] && StringEntry.isBig((byte[]) e)) NativeMemory.free(StringEntry.bigAddress((byte[]) e));
+    }
+
+    /**
+     * An adopted entry that will not be stored after all (RESTORE of a key already expired):
+     * freed after the command, like one that left its table.
+     */
+    public void abandoned(byte[] e) {
+        dropped(e);
+    }
+
     void stored(byte[] e) {
         stored.add(e);
     }

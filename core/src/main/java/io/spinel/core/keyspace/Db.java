@@ -243,9 +243,11 @@ public final class Db {
      * {@link #put} for what the RDB loader made: the value is complete, so it is measured once now,
      * not again after the command (which after loading a few million collections made the first
      * command pay for measuring them all a second time); and k is a fresh array of exactly the
-     * key, which the expiry index may keep as it is.
+     * key, which the expiry index may keep as it is. A BIG entry's native memory becomes the
+     * keyspace's here (the loader allocated it).
      */
     public Object putComplete(byte[] k, Object e) {
+        if (isBig(e)) keyspace.bigValues.adopted((byte[]) e);
         return put(k, 0, k.length, e, true);
     }
 
@@ -335,6 +337,11 @@ public final class Db {
         if (when >= 0 && !had) volatileKeys.put(h, copyKey(k, off, len), k, off, len);
         else if (when < 0 && had) volatileKeys.remove(h, k, off, len);
         return e;
+    }
+
+    /** How many entries hold their value in native memory ({@link StringEntry#BIG}). */
+    int bigEntries() {
+        return bigEntries;
     }
 
     /** Drops every key (FLUSHDB); returns how many there were. */

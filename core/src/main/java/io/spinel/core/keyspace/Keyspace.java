@@ -342,6 +342,18 @@ public final class Keyspace {
         return bigValues;
     }
 
+    /**
+     * When the server stops: the native memory of big values is not the collector's to reclaim,
+     * and an embedded server's JVM goes on, so the databases holding any are emptied and it is
+     * freed (after the running snapshots end, as always).
+     */
+    public void dropBigValues() {
+        for (Db db : dbs) {
+            if (db.bigEntries() > 0) db.clear();
+        }
+        bigValues.release();
+    }
+
     /** Estimated heap bytes of all data (used_memory_dataset). */
     public long memoryUsage() {
         settle();

@@ -1,6 +1,7 @@
 package io.spinel.core.keyspace;
 
 import io.spinel.core.protocol.Reply;
+import io.spinel.core.protocol.RespReader;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.NativeMemory;
 
@@ -340,6 +341,23 @@ public final class StringEntry {
         Bytes.putLongLE(e, p, address);
         Bytes.putIntLE(e, p + 8, vLen);
         return e;
+    }
+
+    /**
+     * A BIG entry holding a copy of the value in new native memory, for values loaded from a file
+     * (the RDB, the AOF): a data set of big values that lived outside the heap must load without
+     * needing a heap of its size. The caller owns the memory until the entry is in a table
+     * ({@link BigValues#freeUnstored} otherwise).
+     */
+    public static byte[] copyToBig(byte[] k, int kOff, int kLen, byte[] v, int vOff, int vLen, long expireAt, int lru) {
+        long address = NativeMemory.allocate(vLen);
+        NativeMemory.copyFrom(v, vOff, address, vLen);
+        return adoptBig(k, kOff, kLen, address, vLen, expireAt, lru);
+    }
+
+    /** Whether a loaded string value of that length is kept in native memory ({@link #copyToBig}). */
+    public static boolean loadsAsBig(int vLen) {
+        return vLen >= RespReader.BIG_ARG && NativeMemory.available();
     }
 
     /** An EMBSTR/RAW entry for a value that Redis keeps as a string even if it looks numeric. */

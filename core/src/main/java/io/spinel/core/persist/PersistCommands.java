@@ -8,6 +8,7 @@ import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.keyspace.StringEntry;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.util.Bytes;
 
@@ -113,7 +114,8 @@ public final class PersistCommands {
 
     static void dump(Client c) {
         Args a = c.args();
-        Object e = c.db().lookupRead(a.buf(1), a.off(1), a.len(1));
+        // the payload copies a BIG value out where it lies: no move to the heap for a read
+        Object e = c.db().lookupReadBig(a.buf(1), a.off(1), a.len(1), true);
         if (e == null) {
             c.reply().nullBulk();
             return;
@@ -175,10 +177,14 @@ public final class PersistCommands {
         } catch (RdbException | ValueCodec.EmptyKey | IllegalArgumentException | IndexOutOfBoundsException e) {
             throw CommandError.err("Bad data format");
         }
+        // a big string value was read into native memory: the keyspace owns it from here
+        boolean big = entry instanceof byte[] && StringEntry.isBig((byte[]) entry);
+        if (big) ks.bigValues().adopted((byte[]) entry);
         boolean deleted = false;
         if (replace) deleted = db.remove(a.buf(1), a.off(1), a.len(1)) != null;
         if (ttl != 0 && !absttl) ttl += ks.now();
         if (ttl != 0 && ks.alreadyExpired(ttl)) {
+            if (big) ks.bigValues().abandoned((byte[]) entry);
             if (deleted) {
                 c.propagateAs(DEL, key);
                 engine.keyModified(db, key);

@@ -2,6 +2,7 @@ package io.spinel.core.persist;
 
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
+import io.spinel.core.keyspace.BigValues;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.EncodingConfig;
 import io.spinel.core.keyspace.Keyspace;
@@ -182,7 +183,11 @@ final class RdbLoader {
 
         @Override
         public void put(Db db, byte[] key, Object entry) {
-            if (cancelled) throw new Cancelled(); // (a start that failed: stop reading the file now)
+            if (cancelled) {
+                BigValues.freeUnstored(entry);
+                dropPending();
+                throw new Cancelled(); // (a start that failed: stop reading the file now)
+            }
             dbs[n] = db;
             keys[n] = key;
             entries[n] = entry;
@@ -213,18 +218,36 @@ final class RdbLoader {
         private void send(Object o) {
             try {
                 while (!queue.offer(o, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                    if (cancelled) throw new Cancelled();
+                    if (cancelled) {
+                        freeUnstored(o);
+                        throw new Cancelled();
+                    }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                freeUnstored(o);
                 throw new Cancelled();
             }
+        }
+
+        /** The native memory of big values in a batch that no table will get. */
+        private static void freeUnstored(Object o) {
+            if (!(o instanceof Batch)) return;
+            Batch b = (Batch) o;
+            for (int i = 0; i < b.n; i++) BigValues.freeUnstored(b.entries[i]);
         }
 
         /** On the decoding thread: everything was decoded (failure null) or decoding failed. */
         void finish(Throwable failure) {
             if (failure == null) flush();
+            else dropPending();
             send(failure == null ? DONE : failure);
+        }
+
+        /** The batch being filled will not be sent: its big values are freed. */
+        private void dropPending() {
+            for (int i = 0; i < n; i++) BigValues.freeUnstored(entries[i]);
+            n = 0;
         }
 
         /**
@@ -265,7 +288,7 @@ final class RdbLoader {
 
         void cancel() {
             cancelled = true;
-            queue.clear();
+            for (Object o; (o = queue.poll()) != null; ) freeUnstored(o);
         }
     }
 
@@ -369,6 +392,7 @@ final class RdbLoader {
                         if (entry != null) {
                             if (!aofBase && expire != -1 && expire < now) {
                                 keysExpired++;
+                                BigValues.freeUnstored(entry);
                             } else {
                                 target.put(db, key, entry);
                                 keysLoaded++;

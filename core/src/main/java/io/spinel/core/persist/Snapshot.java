@@ -94,8 +94,8 @@ final class Snapshot implements FrozenDb.Capture {
             aux("redis-ver", Engine.REDIS_VERSION);
             aux("redis-bits", "64");
             aux("ctime", Long.toString(System.currentTimeMillis() / 1000));
-            Runtime rt = Runtime.getRuntime();
-            aux("used-mem", Long.toString(rt.totalMemory() - rt.freeMemory()));
+            // used_memory, as Redis writes it (big values outside the heap included)
+            aux("used-mem", Long.toString(engine.usedMemory()));
             aux("aof-base", aofBase ? "1" : "0");
             for (byte[] code : functions) {
                 out.writeByte(Rdb.OPCODE_FUNCTION2);

@@ -226,7 +226,10 @@ final class ValueCodec {
     static Object read(int type, RdbIn in, byte[] key, long expire, int lru, EncodingConfig cfg) {
         if (type == Rdb.TYPE_STRING) { // the entry is a copy: the value is read into a reused buffer
             byte[] v = in.readTransient();
-            return StringEntry.create(key, 0, key.length, v, in.transientOffset(), in.transientLength(), expire, lru);
+            int off = in.transientOffset(), len = in.transientLength();
+            // where a SET of it would have kept it; the caller owns the memory until the entry is stored
+            if (StringEntry.loadsAsBig(len)) return StringEntry.copyToBig(key, 0, key.length, v, off, len, expire, lru);
+            return StringEntry.create(key, 0, key.length, v, off, len, expire, lru);
         }
         DbObject v;
         switch (type) {

@@ -370,6 +370,12 @@ public final class StringCommands {
             StringEntry.overwrite(e, vb, vo, vl, newExpire);
             // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
             if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
+        } else if (ks.isLoading() && StringEntry.loadsAsBig(vl)) {
+            // replaying the AOF: stored as the RDB loader stores it (BIG)
+            byte[] e = StringEntry.copyToBig(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,
+                    ks.newLru());
+            ks.bigValues().adopted(e);
+            put(c, keyArg, e);
         } else if (a.owned(valArg) && StringEntry.canAdopt(vb, vo, vl, a.len(keyArg), newExpire)) {
             // a big value read into its own array with room for the header (CommandFamilies.BIG_ARG_LAYOUT)
             a.disown(valArg);

@@ -547,6 +547,7 @@ public final class Engine {
             }
             evictClients();
             long used = usedMemory();
+            guardHeap(used);
             if (maxmemory > 0 && !paused) performEvictions();
             keyspace.bigValues().release(); // what expiry and eviction dropped
             if (heapReturn != null && heapReturn.tick(used, stats.commandsProcessed, System.currentTimeMillis())) {
@@ -559,6 +560,36 @@ public final class Engine {
             flushPending();
         } catch (RuntimeException e) {
             log.warning("Error in server cron: " + e);
+        }
+    }
+
+    /**
+     * The heap's share the data set and the clients may take before writes are refused: Redis
+     * grows until the machine's memory ends, a JVM until its heap does, and past that every
+     * allocation fails, whatever command makes it. So when what Spinel holds on the heap
+     * (used_memory without the big values in native memory) passes 80% of the maximum heap,
+     * commands that may add memory get Redis's -OOM error, as with maxmemory, until it is back
+     * under; the rest is for the young generation and G1's free regions.
+     * ({@code -Dspinel.heapDataShare=F} sets another share, for tests.)
+     */
+    private final long heapDataLimit = Runtime.getRuntime().maxMemory() == Long.MAX_VALUE ? Long.MAX_VALUE
+            : (long) (Runtime.getRuntime().maxMemory() * Double.parseDouble(System.getProperty("spinel.heapDataShare", "0.8")));
+    /** What Spinel holds on the heap passed {@link #heapDataLimit} at the last cron tick. */
+    private boolean heapFull;
+
+    private void guardHeap(long used) {
+        long onHeap = used - keyspace.bigValues().bytes();
+        boolean full = onHeap > heapDataLimit;
+        if (full == heapFull) return;
+        heapFull = full;
+        long mb = 1024 * 1024;
+        if (full) {
+            log.warning("The Java heap is nearly full: data and client buffers take " + onHeap / mb + " MB of a "
+                    + Runtime.getRuntime().maxMemory() / mb + " MB heap. Commands that may use more memory get -OOM "
+                    + "until some is freed. Raise the heap (SPINEL_JAVA_OPTS=-Xmx...) or set maxmemory and an "
+                    + "eviction policy.");
+        } else {
+            log.notice("The Java heap has room again (" + onHeap / mb + " MB held): write commands are accepted.");
         }
     }
 
@@ -769,8 +800,8 @@ public final class Engine {
         if (c.closed) return;
         // no memory check while a slow script yields (Redis skips it; the command gets BUSY below)
         // (nor while the data set loads: Redis evicts nothing then either)
-        boolean oom = maxmemory > 0 && busyError == null && !pause.active() && !keyspace.isLoading()
-                && performEvictions() == Evictor.FAIL;
+        boolean oom = busyError == null && !keyspace.isLoading()
+                && (maxmemory > 0 && !pause.active() && performEvictions() == Evictor.FAIL || heapFull);
         if (busyError == null) preCommandOom = oom;
         if (oom) {
             boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0

@@ -43,6 +43,28 @@ public final class Main {
         }
     }
 
+    private static final byte[] OUT_OF_MEMORY = ("Out of memory: the Java heap is exhausted outside a command, exiting. "
+            + "Raise the heap (SPINEL_JAVA_OPTS=-Xmx...) or set maxmemory.\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * An OutOfMemoryError that a thread does not catch (a command's own is answered with -OOM)
+     * ends the process, as Redis aborts when an allocation fails: the thread it ends may be the
+     * event loop's, and a process without it would accept connections and answer none, SIGTERM
+     * included. The message is made beforehand: there may be no memory left to make it then.
+     */
+    private static void exitOnEscapedOutOfMemory() {
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            if (e instanceof OutOfMemoryError) {
+                System.err.write(OUT_OF_MEMORY, 0, OUT_OF_MEMORY.length);
+                System.err.flush();
+                Runtime.getRuntime().halt(1);
+            }
+            if (previous != null) previous.uncaughtException(thread, e);
+            else thread.getThreadGroup().uncaughtException(thread, e);
+        });
+    }
+
     public static void main(String[] argv) {
         List<String> args = new ArrayList<>(Arrays.asList(argv));
         if (args.size() == 1 && (args.get(0).equals("-v") || args.get(0).equals("--version"))) {
@@ -53,6 +75,7 @@ public final class Main {
             System.out.println(usage());
             return;
         }
+        exitOnEscapedOutOfMemory();
         // Netty's event loop and native library take longer to set up than reading the
         // configuration and logging the banner: made meanwhile on a second thread.
         FutureTask<ServerTransport> transport = new FutureTask<>(() -> {

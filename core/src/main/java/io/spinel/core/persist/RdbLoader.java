@@ -273,7 +273,15 @@ final class RdbLoader {
                 if (o == DONE) return;
                 if (o instanceof Batch) {
                     Batch b = (Batch) o;
-                    for (int i = 0; i < b.n; i++) into.put(b.dbs[i], b.keys[i], b.entries[i]);
+                    for (int i = 0; i < b.n; i++) {
+                        try {
+                            into.put(b.dbs[i], b.keys[i], b.entries[i]);
+                        } catch (RuntimeException e) {
+                            // (a duplicate key: the rest of the batch will not be stored)
+                            for (int j = i + 1; j < b.n; j++) BigValues.freeUnstored(b.entries[j]);
+                            throw e;
+                        }
+                    }
                 } else if (o instanceof java.util.function.Consumer) {
                     ((java.util.function.Consumer<Target>) o).accept(into);
                 } else if (o instanceof RuntimeException) {

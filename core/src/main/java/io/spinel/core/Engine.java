@@ -579,7 +579,8 @@ public final class Engine {
 
     private void guardHeap(long used) {
         long onHeap = used - keyspace.bigValues().bytes();
-        boolean full = onHeap > heapDataLimit;
+        // back under by 5% before writes are taken again: no flapping (and log lines) at the edge
+        boolean full = heapFull ? onHeap > heapDataLimit / 20 * 19 : onHeap > heapDataLimit;
         if (full == heapFull) return;
         heapFull = full;
         long mb = 1024 * 1024;

@@ -12,6 +12,7 @@ import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.RespReader;
 import io.spinel.core.protocol.SharedQueryBuffer;
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.NativeMemory;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -522,6 +523,7 @@ public final class Engine {
         cron = null;
         persistence.stop();
         keyspace.dropBigValues();
+        NativeMemory.releaseKept();
     }
 
     private long cronLoops;
@@ -550,6 +552,7 @@ public final class Engine {
             guardHeap(used);
             if (maxmemory > 0 && !paused) performEvictions();
             keyspace.bigValues().release(); // what expiry and eviction dropped
+            NativeMemory.decay(); // freed big blocks unused for 10 s go back to malloc
             if (heapReturn != null && heapReturn.tick(used, stats.commandsProcessed, System.currentTimeMillis())) {
                 log.verbose("Idle with " + used + " bytes of data after it shrank or grew: heap collected, "
                         + "its free part returned to the OS");

@@ -174,6 +174,34 @@ class BigValueTest {
                 .findFirst().orElseThrow().substring("total_net_output_bytes:".length()).trim());
     }
 
+    /**
+     * A freed value's block is kept for the next value of about its size (no fresh pages to
+     * fault in), for 10 s at most; a synchronous FLUSHALL gives them all back at once, as Redis
+     * purges its allocator then.
+     */
+    @Test
+    void freedBlocksAreReusedAndASynchronousFlushGivesThemBack() throws Exception {
+        NativeMemory.releaseKept();
+        try (SpinelServer s = start(SpinelServer.Transport.NETTY); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.set(key("a"), value(1));
+            j.del(key("a"));
+            assertThat(NativeMemory.keptBytes()).isPositive();
+            j.set(key("b"), value(2)); // one byte longer: the same size class
+            assertThat(NativeMemory.keptBytes()).isZero();
+            assertThat(j.get(key("b"))).isEqualTo(value(2));
+            j.del(key("b"));
+            assertThat(NativeMemory.keptBytes()).isPositive();
+            j.flushAll();
+            assertThat(NativeMemory.keptBytes()).isZero();
+
+            j.set(key("c"), value(3));
+            j.sendCommand(Protocol.Command.FLUSHALL, key("ASYNC"));
+            j.ping();
+            assertThat(NativeMemory.keptBytes()).isPositive(); // kept, to decay in 10 s
+        }
+        assertThat(NativeMemory.keptBytes()).isZero(); // a stopped server gives them back
+    }
+
     @Test
     void aSnapshotKeepsTheValuesAFlushDroppedWhileItRuns() throws Exception {
         int n = 30;

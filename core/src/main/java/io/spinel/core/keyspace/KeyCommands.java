@@ -375,6 +375,7 @@ public final class KeyCommands {
         c.engine().beforeFlush(c.db().id());
         long n = c.db().clear();
         if (lazyFlush(c)) c.engine().flushedLazily(n);
+        else c.engine().keyspace().bigValues().purgeAfterRelease();
         c.engine().dirty += n;
         // an empty database is flushed in the AOF and on replicas too
         c.forcePropagation();
@@ -388,6 +389,7 @@ public final class KeyCommands {
         long n = 0;
         for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
         if (lazyFlush(c)) c.engine().flushedLazily(n);
+        else ks.bigValues().purgeAfterRelease();
         c.engine().dirty += n;
         // a running BGSAVE is dropped and, with save points, the empty data set saved at once
         c.engine().persistence().afterFlushAll();

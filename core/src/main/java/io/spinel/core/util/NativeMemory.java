@@ -24,12 +24,19 @@ public final class NativeMemory {
     private static final MethodHandle FREE;
     /** Unsafe.copyMemory(Object srcBase, long srcOffset, Object destBase, long destOffset, long bytes). */
     private static final MethodHandle COPY;
+    private static final MethodHandle GET_LONG;
+    private static final MethodHandle PUT_LONG;
     private static final long BYTE_ARRAY_BASE;
+    /**
+     * Bytes before each block's address: its size, so that a freed block can be kept for reuse
+     * ({@link NativeBlocks}); 16 keeps the address as aligned as malloc's.
+     */
+    private static final long HEADER = 16;
     /** Blocks allocated and not yet freed, in this JVM (what a leak would show). */
     private static final java.util.concurrent.atomic.AtomicLong BLOCKS = new java.util.concurrent.atomic.AtomicLong();
 
     static {
-        MethodHandle allocate = null, free = null, copy = null;
+        MethodHandle allocate = null, free = null, copy = null, getLong = null, putLong = null;
         long base = 0;
         try {
             Class<?> unsafeClass = Class.forName("jdk.internal.misc.Unsafe");
@@ -41,6 +48,9 @@ public final class NativeMemory {
                     .bindTo(unsafe);
             copy = l.findVirtual(unsafeClass, "copyMemory", MethodType.methodType(void.class, Object.class,
                     long.class, Object.class, long.class, long.class)).bindTo(unsafe);
+            getLong = l.findVirtual(unsafeClass, "getLong", MethodType.methodType(long.class, long.class)).bindTo(unsafe);
+            putLong = l.findVirtual(unsafeClass, "putLong", MethodType.methodType(void.class, long.class, long.class))
+                    .bindTo(unsafe);
             base = ((Number) unsafeClass.getField("ARRAY_BYTE_BASE_OFFSET").get(null)).longValue();
             // a round trip proves the package is open and the methods are the ones expected
             byte[] probe = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
@@ -56,6 +66,8 @@ public final class NativeMemory {
         ALLOCATE = allocate;
         FREE = free;
         COPY = copy;
+        GET_LONG = getLong;
+        PUT_LONG = putLong;
         BYTE_ARRAY_BASE = base;
     }
 
@@ -64,25 +76,66 @@ public final class NativeMemory {
         return ALLOCATE != null;
     }
 
-    /** The address of {@code bytes} new bytes, contents undefined; OutOfMemoryError when none. */
+    /**
+     * The address of at least {@code bytes} new bytes, contents undefined; OutOfMemoryError when
+     * none. A block freed recently of the same size class is reused ({@link NativeBlocks}).
+     */
     public static long allocate(long bytes) {
         try {
-            long address = (long) ALLOCATE.invokeExact(bytes);
+            long size = NativeBlocks.sizeFor(bytes + HEADER);
+            long base = NativeBlocks.take(size);
+            if (base == 0) base = (long) ALLOCATE.invokeExact(size);
+            PUT_LONG.invokeExact(base, size);
             BLOCKS.incrementAndGet();
-            return address;
+            return base + HEADER;
         } catch (Throwable t) {
             throw unchecked(t);
         }
     }
 
-    /** Frees what {@link #allocate} returned; nothing may use the address afterwards. */
+    /**
+     * Frees what {@link #allocate} returned; nothing may use the address afterwards. A block of
+     * a cached size goes back to malloc only once unused for a while ({@link #decay}).
+     */
     public static void free(long address) {
         try {
-            FREE.invokeExact(address);
+            long base = address - HEADER;
+            long size = (long) GET_LONG.invokeExact(base);
             BLOCKS.decrementAndGet();
+            if (!NativeBlocks.keep(base, size, System.nanoTime())) FREE.invokeExact(base);
         } catch (Throwable t) {
             throw unchecked(t);
         }
+    }
+
+    /** Gives malloc back the kept blocks unused for {@link NativeBlocks#KEEP_NANOS} (a cron's call). */
+    public static void decay() {
+        decay(System.nanoTime());
+    }
+
+    static void decay(long now) {
+        freeKept(NativeBlocks.expired(now, false));
+    }
+
+    /** Gives malloc back every kept block (a server that stops). */
+    public static void releaseKept() {
+        freeKept(NativeBlocks.expired(System.nanoTime(), true));
+    }
+
+    private static void freeKept(long[] bases) {
+        if (bases == null) return;
+        try {
+            for (long base : bases) {
+                if (base != 0) FREE.invokeExact(base);
+            }
+        } catch (Throwable t) {
+            throw unchecked(t);
+        }
+    }
+
+    /** Bytes of freed blocks kept for reuse. */
+    public static long keptBytes() {
+        return NativeBlocks.keptBytes();
     }
 
     /** Blocks allocated and not freed yet, by every user in this JVM. */

@@ -804,7 +804,8 @@ public final class Engine {
         if (c.closed) return;
         // no memory check while a slow script yields (Redis skips it; the command gets BUSY below)
         // (nor while the data set loads: Redis evicts nothing then either)
-        boolean oom = busyError == null && !keyspace.isLoading()
+        // (the common case, no maxmemory and room on the heap, decided by the first two fields)
+        boolean oom = (maxmemory > 0 || heapFull) && busyError == null && !keyspace.isLoading()
                 && (maxmemory > 0 && !pause.active() && performEvictions() == Evictor.FAIL || heapFull);
         if (busyError == null) preCommandOom = oom;
         if (oom) {

@@ -68,19 +68,15 @@ public final class BigValues {
         if (e instanceof byte[] && StringEntry.isBig((byte[]) e)) NativeMemory.free(StringEntry.bigAddress((byte[]) e));
     }
 
-    /**
-     * An adopted entry that will not be stored after all (RESTORE of a key already expired):
-     * freed after the command, like one that left its table.
-     */
-    public void abandoned(byte[] e) {
-        dropped(e);
-    }
-
     void stored(byte[] e) {
         stored.add(e);
     }
 
-    void dropped(byte[] e) {
+    /**
+     * A BIG entry left its table, or an adopted one will not be stored after all (RESTORE of a key
+     * already expired): its memory is freed after the command unless a table holds it again.
+     */
+    public void dropped(byte[] e) {
         dropped.add(e);
     }
 

@@ -184,7 +184,7 @@ public final class PersistCommands {
         if (replace) deleted = db.remove(a.buf(1), a.off(1), a.len(1)) != null;
         if (ttl != 0 && !absttl) ttl += ks.now();
         if (ttl != 0 && ks.alreadyExpired(ttl)) {
-            if (big) ks.bigValues().abandoned((byte[]) entry);
+            if (big) ks.bigValues().dropped((byte[]) entry);
             if (deleted) {
                 c.propagateAs(DEL, key);
                 engine.keyModified(db, key);

@@ -219,19 +219,19 @@ final class RdbLoader {
             try {
                 while (!queue.offer(o, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                     if (cancelled) {
-                        freeUnstored(o);
+                        freeBatch(o);
                         throw new Cancelled();
                     }
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                freeUnstored(o);
+                freeBatch(o);
                 throw new Cancelled();
             }
         }
 
         /** The native memory of big values in a batch that no table will get. */
-        private static void freeUnstored(Object o) {
+        private static void freeBatch(Object o) {
             if (!(o instanceof Batch)) return;
             Batch b = (Batch) o;
             for (int i = 0; i < b.n; i++) BigValues.freeUnstored(b.entries[i]);
@@ -296,7 +296,7 @@ final class RdbLoader {
 
         void cancel() {
             cancelled = true;
-            for (Object o; (o = queue.poll()) != null; ) freeUnstored(o);
+            for (Object o; (o = queue.poll()) != null; ) freeBatch(o);
         }
     }
 

@@ -370,7 +370,7 @@ public final class StringCommands {
             StringEntry.overwrite(e, vb, vo, vl, newExpire);
             // a new value, as far as LRU goes; under LFU it keeps the key's counter (Redis's dbOverwrite)
             if (!ks.lfu()) StringEntry.setLru(e, ks.newLru());
-        } else if (ks.isLoading() && StringEntry.loadsAsBig(vl)) {
+        } else if (StringEntry.loadsAsBig(vl) && ks.isLoading()) {
             // replaying the AOF: stored as the RDB loader stores it (BIG)
             byte[] e = StringEntry.copyToBig(a.buf(keyArg), a.off(keyArg), a.len(keyArg), vb, vo, vl, newExpire,
                     ks.newLru());

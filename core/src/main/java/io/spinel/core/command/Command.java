@@ -173,6 +173,40 @@ public final class Command {
         return c != null && c.implemented() ? c : null;
     }
 
+    /**
+     * The implemented subcommand named by a request's argument, in any case, without making a
+     * String of it (OBJECT ENCODING, CLIENT ID... are resolved on every call): a binary search of
+     * the sorted names, comparing the argument lower-cased on the fly.
+     */
+    public Command subcommand(byte[] b, int off, int len) {
+        int lo = 0, hi = subcommandNames.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int cmp = compareLowered(subcommandNames[mid], b, off, len);
+            if (cmp < 0) {
+                lo = mid + 1;
+            } else if (cmp > 0) {
+                hi = mid - 1;
+            } else {
+                Command c = subcommands[mid];
+                return c.implemented() ? c : null;
+            }
+        }
+        return null;
+    }
+
+    /** String.compareTo of a lower-case name with the ASCII-lower-cased slice. */
+    private static int compareLowered(String name, byte[] b, int off, int len) {
+        int n = Math.min(name.length(), len);
+        for (int i = 0; i < n; i++) {
+            int c = b[off + i] & 0xff;
+            if (c >= 'A' && c <= 'Z') c += 32;
+            int d = name.charAt(i) - c;
+            if (d != 0) return d;
+        }
+        return name.length() - len;
+    }
+
     /** The part after the container's name ("get" for "config|get"). */
     public String shortName() {
         int bar = name.indexOf('|');

@@ -289,8 +289,7 @@ public final class CommandTable {
     public Command resolve(Args args) {
         Command c = lookup(args.buf(0), args.off(0), args.len(0));
         if (c == null || !c.isContainer() || args.count() == 1) return c;
-        String sub = Bytes.toLowerAscii(args.buf(1), args.off(1), args.len(1));
-        return c.subcommand(sub);
+        return c.subcommand(args.buf(1), args.off(1), args.len(1));
     }
 
     public boolean isContainer(byte[] b, int off, int len) {

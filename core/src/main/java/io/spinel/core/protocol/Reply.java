@@ -288,9 +288,25 @@ public final class Reply {
         crlf();
     }
 
-    /** A bulk string of an ASCII/UTF-8 Java string. */
+    /** A bulk string of a Java string in UTF-8; an ASCII one is written without encoding it first. */
     public void bulk(String s) {
-        bulk(s.getBytes(StandardCharsets.UTF_8));
+        int n = s.length();
+        if (n > SPILL_THRESHOLD) {
+            bulk(s.getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (s.charAt(i) >= 0x80) {
+                bulk(s.getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+        }
+        ensure(n + 16);
+        buf[len++] = '$';
+        len = Bytes.writeLong(buf, len, n);
+        crlf();
+        for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
+        crlf();
     }
 
     /** A long as a bulk string ("$3\r\n123\r\n"), as GET of an int-encoded value replies. */

@@ -178,6 +178,18 @@ public final class ListCommands {
         return n;
     }
 
+    /** Elements up to this size cross from list to list through a reused array. */
+    private static final int MOVE_BUFFER_MAX = 64 * 1024;
+    /** The reused array of {@link #moveAndReply}, per engine thread (it runs nothing else meanwhile). */
+    private static final ThreadLocal<byte[][]> MOVE_BUFFER = ThreadLocal.withInitial(() -> new byte[][] {new byte[64]});
+
+    private static byte[] moveBuffer(int len) {
+        if (len > MOVE_BUFFER_MAX) return new byte[len];
+        byte[][] holder = MOVE_BUFFER.get();
+        if (holder[0].length < len) holder[0] = new byte[Math.max(len, Math.min(holder[0].length * 2, MOVE_BUFFER_MAX))];
+        return holder[0];
+    }
+
     /**
      * LMOVE's step: pops from the non-empty source list and pushes onto the destination (dst null:
      * created), replying with the element. The caller has checked that dst is a list or missing;
@@ -187,12 +199,14 @@ public final class ListCommands {
                                        byte[] dst, int dstOff, int dstLen, ListValue to,
                                        boolean fromHead, boolean toHead) {
         Engine e = c.engine();
-        byte[] v = from.pop(fromHead);
+        int len = from.endLength(fromHead);
+        byte[] v = moveBuffer(len);
+        from.popInto(fromHead, v);
         if (to == null) to = create(c, db, dst, dstOff, dstLen);
         e.keyModified(db, dst, dstOff, dstLen);
-        to.push(toHead, v, 0, v.length);
+        to.push(toHead, v, 0, len);
         e.notify(Notify.LIST, toHead ? "lpush" : "rpush", db, dst, dstOff, dstLen);
-        c.reply().bulk(v);
+        c.reply().bulk(v, 0, len);
         e.notify(Notify.LIST, fromHead ? "lpop" : "rpop", db, src, srcOff, srcLen);
         boolean deleted = deleteIfEmpty(c, db, from, src, srcOff, srcLen);
         e.keyModified(db, src, srcOff, srcLen);

@@ -211,20 +211,30 @@ public final class ListValue extends DbObject {
 
     /** Removes and returns the first (atHead) or last element. The list must not be empty. */
     public byte[] pop(boolean atHead) {
+        byte[] v = new byte[endLength(atHead)];
+        popInto(atHead, v);
+        return v;
+    }
+
+    /** The length of the element at one end of a non-empty list. */
+    public int endLength(boolean atHead) {
+        return atHead ? Node.lengthAt(head.buf, head.start) : Node.lengthBefore(tail.buf, tail.end);
+    }
+
+    /** Pops the element at one end into dst[0, {@link #endLength}) instead of a new array. */
+    public void popInto(boolean atHead, byte[] dst) {
         Node n = atHead ? head : tail;
-        byte[] v;
         if (atHead) {
             int len = Node.lengthAt(n.buf, n.start);
-            v = Bytes.copy(n.buf, n.start + Node.headerSize(len), len);
+            System.arraycopy(n.buf, n.start + Node.headerSize(len), dst, 0, len);
             n.start += Node.entrySize(len);
         } else {
             int len = Node.lengthBefore(n.buf, n.end);
             int es = Node.entrySize(len);
-            v = Bytes.copy(n.buf, n.end - es + Node.headerSize(len), len);
+            System.arraycopy(n.buf, n.end - es + Node.headerSize(len), dst, 0, len);
             n.end -= es;
         }
         afterPop(n);
-        return v;
     }
 
     private void afterPop(Node n) {

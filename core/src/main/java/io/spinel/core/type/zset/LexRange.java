@@ -51,6 +51,12 @@ public final class LexRange {
         return true;
     }
 
+    /** Drops the references to the arguments, for a range that is kept and reused. */
+    void release() {
+        minB = null;
+        maxB = null;
+    }
+
     /** Compares a member with a bound (Redis's sdscmplex with the value on the left). */
     private static int cmp(byte[] v, int off, int len, int kind, byte[] b, int bOff, int bLen) {
         if (kind == MINUS_INF) return 1;

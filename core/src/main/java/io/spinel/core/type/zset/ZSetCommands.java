@@ -38,6 +38,19 @@ public final class ZSetCommands {
     }
 
     private static final SplittableRandom RANDOM = new SplittableRandom();
+
+    /**
+     * What the range commands fill in instead of allocating: each engine runs its commands on one
+     * thread, and none of these commands runs another while it uses them (a script's ZRANGE ends
+     * before the script goes on).
+     */
+    private static final class Scratch {
+        final ScoreRange score = new ScoreRange();
+        final LexRange lex = new LexRange();
+        final ClientSink sink = new ClientSink();
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
     private static final byte[] ZPOPMIN = Bytes.ascii("ZPOPMIN");
     private static final byte[] ZPOPMAX = Bytes.ascii("ZPOPMAX");
 
@@ -296,11 +309,11 @@ public final class ZSetCommands {
             end = c.argLong(3);
         } else if (type == SCORE) {
             event = "zremrangebyscore";
-            range = new ScoreRange();
+            range = SCRATCH.get().score;
             if (!range.parse(a.buf(2), a.off(2), a.len(2), a.buf(3), a.off(3), a.len(3))) throw notFloatRange();
         } else {
             event = "zremrangebylex";
-            lex = new LexRange();
+            lex = SCRATCH.get().lex;
             if (!lex.parse(a.buf(2), a.off(2), a.len(2), a.buf(3), a.off(3), a.len(3))) throw notLexRange();
         }
         Reply r = c.reply();
@@ -325,6 +338,7 @@ public final class ZSetCommands {
             deleted = z.removeRangeByScore(range);
         } else {
             deleted = z.removeRangeByLex(lex);
+            lex.release();
         }
         boolean keyRemoved = z.size() == 0;
         if (keyRemoved) c.db().remove(a.buf(1), a.off(1), a.len(1));
@@ -340,7 +354,7 @@ public final class ZSetCommands {
 
     static void zcount(Client c) {
         Args a = c.args();
-        ScoreRange range = new ScoreRange();
+        ScoreRange range = SCRATCH.get().score;
         if (!range.parse(a.buf(2), a.off(2), a.len(2), a.buf(3), a.off(3), a.len(3))) throw notFloatRange();
         ZSet z = read(c, 1);
         c.reply().integer(z == null ? 0 : z.count(range));
@@ -348,10 +362,11 @@ public final class ZSetCommands {
 
     static void zlexcount(Client c) {
         Args a = c.args();
-        LexRange range = new LexRange();
+        LexRange range = SCRATCH.get().lex;
         if (!range.parse(a.buf(2), a.off(2), a.len(2), a.buf(3), a.off(3), a.len(3))) throw notLexRange();
         ZSet z = read(c, 1);
         c.reply().integer(z == null ? 0 : z.lexCount(range));
+        range.release();
     }
 
     // ---- ZRANGE family ----------------------------------------------------------------------------------
@@ -366,14 +381,17 @@ public final class ZSetCommands {
         void finish(long count);
     }
 
+    /** Reused ({@link Scratch}): {@link #to} points it at a reply, {@link #finish} lets go of it. */
     private static final class ClientSink implements RangeSink {
-        private final Reply r;
-        private final boolean withScores;
-        private int deferred = -1;
+        private Reply r;
+        private boolean withScores;
+        private int deferred;
 
-        ClientSink(Reply r, boolean withScores) {
+        ClientSink to(Reply r, boolean withScores) {
             this.r = r;
             this.withScores = withScores;
+            this.deferred = -1;
+            return this;
         }
 
         @Override
@@ -390,6 +408,7 @@ public final class ZSetCommands {
         @Override
         public void finish(long count) {
             if (deferred >= 0) r.setDeferredLength(deferred, '*', withScores && !r.resp3() ? count * 2 : count);
+            r = null;
         }
     }
 
@@ -490,32 +509,36 @@ public final class ZSetCommands {
             start = c.argLong(minIdx);
             end = c.argLong(maxIdx);
         } else if (rangeType == SCORE) {
-            range = new ScoreRange();
+            range = SCRATCH.get().score;
             if (!range.parse(a.buf(minIdx), a.off(minIdx), a.len(minIdx), a.buf(maxIdx), a.off(maxIdx),
                     a.len(maxIdx))) {
                 throw notFloatRange();
             }
         } else {
-            lex = new LexRange();
+            lex = SCRATCH.get().lex;
             if (!lex.parse(a.buf(minIdx), a.off(minIdx), a.len(minIdx), a.buf(maxIdx), a.off(maxIdx),
                     a.len(maxIdx))) {
                 throw notLexRange();
             }
         }
-        RangeSink sink = store ? new StoreSink(c, 1) : new ClientSink(c.reply(), withScores);
         ZSet z = read(c, src);
-        if (z == null) {
-            if (store) {
-                sink.begin(-1);
-                sink.finish(0);
-            } else {
-                c.reply().emptyArray();
-            }
+        if (z == null && !store) {
+            c.reply().emptyArray();
+            if (lex != null) lex.release();
             return;
         }
-        if (rangeType == RANK) rangeByRank(sink, z, start, end, reverse);
-        else if (rangeType == SCORE) rangeByScore(sink, z, range, offset, limit, reverse);
-        else rangeByLex(sink, z, lex, offset, limit, reverse);
+        RangeSink sink = store ? new StoreSink(c, 1) : SCRATCH.get().sink.to(c.reply(), withScores);
+        if (z == null) {
+            sink.begin(-1);
+            sink.finish(0);
+        } else if (rangeType == RANK) {
+            rangeByRank(sink, z, start, end, reverse);
+        } else if (rangeType == SCORE) {
+            rangeByScore(sink, z, range, offset, limit, reverse);
+        } else {
+            rangeByLex(sink, z, lex, offset, limit, reverse);
+        }
+        if (lex != null) lex.release();
     }
 
     private static void rangeByRank(RangeSink sink, ZSet z, long start, long end, boolean reverse) {

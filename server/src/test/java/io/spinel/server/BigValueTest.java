@@ -37,6 +37,16 @@ class BigValueTest {
         return v;
     }
 
+    /**
+     * The native block (what used_memory counts) of a value of n bytes: n and a 16-byte header,
+     * rounded up to one of 16 equal steps between powers of two (from 32 KB to 64 MB).
+     */
+    private static long block(long n) {
+        long b = n + 16;
+        long step = Long.highestOneBit(b - 1) / 16;
+        return (b + step - 1) / step * step;
+    }
+
     private static byte[] key(String k) {
         return k.getBytes(StandardCharsets.UTF_8);
     }
@@ -69,7 +79,7 @@ class BigValueTest {
         try (SpinelServer s = start(transport); Jedis j = new Jedis("127.0.0.1", s.port())) {
             for (int i = 0; i < 20; i++) j.set(key("k"), value(i));
             assertThat(j.get(key("k"))).isEqualTo(value(19));
-            assertThat(bigValues(s)).containsExactly(1, value(19).length, 0);
+            assertThat(bigValues(s)).containsExactly(1, block(value(19).length), 0);
             assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 1);
             j.set(key("k"), key("small"));
             assertThat(bigValues(s)).containsExactly(0, 0, 0);
@@ -222,7 +232,9 @@ class BigValueTest {
                 j.ping();
                 Thread.sleep(10);
             }
-            assertThat(bigValues(s)).containsExactly(5, 5L * 150_000 + 200 + 201 + 202 + 203 + 204, 0);
+            long bytes = 0;
+            for (int i = 0; i < 5; i++) bytes += block(value(200 + i).length);
+            assertThat(bigValues(s)).containsExactly(5, bytes, 0);
         }
         try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
             assertThat(j.dbSize()).isEqualTo(n);
@@ -324,6 +336,19 @@ class BigValueTest {
             // the slow log read the native argument of the SET (its first bytes)
             assertThat(j.slowlogGet(100).stream().anyMatch(e -> e.getArgs().size() == 3
                     && e.getArgs().get(0).equalsIgnoreCase("set") && e.getArgs().get(2).startsWith("hovc"))).isTrue();
+        }
+    }
+
+    @Test
+    void memoryAccountingCountsTheBlocksSizeClass() throws Exception {
+        try (SpinelServer s = start(); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.set(key("big"), value(0)); // 150,000 bytes + a 16-byte header, in 8 KB steps above 128 KB: 19 x 8 KB
+            long block = 19 * 8192;
+            assertThat(block(value(0).length)).isEqualTo(block);
+            assertThat(bigValues(s)[1]).isEqualTo(block);
+            assertThat(j.memoryUsage(key("big"))).isBetween(block, block + 128);
+            j.del(key("big"));
+            assertThat(bigValues(s)[1]).isZero();
         }
     }
 

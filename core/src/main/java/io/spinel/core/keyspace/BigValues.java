@@ -56,7 +56,7 @@ public final class BigValues {
 
     /** A new BIG entry took over its native memory (SET adopting a received value). */
     public void adopted(byte[] e) {
-        bytes += StringEntry.bigLength(e);
+        bytes += NativeMemory.footprint(StringEntry.bigLength(e));
         count++;
     }
 
@@ -148,7 +148,8 @@ public final class BigValues {
     }
 
     private void free(long address, int length) {
-        bytes -= length;
+        long footprint = NativeMemory.footprint(length);
+        bytes -= footprint;
         count--;
         if (frozen == 0) {
             NativeMemory.free(address);
@@ -156,6 +157,6 @@ public final class BigValues {
         }
         if (deferredCount == deferred.length) deferred = java.util.Arrays.copyOf(deferred, deferredCount * 2);
         deferred[deferredCount++] = address;
-        deferredBytes += length;
+        deferredBytes += footprint;
     }
 }

@@ -520,11 +520,11 @@ public final class StringEntry {
 
     /**
      * Bytes this entry takes, for memory accounting: its array (object header included) and, for
-     * BIG, the native bytes it owns.
+     * BIG, the native block it owns (its size class).
      */
     public static long heapSize(byte[] e) {
         long n = (16L + e.length + 7) & ~7L;
-        return isBig(e) ? n + bigLength(e) : n;
+        return isBig(e) ? n + NativeMemory.footprint(bigLength(e)) : n;
     }
 
     // ---- varint ---------------------------------------------------------------------------------

@@ -94,6 +94,14 @@ public final class NativeMemory {
     }
 
     /**
+     * What a block for {@code bytes} takes: the size class {@link #allocate} rounds it up to and
+     * its size header. Memory accounting counts this, as Redis counts jemalloc's size classes.
+     */
+    public static long footprint(long bytes) {
+        return NativeBlocks.sizeFor(bytes + HEADER);
+    }
+
+    /**
      * Frees what {@link #allocate} returned; nothing may use the address afterwards. A block of
      * a cached size goes back to malloc only once unused for a while ({@link #decay}).
      */

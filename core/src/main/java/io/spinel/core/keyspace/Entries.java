@@ -67,6 +67,19 @@ public final class Entries {
         return key.length == len && Arrays.equals(key, 0, len, k, off, off + len);
     }
 
+    /** The array holding the entry's key, at {@link #keyOffset} (read only). */
+    public static byte[] keyArray(Object e) {
+        return e instanceof byte[] ? (byte[]) e : ((DbObject) e).key;
+    }
+
+    public static int keyOffset(Object e) {
+        return e instanceof byte[] ? StringEntry.keyOffset((byte[]) e) : 0;
+    }
+
+    public static int keyLength(Object e) {
+        return e instanceof byte[] ? StringEntry.keyLength((byte[]) e) : ((DbObject) e).key.length;
+    }
+
     /** The entry's key (a copy for packed strings, the shared array for objects: do not modify). */
     public static byte[] key(Object e) {
         return e instanceof byte[] ? StringEntry.key((byte[]) e) : ((DbObject) e).key;

@@ -10,9 +10,9 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Glob;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 
 /**
  * Commands on keys regardless of their type (Redis's db.c, expire.c and OBJECT from object.c):
@@ -275,20 +275,72 @@ public final class KeyCommands {
         return neg ? -v : v;
     }
 
-    /** The options shared by SCAN, SSCAN, HSCAN and ZSCAN. */
+    /**
+     * The options shared by SCAN, SSCAN, HSCAN and ZSCAN: one per engine thread, filled afresh by
+     * {@link #parseScanOptions} for each call (the pattern is a slice of the call's arguments).
+     */
     public static final class ScanOptions {
-        public long count = 10;
-        public byte[] pattern;
+        public long count;
+        /** MATCH's pattern, null when absent or "*". */
+        private byte[] patBuf;
+        private int patOff;
+        private int patLen;
         public String type;
 
         public boolean matches(byte[] k, int off, int len) {
-            return pattern == null || Glob.match(pattern, 0, pattern.length, k, off, len, false);
+            return patBuf == null || Glob.match(patBuf, patOff, patLen, k, off, len, false);
         }
+    }
+
+    private static final ThreadLocal<ScanOptions> SCAN_OPTIONS = ThreadLocal.withInitial(ScanOptions::new);
+
+    /**
+     * What one SCAN-family call collects before it replies (table entries, members...): one per
+     * engine thread, a {@link Consumer} for the tables' scan, emptied by {@link #clear}.
+     */
+    public static final class ScanBuffer implements Consumer<Object> {
+        private Object[] items = new Object[32];
+        private int size;
+
+        @Override
+        public void accept(Object o) {
+            if (size == items.length) items = Arrays.copyOf(items, size * 2);
+            items[size++] = o;
+        }
+
+        public int size() {
+            return size;
+        }
+
+        public Object get(int i) {
+            return items[i];
+        }
+
+        public void set(int i, Object o) {
+            items[i] = o;
+        }
+
+        /** Lets go of what it holds; a buffer a huge COUNT grew goes back to its first size. */
+        public void clear() {
+            if (items.length > 1024) items = new Object[32];
+            else Arrays.fill(items, 0, size, null);
+            size = 0;
+        }
+    }
+
+    private static final ThreadLocal<ScanBuffer> SCAN_BUFFER = ThreadLocal.withInitial(ScanBuffer::new);
+
+    /** This thread's (empty) scan buffer. */
+    public static ScanBuffer scanBuffer() {
+        return SCAN_BUFFER.get();
     }
 
     public static ScanOptions parseScanOptions(Client c, int from, boolean allowType) {
         Args a = c.args();
-        ScanOptions o = new ScanOptions();
+        ScanOptions o = SCAN_OPTIONS.get();
+        o.count = 10;
+        o.patBuf = null;
+        o.type = null;
         int i = from;
         while (i < a.count()) {
             int left = a.count() - i;
@@ -297,8 +349,12 @@ public final class KeyCommands {
                 if (o.count < 1) throw CommandError.SYNTAX;
                 i += 2;
             } else if (a.is(i, "match") && left >= 2) {
-                byte[] p = a.copy(i + 1);
-                o.pattern = (p.length == 1 && p[0] == '*') ? null : p;
+                byte[] p = a.buf(i + 1);
+                int off = a.off(i + 1), len = a.len(i + 1);
+                boolean all = len == 1 && p[off] == '*';
+                o.patBuf = all ? null : p;
+                o.patOff = off;
+                o.patLen = len;
                 i += 2;
             } else if (allowType && a.is(i, "type") && left >= 2) {
                 o.type = a.string(i + 1);
@@ -310,36 +366,50 @@ public final class KeyCommands {
         return o;
     }
 
-    /** Writes a SCAN-style reply: [cursor, [elements...]]. */
-    public static void replyScan(Reply r, long cursor, List<byte[]> items) {
+    /** The start of a SCAN-style reply, [cursor, [elements...]]: the outer array and the cursor. */
+    public static void replyCursor(Reply r, long cursor) {
         r.arrayHeader(2);
-        r.bulk(Bytes.ascii(Long.toUnsignedString(cursor)));
-        r.arrayHeader(items.size());
-        for (byte[] b : items) r.bulk(b);
+        if (cursor >= 0) r.bulkLong(cursor);
+        else r.bulk(Long.toUnsignedString(cursor));
+    }
+
+    /** A SCAN-style reply with nothing found and cursor 0 (a missing key). */
+    public static void replyEmptyScan(Reply r) {
+        replyCursor(r, 0);
+        r.arrayHeader(0);
     }
 
     static void scan(Client c) {
         long cursor = parseCursor(c, 1);
         ScanOptions o = parseScanOptions(c, 2, true);
         Db db = c.db();
-        List<Object> found = new ArrayList<>();
+        ScanBuffer found = scanBuffer();
         long maxIterations = o.count * 10;
         do {
-            cursor = db.scan(cursor, found::add);
+            cursor = db.scan(cursor, found);
         } while (cursor != 0 && maxIterations-- > 0 && found.size() < o.count);
-        List<byte[]> keys = new ArrayList<>(found.size());
-        for (Object e : found) {
-            byte[] k = Entries.key(e);
-            if (!o.matches(k, 0, k.length)) continue;
+        int kept = 0;
+        for (int i = 0; i < found.size(); i++) {
+            Object e = found.get(i);
+            byte[] k = Entries.keyArray(e);
+            int off = Entries.keyOffset(e), len = Entries.keyLength(e);
+            if (!o.matches(k, off, len)) continue;
             if (o.type != null) {
-                Object cur = db.find(k);
+                Object cur = db.find(k, off, len);
                 String t = cur == null || db.isExpired(cur) ? "none" : ValueType.name(Entries.type(cur));
                 if (!t.equalsIgnoreCase(o.type)) continue;
             }
-            if (!db.exists(k, 0, k.length)) continue;
-            keys.add(k);
+            if (!db.exists(k, off, len)) continue; // expired: deleted now, as Redis's scan does
+            found.set(kept++, e);
         }
-        replyScan(c.reply(), cursor, keys);
+        Reply r = c.reply();
+        replyCursor(r, cursor);
+        r.arrayHeader(kept);
+        for (int i = 0; i < kept; i++) {
+            Object e = found.get(i);
+            r.bulk(Entries.keyArray(e), Entries.keyOffset(e), Entries.keyLength(e));
+        }
+        found.clear();
     }
 
     static void randomkey(Client c) {

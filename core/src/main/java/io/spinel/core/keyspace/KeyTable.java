@@ -358,21 +358,25 @@ public abstract class KeyTable {
         return v;
     }
 
+    /** The entries of the bucket {@link #visitBucket} visits, reused (no visitor scans again). */
+    private Object[] bucketEntries;
+
     private void visitBucket(Object[] s, byte[] t, int m, int bucket, Consumer<Object> visitor) {
         // Collect first: the visitor may delete (e.g. expired keys), which shifts the run.
         int i = bucket;
-        Object[] found = null;
+        Object[] found = bucketEntries;
         int nFound = 0;
         while (t[i] != 0) {
             Object e = s[i];
             if (((int) hashOf(e) & m) == bucket) {
-                if (found == null) found = new Object[4];
-                else if (nFound == found.length) found = Arrays.copyOf(found, nFound * 2);
+                if (found == null) found = bucketEntries = new Object[8];
+                else if (nFound == found.length) found = bucketEntries = Arrays.copyOf(found, nFound * 2);
                 found[nFound++] = e;
             }
             i = (i + 1) & m;
         }
         for (int j = 0; j < nFound; j++) visitor.accept(found[j]);
+        if (nFound > 0) Arrays.fill(found, 0, nFound, null);
     }
 
     // ---- point-in-time copies -----------------------------------------------------------------

@@ -351,7 +351,16 @@ public final class Reply {
             for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
             crlf();
         } else {
-            bulk(Bytes.ascii(s));
+            bulk(s);
+        }
+    }
+
+    /** A double as %.17g in a bulk string whatever the protocol (ZSCAN's scores, as Redis 7.0 sends them). */
+    public void bulkDouble(double d) {
+        if (d == Math.rint(d) && Math.abs(d) < 1e17 && !(d == 0 && 1 / d < 0)) {
+            bulkLong((long) d);
+        } else {
+            bulk(Doubles.format17g(d));
         }
     }
 
@@ -364,7 +373,7 @@ public final class Reply {
             for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
             crlf();
         } else {
-            bulk(Bytes.ascii(s));
+            bulk(s);
         }
     }
 

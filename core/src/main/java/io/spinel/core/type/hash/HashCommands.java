@@ -12,14 +12,11 @@ import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
-import io.spinel.core.util.Glob;
 import io.spinel.core.util.LongDouble;
 import io.spinel.core.util.PackedStrings;
 
 import java.math.BigDecimal;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.SplittableRandom;
 
 /** Hash commands (Redis's t_hash.c) over {@link HashValue}. */
@@ -386,64 +383,50 @@ public final class HashCommands {
 
     // ---- HSCAN --------------------------------------------------------------------------------
 
-    /** The reply of a scan of a missing key: cursor 0, no elements (Redis's shared.emptyscan). */
-    static void replyEmptyScan(Reply r) {
-        r.arrayHeader(2);
-        r.bulk(ZERO);
-        r.arrayHeader(0);
-    }
-
-    private static final byte[] ZERO = {'0'};
-
     static void hscan(Client c) {
         long cursor = KeyCommands.parseCursor(c, 2);
         HashValue h = readHash(c, 1);
         Reply r = c.reply();
         if (h == null) {
-            replyEmptyScan(r);
+            KeyCommands.replyEmptyScan(r);
             return;
         }
         KeyCommands.ScanOptions o = KeyCommands.parseScanOptions(c, 3, false);
-        byte[] pat = o.pattern;
         if (h.isListpack()) {
-            // small encodings are returned whole, with cursor 0, as Redis does
+            // small encodings are returned whole, with cursor 0, as Redis does: counted, then written
             byte[] lp = h.listpack();
-            int[] pos = h.pairPositions();
             int matched = 0;
-            for (int i = 0; i < pos.length; i++) {
-                if (fieldMatches(lp, pos[i], pat)) pos[matched++] = pos[i];
+            for (int p = 0; p < h.listpackUsed(); p = h.nextPair(p)) {
+                if (fieldMatches(lp, p, o)) matched++;
             }
-            r.arrayHeader(2);
-            r.bulk(ZERO);
+            KeyCommands.replyCursor(r, 0);
             r.arrayHeader(matched * 2L);
-            for (int i = 0; i < matched; i++) h.replyPair(pos[i], r, true);
+            for (int p = 0; p < h.listpackUsed(); p = h.nextPair(p)) {
+                if (fieldMatches(lp, p, o)) h.replyPair(p, r, true);
+            }
             return;
         }
         // two reply elements per field, as Redis counts them
         long count = o.count > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : o.count * 2;
         long maxIterations = count > Long.MAX_VALUE / 10 ? Long.MAX_VALUE : count * 10;
-        List<Object> found = new ArrayList<>();
+        KeyCommands.ScanBuffer found = KeyCommands.scanBuffer();
         FieldTable t = h.table();
         do {
-            cursor = t.scan(cursor, found::add);
+            cursor = t.scan(cursor, found);
         } while (cursor != 0 && maxIterations-- > 0 && found.size() * 2L < count);
         int matched = 0;
         for (int i = 0; i < found.size(); i++) {
             byte[] e = (byte[]) found.get(i);
-            if (pat == null || Glob.match(pat, 0, pat.length, e, FieldTable.fieldOffset(e), FieldTable.fieldLength(e),
-                    false)) {
-                found.set(matched++, e);
-            }
+            if (o.matches(e, FieldTable.fieldOffset(e), FieldTable.fieldLength(e))) found.set(matched++, e);
         }
-        r.arrayHeader(2);
-        r.bulk(Bytes.ascii(Long.toUnsignedString(cursor)));
+        KeyCommands.replyCursor(r, cursor);
         r.arrayHeader(matched * 2L);
         for (int i = 0; i < matched; i++) replyEntry((byte[]) found.get(i), r, true, false);
+        found.clear();
     }
 
-    private static boolean fieldMatches(byte[] lp, int p, byte[] pat) {
-        if (pat == null) return true;
+    private static boolean fieldMatches(byte[] lp, int p, KeyCommands.ScanOptions o) {
         int fl = PackedStrings.readLength(lp, p);
-        return Glob.match(pat, 0, pat.length, lp, p + PackedStrings.prefixSize(fl), fl, false);
+        return o.matches(lp, p + PackedStrings.prefixSize(fl), fl);
     }
 }

@@ -301,6 +301,17 @@ public final class HashValue extends DbObject {
         return pos;
     }
 
+    /** Listpack only: the bytes of the listpack in use; pairs start at 0, then at {@link #nextPair}. */
+    int listpackUsed() {
+        return lpUsed;
+    }
+
+    /** Listpack only: the start of the pair after the one at p. */
+    int nextPair(int p) {
+        int vp = lpValueAt(p);
+        return vp + PackedStrings.storedSize(PackedStrings.readLength(lp, vp));
+    }
+
     /** Listpack only: writes the field and optionally the value of the pair at p. */
     void replyPair(int p, Reply r, boolean value) {
         int fl = PackedStrings.readLength(lp, p);

@@ -11,14 +11,12 @@ import io.spinel.core.keyspace.KeyCommands;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
+import io.spinel.core.type.zset.SetInput;
 import io.spinel.core.util.Bytes;
-import io.spinel.core.util.Glob;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.SplittableRandom;
 
 /** Set commands (Redis's t_set.c) over {@link SetValue}. */
@@ -631,34 +629,59 @@ public final class SetCommands {
 
     // ---- SSCAN --------------------------------------------------------------------------------
 
+    /** SSCAN's writer of a small set's matching members (one per engine thread, see sscan). */
+    private static final class ScanReplier implements SetInput.MemberVisitor {
+        Reply r;
+        KeyCommands.ScanOptions o;
+        long written;
+
+        @Override
+        public void member(byte[] b, int off, int len) {
+            if (!o.matches(b, off, len)) return;
+            r.bulk(b, off, len);
+            written++;
+        }
+    }
+
+    private static final ThreadLocal<ScanReplier> SCAN_REPLIER = ThreadLocal.withInitial(ScanReplier::new);
+
     static void sscan(Client c) {
         long cursor = KeyCommands.parseCursor(c, 2);
         SetValue s = readSet(c, 1);
         Reply r = c.reply();
         if (s == null) {
-            r.arrayHeader(2);
-            r.bulk(ZERO);
-            r.arrayHeader(0);
+            KeyCommands.replyEmptyScan(r);
             return;
         }
         KeyCommands.ScanOptions o = KeyCommands.parseScanOptions(c, 3, false);
-        byte[] pat = o.pattern;
         if (s.isIntset() || s.isPacked()) {
-            // small encodings are returned whole, with cursor 0, as Redis does
-            List<byte[]> items = new ArrayList<>();
-            s.forEachMember(m -> {
-                if (pat == null || Glob.match(pat, m, false)) items.add(m);
-            });
-            KeyCommands.replyScan(r, 0, items);
+            // small encodings are returned whole, with cursor 0, as Redis does; the count of
+            // matches is filled in afterwards
+            KeyCommands.replyCursor(r, 0);
+            int count = r.deferLength();
+            ScanReplier w = SCAN_REPLIER.get();
+            w.r = r;
+            w.o = o;
+            w.written = 0;
+            s.forEachMember(w);
+            r.setDeferredLength(count, '*', w.written);
+            w.r = null;
             return;
         }
         long maxIterations = o.count > Long.MAX_VALUE / 10 ? Long.MAX_VALUE : o.count * 10;
-        List<byte[]> found = new ArrayList<>();
+        KeyCommands.ScanBuffer found = KeyCommands.scanBuffer();
         MemberTable t = s.table();
         do {
-            cursor = t.scan(cursor, m -> found.add((byte[]) m));
+            cursor = t.scan(cursor, found);
         } while (cursor != 0 && maxIterations-- > 0 && found.size() < o.count);
-        if (pat != null) found.removeIf(m -> !Glob.match(pat, m, false));
-        KeyCommands.replyScan(r, cursor, found);
+        int matched = 0;
+        for (int i = 0; i < found.size(); i++) {
+            byte[] m = (byte[]) found.get(i);
+            if (o.matches(m, 0, m.length)) found.set(matched++, m);
+        }
+        KeyCommands.replyCursor(r, cursor);
+        r.arrayHeader(matched);
+        for (int i = 0; i < matched; i++) r.bulk((byte[]) found.get(i));
+        found.clear();
     }
 }

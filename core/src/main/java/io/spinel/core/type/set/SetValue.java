@@ -423,7 +423,14 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
             packedForEach(visitor);
             return;
         }
-        forEachMember((Consumer<byte[]>) m -> visitor.member(m, 0, m.length));
+        if (table != null) {
+            forEachMember((Consumer<byte[]>) m -> visitor.member(m, 0, m.length));
+            return;
+        }
+        // integers: formatted one after another into one array
+        byte[] digits = new byte[20];
+        int n = IntSet.length(small);
+        for (int i = 0; i < n; i++) visitor.member(digits, 0, Bytes.writeLong(digits, 0, IntSet.get(small, i)));
     }
 
     /** Calls the visitor with every member's bytes (integers formatted), in iteration order. */

@@ -313,10 +313,10 @@ public final class ZSet extends DbObject {
 
     /**
      * One step of a stateless scan over the skiplist encoding's member index (ZSCAN); the visitor
-     * gets iterators positioned on the elements. Returns the next cursor, 0 at the end.
+     * gets the index's items, read with {@link ZIter#atItem}. Returns the next cursor, 0 at the end.
      */
-    long scan(long cursor, Consumer<ZIter> visitor) {
-        return tree.index.scan(cursor, e -> visitor.accept(new ZIter(this).atItem((byte[]) e)));
+    long scanItems(long cursor, Consumer<Object> visitor) {
+        return tree.index.scan(cursor, visitor);
     }
 
     // ---- writes ------------------------------------------------------------------------------------

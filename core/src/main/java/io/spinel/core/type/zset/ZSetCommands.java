@@ -17,11 +17,9 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Doubles;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -1134,31 +1132,43 @@ public final class ZSetCommands {
         ZSet z = read(c, 1);
         Reply r = c.reply();
         if (z == null) {
-            KeyCommands.replyScan(r, 0, List.of());
+            KeyCommands.replyEmptyScan(r);
             return;
         }
         KeyCommands.ScanOptions o = KeyCommands.parseScanOptions(c, 3, false);
-        List<byte[]> items = new ArrayList<>();
         if (z.isPacked()) {
+            // small encodings are returned whole, with cursor 0, as Redis does: counted, then written
+            long matched = 0;
+            for (ZIter it = z.first(); it.valid(); it.next()) {
+                if (o.matches(it.buf(), it.off(), it.len())) matched++;
+            }
+            KeyCommands.replyCursor(r, 0);
+            r.arrayHeader(matched * 2);
             for (ZIter it = z.first(); it.valid(); it.next()) {
                 if (!o.matches(it.buf(), it.off(), it.len())) continue;
-                items.add(it.member());
-                items.add(Doubles.format17gBytes(it.score()));
+                r.bulk(it.buf(), it.off(), it.len());
+                r.bulkDouble(it.score()); // a bulk string in RESP3 too, as in Redis 7.0
             }
-            cursor = 0;
-        } else {
-            long want = o.count * 2;
-            long maxIterations = want * 10;
-            List<ZIter> found = new ArrayList<>();
-            do {
-                cursor = z.scan(cursor, found::add);
-            } while (cursor != 0 && maxIterations-- > 0 && found.size() * 2L < want);
-            for (ZIter it : found) {
-                if (!o.matches(it.buf(), it.off(), it.len())) continue;
-                items.add(it.member());
-                items.add(Doubles.format17gBytes(it.score()));
-            }
+            return;
         }
-        KeyCommands.replyScan(r, cursor, items);
+        long want = o.count * 2;
+        long maxIterations = want * 10;
+        KeyCommands.ScanBuffer found = KeyCommands.scanBuffer();
+        do {
+            cursor = z.scanItems(cursor, found);
+        } while (cursor != 0 && maxIterations-- > 0 && found.size() * 2L < want);
+        int matched = 0;
+        for (int i = 0; i < found.size(); i++) {
+            ZIter it = new ZIter(z).atItem((byte[]) found.get(i));
+            if (o.matches(it.buf(), it.off(), it.len())) found.set(matched++, found.get(i));
+        }
+        KeyCommands.replyCursor(r, cursor);
+        r.arrayHeader(matched * 2L);
+        for (int i = 0; i < matched; i++) {
+            ZIter it = new ZIter(z).atItem((byte[]) found.get(i));
+            r.bulk(it.buf(), it.off(), it.len());
+            r.bulkDouble(it.score());
+        }
+        found.clear();
     }
 }

@@ -330,9 +330,11 @@ public final class KeyCommands {
 
     private static final ThreadLocal<ScanBuffer> SCAN_BUFFER = ThreadLocal.withInitial(ScanBuffer::new);
 
-    /** This thread's (empty) scan buffer. */
+    /** This thread's scan buffer, empty (also after a call that failed before clearing it). */
     public static ScanBuffer scanBuffer() {
-        return SCAN_BUFFER.get();
+        ScanBuffer b = SCAN_BUFFER.get();
+        if (b.size != 0) b.clear();
+        return b;
     }
 
     public static ScanOptions parseScanOptions(Client c, int from, boolean allowType) {

@@ -56,7 +56,8 @@ public final class CommandFamilies {
      * keeps such an argument's buffer as the value). Five arguments are most often SET key value
      * EX|PX|EXAT|PXAT n, so they get room for an expire; other forms (NX, GET, KEEPTTL) fall back
      * to a copy. Where native memory is available, the value of every form of SET, SETNX, SETEX
-     * and PSETEX is received there instead and kept as it is (StringEntry.BIG), room or not.
+     * and PSETEX, and each value of MSET and MSETNX, is received there instead and kept as it is
+     * (StringEntry.BIG), room or not.
      * (Here, not in StringCommands: every client's reader needs it from the start.)
      */
     static final RespReader.BigArgLayout BIG_ARG_LAYOUT = new SetValueLayout();
@@ -70,10 +71,12 @@ public final class CommandFamilies {
 
         @Override
         public boolean keepsAsValue(io.spinel.core.protocol.Args parsed, int argc) {
-            // the value argument of the string family's store: SET key value [options], SETNX key
-            // value, SETEX/PSETEX key seconds value
-            if (parsed.count() == 2) return parsed.is(0, "set") || (argc == 3 && parsed.is(0, "setnx"));
-            return parsed.count() == 3 && argc == 4 && (parsed.is(0, "setex") || parsed.is(0, "psetex"));
+            // the value arguments of the string family's store: SET key value [options], SETNX key
+            // value, SETEX/PSETEX key seconds value, MSET/MSETNX key value [key value ...]
+            int i = parsed.count();
+            if (i == 2 && (parsed.is(0, "set") || (argc == 3 && parsed.is(0, "setnx")))) return true;
+            if (i == 3 && argc == 4 && (parsed.is(0, "setex") || parsed.is(0, "psetex"))) return true;
+            return i % 2 == 0 && argc % 2 == 1 && (parsed.is(0, "mset") || parsed.is(0, "msetnx"));
         }
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Transaction;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Protocol;
 
@@ -89,6 +90,41 @@ class BigValueTest {
             j.set(key("k2"), key("x"));
             assertThat(j.setnx(key("k2"), value(3))).isZero();
             j.ping();
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+        }
+        assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+    }
+
+    /** MSET's and MSETNX's values arrive in native memory like SET's, several in one command. */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void msetKeepsEachBigValueWhereItArrived(SpinelServer.Transport transport) throws Exception {
+        long blocksBefore = NativeMemory.blocksInUse();
+        try (SpinelServer s = start(transport); Jedis j = new Jedis("127.0.0.1", s.port())) {
+            j.mset(key("a"), value(1), key("small"), key("x"), key("b"), value(2), key("c"), value(3));
+            assertThat(bigValues(s)[0]).isEqualTo(3);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 3);
+            assertThat(j.mget(key("a"), key("small"), key("b"), key("c")))
+                    .containsExactly(value(1), key("x"), value(2), value(3));
+            // the same key twice: the second value stays, the first is freed
+            j.mset(key("d"), value(4), key("d"), value(5));
+            assertThat(j.get(key("d"))).isEqualTo(value(5));
+            assertThat(bigValues(s)[0]).isEqualTo(4);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 4);
+            // an MSETNX that stores nothing frees what it received
+            assertThat(j.msetnx(key("a"), value(6), key("new"), value(7))).isZero();
+            j.ping();
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 4);
+            assertThat(j.msetnx(key("new"), value(7), key("new2"), value(8))).isEqualTo(1);
+            assertThat(bigValues(s)[0]).isEqualTo(6);
+            // queued by MULTI: kept as heap copies until EXEC, the received memory freed
+            Transaction t = j.multi();
+            t.mset(key("m"), value(9));
+            t.exec();
+            assertThat(j.get(key("m"))).isEqualTo(value(9));
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 6);
+            j.del(key("a"), key("b"), key("c"), key("d"), key("new"), key("new2"));
+            assertThat(bigValues(s)[0]).isZero();
             assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
         }
         assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
@@ -322,8 +358,8 @@ class BigValueTest {
     void dumpRestoreDigestAndSlowLogSeeTheBytes() throws Exception {
         try (SpinelServer s = start("slowlog-log-slower-than", "0"); Jedis j = new Jedis("127.0.0.1", s.port())) {
             j.set(key("big"), value(7));
-            // the same bytes stored through the heap (MSET's arguments are never native)
-            j.mset(key("heap"), value(7));
+            // the same bytes stored through the heap (a script's arguments are never native)
+            j.eval(key("redis.call('set', KEYS[1], ARGV[1])"), 1, key("heap"), value(7));
             assertThat(bigValues(s)[0]).isEqualTo(1);
             List<Object> digests = j.sendCommand(() -> key("DEBUG"), key("DIGEST-VALUE"), key("big"), key("heap")) instanceof List<?> l
                     ? List.copyOf(l) : List.of();

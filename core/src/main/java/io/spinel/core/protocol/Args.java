@@ -21,14 +21,17 @@ public final class Args {
      */
     private long owned;
     /**
-     * The argument whose bytes are in native memory (a big SET value the reader received there,
-     * see RespReader), or -1. Its slot in {@link #bufs} stays null until something asks for its
-     * bytes on the heap; SET takes the memory itself ({@link #adoptNative}).
+     * Per argument, the native memory holding its bytes (a big value of SET or MSET that the
+     * reader received there, see RespReader), or 0. Such an argument's slot in {@link #bufs} stays
+     * null until something asks for its bytes on the heap; SET and MSET take the memory itself
+     * ({@link #adoptNative}). Sized with {@link #bufs}, and only looked at while
+     * {@link #nativeCount} is not 0.
      */
-    private int nativeArg = -1;
-    private long nativeAddress;
-    /** A command took the native memory: it is no longer this object's to free. */
-    private boolean nativeAdopted;
+    private long[] nativeAddrs = new long[8];
+    /** Per argument: a command took its native memory, which is no longer this object's to free. */
+    private boolean[] nativeAdopted = new boolean[8];
+    /** How many arguments have native memory (adopted or not). */
+    private int nativeCount;
 
     public int count() {
         return argc;
@@ -40,9 +43,9 @@ public final class Args {
     }
 
     private byte[] heapCopyOfNative(int i) {
-        if (i != nativeArg) throw new IllegalStateException("argument " + i + " has no bytes");
+        if (nativeCount == 0 || nativeAddrs[i] == 0) throw new IllegalStateException("argument " + i + " has no bytes");
         byte[] b = new byte[lens[i]];
-        NativeMemory.copyTo(nativeAddress, b, 0, b.length);
+        NativeMemory.copyTo(nativeAddrs[i], b, 0, b.length);
         bufs[i] = b;
         offs[i] = 0;
         return b;
@@ -50,16 +53,16 @@ public final class Args {
 
     /** Adds an argument of len bytes at address, which this object frees unless a command adopts it. */
     void addNative(long address, int len) {
-        releaseNative();
-        nativeArg = argc;
-        nativeAddress = address;
-        nativeAdopted = false;
+        int i = argc;
         add(null, 0, len);
+        nativeAddrs[i] = address;
+        nativeAdopted[i] = false;
+        nativeCount++;
     }
 
     /** Whether argument i is in native memory that a command may still adopt. */
     public boolean isNative(int i) {
-        return i == nativeArg && !nativeAdopted;
+        return nativeCount != 0 && nativeAddrs[i] != 0 && !nativeAdopted[i];
     }
 
     /**
@@ -68,14 +71,21 @@ public final class Args {
      */
     public long adoptNative(int i) {
         if (!isNative(i)) throw new IllegalStateException("argument " + i + " is not native");
-        nativeAdopted = true;
-        return nativeAddress;
+        nativeAdopted[i] = true;
+        return nativeAddrs[i];
     }
 
+    /** Frees the native memory of every argument no command adopted. */
     private void releaseNative() {
-        if (nativeArg >= 0 && !nativeAdopted) NativeMemory.free(nativeAddress);
-        nativeArg = -1;
-        nativeAdopted = false;
+        for (int i = 0; i < argc && nativeCount > 0; i++) releaseNative(i);
+    }
+
+    private void releaseNative(int i) {
+        if (nativeAddrs[i] == 0) return;
+        if (!nativeAdopted[i]) NativeMemory.free(nativeAddrs[i]);
+        nativeAddrs[i] = 0;
+        nativeAdopted[i] = false;
+        nativeCount--;
     }
 
     public int off(int i) {
@@ -106,7 +116,7 @@ public final class Args {
     }
 
     public void clear() {
-        releaseNative();
+        if (nativeCount != 0) releaseNative();
         // drop references so a large query buffer or value can be collected
         Arrays.fill(bufs, 0, argc, null);
         argc = 0;
@@ -154,7 +164,7 @@ public final class Args {
     /** Replaces argument i (Redis's rewriteClientCommandArgument, e.g. for propagation). */
     public void replace(int i, byte[] whole) {
         disown(i);
-        if (i == nativeArg) releaseNative();
+        if (nativeCount != 0) releaseNative(i);
         bufs[i] = whole;
         offs[i] = 0;
         lens[i] = whole.length;
@@ -169,6 +179,8 @@ public final class Args {
         bufs = Arrays.copyOf(bufs, cap);
         offs = Arrays.copyOf(offs, cap);
         lens = Arrays.copyOf(lens, cap);
+        nativeAddrs = Arrays.copyOf(nativeAddrs, cap);
+        nativeAdopted = Arrays.copyOf(nativeAdopted, cap);
     }
 
     /** Rebase the slices that point into {@code from} after the query buffer moved. */

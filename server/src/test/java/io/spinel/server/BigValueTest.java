@@ -147,6 +147,21 @@ class BigValueTest {
             for (int i = 0; i < 200 && NativeMemory.blocksInUse() != blocksBefore; i++) Thread.sleep(10);
             assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
             assertThat(j.exists("k")).isFalse();
+
+            // an MSET with one value whole and the next one half-way
+            try (Socket raw = new Socket("127.0.0.1", s.port())) {
+                OutputStream out = raw.getOutputStream();
+                out.write("*5\r\n$4\r\nMSET\r\n$2\r\nm1\r\n$100000\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[100_000]);
+                out.write("\r\n$2\r\nm2\r\n$200000\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[100_000]);
+                out.flush();
+                for (int i = 0; i < 100 && NativeMemory.blocksInUse() < blocksBefore + 2; i++) Thread.sleep(10);
+                assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore + 2);
+            }
+            for (int i = 0; i < 200 && NativeMemory.blocksInUse() != blocksBefore; i++) Thread.sleep(10);
+            assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
+            assertThat(j.exists("m1")).isFalse();
         }
     }
 

@@ -92,7 +92,7 @@ final class SlowLog {
             } else if (a.len(j) > MAX_STRING) {
                 byte[] tail = Bytes.ascii("... (" + (a.len(j) - MAX_STRING) + " more bytes)");
                 byte[] s = new byte[MAX_STRING + tail.length];
-                System.arraycopy(a.buf(j), a.off(j), s, 0, MAX_STRING);
+                a.copyPrefix(j, s, MAX_STRING);
                 System.arraycopy(tail, 0, s, MAX_STRING, tail.length);
                 argv[j] = s;
             } else {

@@ -62,7 +62,8 @@ elif kind == "sets":
         cmd(b"SADD", b"set:%08d" % i, *[b"tag:%04d" % ((i * 7 + m * 13) % 5000) for m in range(5)])
 PY
 }
-rss() { awk '/VmRSS/ {print $2 * 1024}' /proc/$1/status; }
+# kB from awk, bytes in bash: mawk (Debian's awk) prints or %d-formats a number past 2^31 wrongly
+rss() { local kb; kb=$(awk '/VmRSS/ {print $2}' /proc/$1/status); echo $((kb * 1024)); }
 used() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

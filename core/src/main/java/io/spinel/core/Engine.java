@@ -972,7 +972,7 @@ public final class Engine {
         if (callDepth == 0) {
             keyspace.settle();
             flushPropagation(cmd);
-            // after propagation and the slow log, which may still have read a SET's native value
+            // after propagation and the slow log, which may still read a SET's or MSET's native values
             keyspace.bigValues().release();
             tracking.flushPendingForCurrent(c);
             if (busyError == null && blocking.hasReady()) {

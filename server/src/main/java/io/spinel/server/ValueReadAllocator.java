@@ -9,7 +9,7 @@ import io.netty.util.UncheckedBooleanSupplier;
 import io.spinel.core.protocol.RespReader;
 
 /**
- * A connection's read buffers: while a big SET value is arriving into native memory
+ * A connection's read buffers: while a big SET or MSET value is arriving into native memory
  * ({@link RespReader#nativeTarget}), the socket is read straight into that memory, as Redis reads
  * a big argument into the buffer that becomes the value; otherwise the pooled buffers that
  * {@code sizes} picks. The buffer over the value is exactly as long as what the value still

@@ -24,9 +24,9 @@ import java.util.Arrays;
  * how many it may), the argument is the whole array ({@link Args#owned}), and a {@link BigArgLayout}
  * may leave room in front so that a command can turn the array into its entry without a copy.
  * A transport that can write native memory ({@link #receiveBigValuesNatively}) gets such an
- * argument, when the layout says its command keeps it (SET's value), in native memory instead
- * ({@link #nativeTarget}): it never becomes garbage for the collector to copy, and SET stores it
- * as it is ({@code StringEntry.BIG}).
+ * argument, when the layout says its command keeps it (the values of SET and MSET), in native
+ * memory instead ({@link #nativeTarget}): it never becomes garbage for the collector to copy, and
+ * the command stores it as it is ({@code StringEntry.BIG}).
  *
  * <p>Error texts and the points where they are raised follow Redis 7.0 exactly, quirks included
  * (the count line ends at the first CR; the two bytes after a bulk are skipped, not checked).
@@ -58,8 +58,8 @@ public final class RespReader {
         int headroom(Args parsed, int argc, int length);
 
         /**
-         * Whether the command stores this argument as a value as it is (SET's value), so that it
-         * may be received into native memory (see {@link #receiveBigValuesNatively}).
+         * Whether the command stores this argument as a value as it is (a value of SET or MSET),
+         * so that it may be received into native memory (see {@link #receiveBigValuesNatively}).
          */
         default boolean keepsAsValue(Args parsed, int argc) {
             return false;

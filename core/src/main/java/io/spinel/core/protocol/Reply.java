@@ -335,33 +335,27 @@ public final class Reply {
 
     /** A double: RESP3 ",1.5", RESP2 bulk "1.5", formatted %.17g. */
     public void dbl(double d) {
-        if (d == Math.rint(d) && Math.abs(d) < 1e17 && !(d == 0 && 1 / d < 0)) {
-            // a whole number (-0 aside): %.17g prints its digits, written here without a String
-            // (scores are often counts, ranks or timestamps)
-            long v = (long) d;
-            if (protocol == 3) prefixed(',', v);
-            else bulkLong(v);
-            return;
-        }
-        String s = Doubles.format17g(d);
-        if (protocol == 3) {
-            int n = s.length();
-            ensure(n + 3);
-            putByte(',');
-            for (int i = 0; i < n; i++) buf[len++] = (byte) s.charAt(i);
-            crlf();
+        if (!printsAsLong(d)) {
+            dblText(Doubles.format17g(d));
+        } else if (protocol == 3) {
+            prefixed(',', (long) d);
         } else {
-            bulk(s);
+            bulkLong((long) d);
         }
     }
 
     /** A double as %.17g in a bulk string whatever the protocol (ZSCAN's scores, as Redis 7.0 sends them). */
     public void bulkDouble(double d) {
-        if (d == Math.rint(d) && Math.abs(d) < 1e17 && !(d == 0 && 1 / d < 0)) {
-            bulkLong((long) d);
-        } else {
-            bulk(Doubles.format17g(d));
-        }
+        if (printsAsLong(d)) bulkLong((long) d);
+        else bulk(Doubles.format17g(d));
+    }
+
+    /**
+     * Whether %.17g prints d as its integer digits (a whole number below 1e17, -0 aside), which are
+     * then written without a String (scores are often counts, ranks or timestamps).
+     */
+    private static boolean printsAsLong(double d) {
+        return d == Math.rint(d) && Math.abs(d) < 1e17 && !(d == 0 && 1 / d < 0);
     }
 
     /** A float already formatted by the caller, as RESP3 double or RESP2 bulk (addReplyHumanLongDouble). */

@@ -288,16 +288,11 @@ public final class HashValue extends DbObject {
         }
     }
 
-    /** Listpack only: the start of every pair, in order (for random picks and HSCAN). */
+    /** Listpack only: the start of every pair, in order (HRANDFIELD's random picks). */
     int[] pairPositions() {
         int[] pos = new int[lpPairs];
-        int p = 0, i = 0;
-        while (p < lpUsed) {
-            pos[i++] = p;
-            int vp = lpValueAt(p);
-            int vl = PackedStrings.readLength(lp, vp);
-            p = vp + PackedStrings.storedSize(vl);
-        }
+        int i = 0;
+        for (int p = 0; p < lpUsed; p = nextPair(p)) pos[i++] = p;
         return pos;
     }
 

@@ -166,6 +166,10 @@ public final class Main {
         }
         log.setRole('M');
 
+        // Written before the server answers anyone, as Redis writes it before its event loop runs:
+        // a client that got a reply can rely on the file being there.
+        String pidfile = config.get("pidfile");
+        if (!pidfile.isEmpty()) writePidFile(pidfile, log);
         SpinelServer server;
         try {
             if (AOT_TRAINING) {
@@ -176,11 +180,13 @@ public final class Main {
             server = SpinelServer.start(SpinelServer.prepareStandaloneEngine(config, log), awaitTransport(transport));
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit
+            removePidFile(pidfile, log);
             log.warning("Spinel is now ready to exit, bye bye...");
             System.exit(0);
             return;
         } catch (Exception e) {
             log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
+            removePidFile(pidfile, log);
             System.exit(1);
             return;
         }
@@ -188,17 +194,8 @@ public final class Main {
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
         if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
-        String pidfile = config.get("pidfile");
-        if (!pidfile.isEmpty()) writePidFile(pidfile, log);
         server.onStopped(() -> {
-            if (!pidfile.isEmpty()) {
-                log.notice("Removing the pid file.");
-                try {
-                    Files.deleteIfExists(Path.of(pidfile));
-                } catch (IOException ignored) {
-                    // best effort, as Redis
-                }
-            }
+            removePidFile(pidfile, log);
             log.warning("Spinel is now ready to exit, bye bye...");
             System.exit(0);
         });
@@ -271,6 +268,16 @@ public final class Main {
             Files.writeString(Path.of(path), ProcessHandle.current().pid() + "\n");
         } catch (IOException e) {
             log.warning("Failed to write PID file: " + e.getMessage());
+        }
+    }
+
+    private static void removePidFile(String path, Log log) {
+        if (path.isEmpty()) return;
+        log.notice("Removing the pid file.");
+        try {
+            Files.deleteIfExists(Path.of(path));
+        } catch (IOException ignored) {
+            // best effort, as Redis
         }
     }
 

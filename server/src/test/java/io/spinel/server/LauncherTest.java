@@ -54,6 +54,19 @@ class LauncherTest {
     }
 
     @Test
+    void aStartThatCannotListenLeavesNoPidFile(@TempDir Path dir) throws Exception {
+        Path pidfile = dir.resolve("spinel.pid");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
+            Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(taken.getLocalPort()),
+                    "--pidfile", pidfile.toString(), "--dir", dir.toString());
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isEqualTo(1);
+        }
+        assertThat(Files.readString(dir.resolve("out.log"))).contains("Removing the pid file.");
+        assertThat(pidfile).doesNotExist();
+    }
+
+    @Test
     void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();
         Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port), "--dir", dir.toString());

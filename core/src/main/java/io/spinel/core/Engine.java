@@ -756,7 +756,10 @@ public final class Engine {
         }
         // a command that is still arriving grows the query buffer: it counts too
         updateClientMemory(c);
-        if (c.reply.hasPending()) c.markPendingWrite();
+        // also when the reply left already (a big one spills to the connection as it is made, a
+        // native value is written from where it lies): what the socket did not take at once
+        // waits in the transport for the batch's flush
+        if (c.reply.hasPending() || c.reply.totalBytes() != c.outputCounted) c.markPendingWrite();
     }
 
     /** Redis's processCommand: the checks before running a command, in Redis's order. */

@@ -219,6 +219,30 @@ class BigValueTest {
         assertThat(NativeMemory.blocksInUse()).isEqualTo(blocksBefore);
     }
 
+    /**
+     * A reply that leaves before the end of its batch (a native value written from where it lies,
+     * a big heap value spilled as it is made) and is the batch's last: what the socket does not
+     * take at once must still be sent, although nothing is left in the reply buffer to flush.
+     */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void aBigReplyLastInItsBatchArrivesWhole(SpinelServer.Transport transport) throws Exception {
+        byte[] big = new byte[6 * 1024 * 1024 + 5];
+        for (int i = 0; i < big.length; i++) big[i] = (byte) (i * 13 + 1);
+        try (SpinelServer s = start(transport); Jedis j = new Jedis("127.0.0.1", s.port(), 10_000)) {
+            j.set(key("native"), big);
+            assertThat(bigValues(s)[0]).isEqualTo(1);
+            for (int round = 0; round < 3; round++) assertThat(j.get(key("native"))).isEqualTo(big);
+            // APPEND moves it onto the heap: GET then spills it to the connection in slices
+            j.set(key("heap"), big);
+            j.append(key("heap"), key("!"));
+            assertThat(j.objectEncoding("heap")).isEqualTo("raw");
+            byte[] longer = Arrays.copyOf(big, big.length + 1);
+            longer[big.length] = '!';
+            for (int round = 0; round < 3; round++) assertThat(j.get(key("heap"))).isEqualTo(longer);
+        }
+    }
+
     private static void command(java.io.ByteArrayOutputStream out, byte[]... args) {
         out.writeBytes(key("*" + args.length + "\r\n"));
         for (byte[] a : args) bulk(out, a);

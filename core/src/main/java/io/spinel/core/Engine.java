@@ -1221,6 +1221,7 @@ public final class Engine {
             // counted from the reply's total: big replies also leave mid-command (spills, values
             // written from native memory), not only here
             long out = c.reply.totalBytes();
+            if (ioThreadsActive && out != c.outputCounted) stats.ioThreadedWrites++;
             stats.netOutputBytes += out - c.outputCounted;
             c.outputCounted = out;
             c.connection.flush();
@@ -1344,6 +1345,17 @@ public final class Engine {
 
     String transportName() {
         return transportName;
+    }
+
+    private boolean ioThreadsActive;
+
+    /** Set by a transport whose own threads read and write the sockets (io-threads above 1). */
+    public void setIoThreadsActive(boolean active) {
+        this.ioThreadsActive = active;
+    }
+
+    public boolean ioThreadsActive() {
+        return ioThreadsActive;
     }
 
     String executable() {

@@ -119,7 +119,7 @@ final class InfoCommand {
         field(sb, "lru_clock", e.keyspace.lruClock());
         field(sb, "executable", e.executable());
         field(sb, "config_file", e.configFile());
-        field(sb, "io_threads_active", 0);
+        field(sb, "io_threads_active", e.ioThreadsActive() ? 1 : 0);
     }
 
     private static void clients(Engine e, StringBuilder sb) {
@@ -291,8 +291,8 @@ final class InfoCommand {
         field(sb, "dump_payload_sanitizations", 0);
         field(sb, "total_reads_processed", s.readsProcessed);
         field(sb, "total_writes_processed", s.writesProcessed);
-        field(sb, "io_threaded_reads_processed", 0);
-        field(sb, "io_threaded_writes_processed", 0);
+        field(sb, "io_threaded_reads_processed", s.ioThreadedReads);
+        field(sb, "io_threaded_writes_processed", s.ioThreadedWrites);
         field(sb, "reply_buffer_shrinks", 0);
         field(sb, "reply_buffer_expands", 0);
     }

@@ -15,6 +15,9 @@ public final class ServerStats {
     public long errorReplies;
     public long readsProcessed;
     public long writesProcessed;
+    /** Reads and flushes done by I/O threads (io-threads above 1) for the engine. */
+    public long ioThreadedReads;
+    public long ioThreadedWrites;
     final Map<String, Long> errorCodes = new HashMap<>();
 
     private final long[][] samples = new long[3][SAMPLES];
@@ -64,7 +67,7 @@ public final class ServerStats {
     public void reset() {
         commandsProcessed = connectionsReceived = rejectedConnections = 0;
         netInputBytes = netOutputBytes = errorReplies = 0;
-        readsProcessed = writesProcessed = 0;
+        readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = 0;
         errorCodes.clear();
     }
 }

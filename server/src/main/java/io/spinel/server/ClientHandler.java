@@ -11,19 +11,31 @@ import io.spinel.core.util.NativeMemory;
 import java.io.IOException;
 
 /**
- * Bridges one Netty channel to the engine. All channels share the engine's single event loop, so
- * this runs on the thread that owns the keyspace: bytes are copied into the client's query
- * buffer, commands run right here, and replies go out once per read batch.
+ * Bridges one Netty channel to the engine. By default all channels share the engine's single
+ * event loop, so this runs on the thread that owns the keyspace: bytes are copied into the
+ * client's query buffer, commands run right here, and replies go out once per read batch.
+ *
+ * <p>With {@code io-threads} above 1 the channel belongs to an I/O thread, which reads the socket
+ * and writes the replies; every event is handed to the engine's thread through the
+ * {@link EngineInbox} and handled there exactly as on the engine's own loop.
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
     /** Most bytes of one read copied into the query buffer before the commands in it are parsed. */
     private static final int QUERY_SLICE = 16 * 1024;
 
     private final Engine engine;
+    /** Where an I/O thread hands this channel's events to the engine's thread; null on the engine's loop. */
+    private final EngineInbox inbox;
+    /** Only ever touched on the engine's thread. */
     private Client client;
 
     ClientHandler(Engine engine) {
+        this(engine, null);
+    }
+
+    ClientHandler(Engine engine, EngineInbox inbox) {
         this.engine = engine;
+        this.inbox = inbox;
     }
 
     /** The connection's request reader, null until the channel is active. */
@@ -33,13 +45,45 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        client = engine.connect(new NettyConnection(ctx.channel()));
-        client.reader().receiveBigValuesNatively(true);
+        if (inbox == null) {
+            connected(new NettyConnection(ctx.channel()));
+        } else {
+            // the client's memory counted what waited for the I/O thread: measured again once it
+            // left, by a task queued behind the write (Netty tells the write's listener before it
+            // takes the bytes off the channel's pending count)
+            NettyConnection connection = new NettyConnection(ctx.channel(),
+                    () -> ctx.channel().eventLoop().execute(() -> inbox.post(this::outputMoved)));
+            inbox.post(() -> connected(connection));
+        }
+    }
+
+    private void connected(NettyConnection connection) {
+        client = engine.connect(connection);
+        if (client != null) client.reader().receiveBigValuesNatively(true);
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
+        if (inbox == null) {
+            read(in);
+            return;
+        }
+        inbox.post(() -> {
+            try {
+                engine.stats().ioThreadedReads++;
+                read(in);
+            } catch (RuntimeException e) {
+                // what exceptionCaught does with one thrown by channelRead on the engine's loop
+                engine.log().warning("Error on client connection: " + e);
+                ctx.close();
+            }
+            engine.flushSoon();
+        });
+    }
+
+    /** On the engine's thread: the bytes of one read, parsed and their commands run; releases in. */
+    private void read(ByteBuf in) {
         try {
             if (client == null || client.isClosed()) return;
             engine.stats().netInputBytes += in.readableBytes();
@@ -90,7 +134,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        engine.flushSoon();
+        // (with I/O threads, each read's event asks for the flush itself)
+        if (inbox == null) engine.flushSoon();
     }
 
     /**
@@ -99,19 +144,39 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (client != null && !client.isClosed()) engine.updateClientMemory(client);
+        if (inbox == null) {
+            outputMoved();
+        } else {
+            inbox.post(this::outputMoved);
+        }
         ctx.fireChannelWritabilityChanged();
+    }
+
+    private void outputMoved() {
+        if (client != null && !client.isClosed()) engine.updateClientMemory(client);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (inbox == null) {
+            closed();
+        } else {
+            inbox.post(this::closed);
+        }
+    }
+
+    private void closed() {
         if (client != null) engine.disconnected(client);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!(cause instanceof IOException)) {
-            engine.log().warning("Error on client connection: " + cause);
+            if (inbox == null) {
+                engine.log().warning("Error on client connection: " + cause);
+            } else {
+                inbox.post(() -> engine.log().warning("Error on client connection: " + cause));
+            }
         }
         ctx.close();
     }

@@ -253,6 +253,10 @@ final class JdkTransport implements ServerTransport {
     @Override
     public void serve(Engine engine) {
         this.engine = engine;
+        if (engine.config().getInt("io-threads") > 1) {
+            engine.log().warning("io-threads is ignored by the JDK transport (in-process servers' default): "
+                    + "its one thread serves every connection; the Netty transport has I/O threads");
+        }
     }
 
     @Override

@@ -211,6 +211,11 @@ public final class Main {
         log.notice("Running mode=standalone, port=" + server.port() + ".");
         log.notice("Transport: " + (server.isEpoll() ? "native epoll" : server.multiplexingApi().equals("nio") ? "NIO"
                 : "the JDK's selector (" + server.multiplexingApi() + ")"));
+        if (server.engine().ioThreadsActive()) {
+            int io = config.getInt("io-threads");
+            log.notice((io - 1) + " I/O thread" + (io > 2 ? "s" : "") + " read and write the connections, "
+                    + "commands run on the main thread (io-threads " + io + ")");
+        }
         log.warning("Server initialized");
         if (server.port() != 0) log.notice("Ready to accept connections tcp");
         if (server.unixSocket() != null) log.notice("Ready to accept connections unix");

@@ -36,8 +36,24 @@ final class NettyConnection extends SocketConnection {
     private final Socket socket;
     /** Something was queued on the channel since the last flush. */
     private boolean queued;
+    /**
+     * Replies written on the engine's thread to a channel that an I/O thread owns (io-threads
+     * above 1), gathered until {@link #flush()} hands them over in one task: Netty's write and
+     * flush from another thread would be a task each, and a wake-up of the I/O thread each.
+     */
+    private ByteBuf handOff;
+    /**
+     * With I/O threads: tells the engine's thread that a handed-off write has left (or failed),
+     * so the client's memory, which counted it while it waited, is measured again.
+     */
+    private final ChannelFutureListener handOffWritten;
 
     NettyConnection(Channel channel) {
+        this(channel, null);
+    }
+
+    /** @param handOffWritten with I/O threads, run on the I/O thread once a handed-off write has left */
+    NettyConnection(Channel channel, Runnable handOffWritten) {
         super(format(channel.remoteAddress(), true), format(channel.localAddress(), false),
                 isUnix(channel) || Addresses.isLoopback(channel.remoteAddress()), isUnix(channel), fdOf(channel));
         this.channel = channel;
@@ -46,6 +62,7 @@ final class NettyConnection extends SocketConnection {
         // the replies and the socket
         boolean plain = channel.pipeline().first() instanceof ClientHandler && channel.pipeline().last() instanceof ClientHandler;
         this.socket = plain && descriptor instanceof Socket ? (Socket) descriptor : null;
+        this.handOffWritten = handOffWritten == null ? null : f -> handOffWritten.run();
     }
 
     private static FileDescriptor descriptor(Channel channel) {
@@ -81,10 +98,21 @@ final class NettyConnection extends SocketConnection {
                 len -= sent;
             }
         }
+        if (handOffWritten != null && !channel.eventLoop().inEventLoop()) {
+            handOff(len).writeBytes(buf, off, len);
+            return;
+        }
         ByteBuf b = channel.alloc().directBuffer(len);
         b.writeBytes(buf, off, len);
         channel.write(b, channel.voidPromise());
         queued = true;
+    }
+
+    /** The hand-off buffer, with room for n more bytes. */
+    private ByteBuf handOff(int n) {
+        if (handOff == null) handOff = channel.alloc().directBuffer(Math.max(n, 1024));
+        handOff.ensureWritable(n);
+        return handOff;
     }
 
     /**
@@ -138,7 +166,8 @@ final class NettyConnection extends SocketConnection {
                 if (sent < 0 || sent == total) return;
             }
         }
-        ByteBuf b = channel.alloc().directBuffer((int) (total - sent));
+        boolean handingOff = handOffWritten != null && !channel.eventLoop().inEventLoop();
+        ByteBuf b = handingOff ? handOff((int) (total - sent)) : channel.alloc().directBuffer((int) (total - sent));
         // skip what the socket took: first of the head, then of the value, then of the tail
         int fromHead = (int) Math.min(sent, len);
         b.writeBytes(head, off + fromHead, len - fromHead);
@@ -146,6 +175,7 @@ final class NettyConnection extends SocketConnection {
         copyNative(address + fromValue, b, (int) (n - fromValue));
         int fromTail = (int) Math.max(0, sent - len - n);
         b.writeBytes(tail, fromTail, tail.length - fromTail);
+        if (handingOff) return;
         channel.write(b, channel.voidPromise());
         queued = true;
     }
@@ -199,6 +229,11 @@ final class NettyConnection extends SocketConnection {
 
     @Override
     public void flush() {
+        if (handOff != null) {
+            ByteBuf b = handOff;
+            handOff = null;
+            channel.writeAndFlush(b).addListener(handOffWritten);
+        }
         if (queued) {
             queued = false;
             channel.flush();
@@ -207,6 +242,7 @@ final class NettyConnection extends SocketConnection {
 
     @Override
     public void close() {
+        if (handOff != null) flush(); // the replies before the close go first
         if (channel.isActive()) {
             channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
@@ -214,6 +250,10 @@ final class NettyConnection extends SocketConnection {
 
     @Override
     public void closeNow() {
+        if (handOff != null) {
+            handOff.release();
+            handOff = null;
+        }
         // close() fails and releases whatever the outbound buffer still holds
         channel.close();
     }
@@ -224,16 +264,12 @@ final class NettyConnection extends SocketConnection {
         return b == null ? 0 : b.size();
     }
 
-
-
-
-
     @Override
     public long pendingBytes() {
         io.netty.channel.ChannelOutboundBuffer b = channel.unsafe().outboundBuffer();
-        return b == null ? 0 : b.totalPendingWriteBytes();
+        long handedOff = handOff == null ? 0 : handOff.readableBytes();
+        return handedOff + (b == null ? 0 : b.totalPendingWriteBytes());
     }
-
 
     Channel channel() {
         return channel;

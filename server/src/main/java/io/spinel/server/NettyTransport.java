@@ -36,6 +36,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The engine on one Netty event loop: native epoll where available (TCP and unix sockets), Netty's
  * NIO elsewhere or with -Dspinel.nio=true. Each channel's pipeline is one {@link ClientHandler}.
+ *
+ * <p>With {@code io-threads} N above 1, N - 1 more event loops (threads "spinel-io-*") own the
+ * connections: they read the sockets and write the replies, and hand what they read to the
+ * engine's loop, which still runs every command and accepts the connections ({@link EngineInbox}).
+ * Off by default: on a small machine the hand-off costs more than the system calls it moves.
  */
 final class NettyTransport implements ServerTransport {
     static {
@@ -48,6 +53,11 @@ final class NettyTransport implements ServerTransport {
     private final boolean epoll;
     private final EventLoopGroup group;
     private final EventLoop loop;
+    private final IoHandlerFactory ioFactory;
+    /** The connections' loops with io-threads above 1, else null (the engine's loop serves them). */
+    private EventLoopGroup ioGroup;
+    /** Where the connections' loops hand their events to the engine's, with io-threads above 1. */
+    private EngineInbox inbox;
     /**
      * Accepts on listeners opened on the loop thread (CONFIG SET port/bind): the loop cannot
      * wait for a bind that it would have to perform itself. Created on first use.
@@ -62,6 +72,7 @@ final class NettyTransport implements ServerTransport {
         long spin = Long.getLong("spinel.spinMicros", 20) * 1000;
         IoHandlerFactory io = !epoll ? NioIoHandler.newFactory()
                 : spin > 0 ? EpollIoHandler.newFactory(0, () -> new SpinBeforeSleep(spin)) : EpollIoHandler.newFactory();
+        this.ioFactory = io;
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("spinel-main", true), io) {
             @Override
             protected IoEventLoop newChild(Executor executor, IoHandlerFactory ioHandlerFactory, Object... args) {
@@ -94,7 +105,12 @@ final class NettyTransport implements ServerTransport {
     @Override
     public Runnable loadingPoller() {
         PollableLoop l = (PollableLoop) loop;
-        return l::pollNow;
+        if (inbox == null) return l::pollNow;
+        EngineInbox events = inbox;
+        return () -> {
+            l.pollNow();
+            events.drain();
+        };
     }
 
     @Override
@@ -115,6 +131,17 @@ final class NettyTransport implements ServerTransport {
     @Override
     public void serve(Engine engine) {
         this.engine = engine;
+        int threads = engine.config().getInt("io-threads");
+        if (threads > 1) {
+            ioGroup = new MultiThreadIoEventLoopGroup(threads - 1, new DefaultThreadFactory("spinel-io", true), ioFactory);
+            inbox = new EngineInbox(loop);
+            engine.setIoThreadsActive(true);
+        }
+    }
+
+    /** The loops that serve the connections. */
+    private EventLoopGroup connectionLoops() {
+        return ioGroup != null ? ioGroup : group;
     }
 
     @Override
@@ -126,7 +153,7 @@ final class NettyTransport implements ServerTransport {
     private ServerBootstrap tcpBootstrap(EventLoopGroup acceptor, int backlog, int keepaliveSeconds) {
         Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         ServerBootstrap b = new ServerBootstrap()
-                .group(acceptor, group)
+                .group(acceptor, connectionLoops())
                 .channel(type)
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -193,7 +220,7 @@ final class NettyTransport implements ServerTransport {
     public Listener listenUnix(String path, int backlog) throws IOException {
         if (!epoll) throw new IOException("unixsocket needs the native epoll transport, which is not available here");
         return listener(new ServerBootstrap()
-                .group(group)
+                .group(group, connectionLoops())
                 .channel(EpollServerDomainSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.RECVBUF_ALLOCATOR, acceptsPerWakeUp())
@@ -235,9 +262,10 @@ final class NettyTransport implements ServerTransport {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
-                ClientHandler handler = new ClientHandler(engine);
-                // big values read straight into their native memory (ValueReadAllocator)
-                ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler));
+                ClientHandler handler = new ClientHandler(engine, inbox);
+                // big values read straight into their native memory (ValueReadAllocator); not
+                // from an I/O thread, which must not look at the reader the engine's thread fills
+                if (inbox == null) ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler));
                 ch.pipeline().addLast(handler);
             }
         };
@@ -246,7 +274,14 @@ final class NettyTransport implements ServerTransport {
     @Override
     public void shutdown(Runnable whenStopped) {
         if (rebindGroup != null) rebindGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> whenStopped.run());
+        if (ioGroup == null) {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> whenStopped.run());
+            return;
+        }
+        // the connections' loops first: what they still have to write goes out, and the events of
+        // their closing connections still find the engine's loop running
+        ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(io ->
+                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> whenStopped.run()));
     }
 
     @Override

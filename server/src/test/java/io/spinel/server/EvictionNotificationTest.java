@@ -16,8 +16,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EvictionNotificationTest {
     @Test
     void everyEvictedKeyIsAnnounced() throws Exception {
-        try (SpinelServer s = SpinelServer.builder().randomPort().start();
-             Jedis c = new Jedis("127.0.0.1", s.port());
+        try (SpinelServer s = SpinelServer.builder().randomPort().start()) {
+            everyEvictedKeyIsAnnounced(s);
+        }
+    }
+
+    /** Also run with I/O threads (IoThreadsTest). */
+    static void everyEvictedKeyIsAnnounced(SpinelServer s) throws Exception {
+        try (Jedis c = new Jedis("127.0.0.1", s.port());
              Jedis sub = new Jedis("127.0.0.1", s.port())) {
             c.configSet("notify-keyspace-events", "Ee");
             c.configSet("maxmemory-policy", "allkeys-lru");

@@ -25,7 +25,7 @@ public final class ConfigSupport {
         "timeout", "tcp-keepalive", "tcp-backlog", "loglevel", "logfile", "protected-mode", "pidfile", "daemonize",
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
-        "shutdown-on-sigterm", "shutdown-on-sigint", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
+        "shutdown-on-sigterm", "shutdown-on-sigint", "io-threads", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
         "hll-sparse-max-bytes", "zset-max-listpack-entries", "zset-max-listpack-value",
         "hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",
         "stream-node-max-entries", "stream-node-max-bytes",
@@ -52,7 +52,7 @@ public final class ConfigSupport {
      */
     static final String[] HARMLESS = {
         "dynamic-hz", "active-expire-effort",
-        "lazyfree-lazy-server-del", "io-threads",
+        "lazyfree-lazy-server-del",
         "io-threads-do-reads", "jemalloc-bg-thread", "activedefrag", "active-defrag-cycle-min",
         "active-defrag-cycle-max", "active-defrag-threshold-lower", "active-defrag-threshold-upper",
         "active-defrag-ignore-bytes", "active-defrag-max-scan-fields", "set-proc-title", "proc-title-template",

@@ -1221,7 +1221,11 @@ public final class Engine {
             // counted from the reply's total: big replies also leave mid-command (spills, values
             // written from native memory), not only here
             long out = c.reply.totalBytes();
-            if (ioThreadsActive && out != c.outputCounted) stats.ioThreadedWrites++;
+            if (out != c.outputCounted) {
+                // one write to the client per batch, as Redis counts its writeToClient calls
+                stats.writesProcessed++;
+                if (ioThreadsActive) stats.ioThreadedWrites++;
+            }
             stats.netOutputBytes += out - c.outputCounted;
             c.outputCounted = out;
             c.connection.flush();

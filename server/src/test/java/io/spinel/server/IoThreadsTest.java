@@ -87,6 +87,7 @@ class IoThreadsTest {
             assertThat(field(info, "io_threaded_reads_processed")).isPositive();
             assertThat(field(info, "io_threaded_writes_processed")).isPositive();
             assertThat(field(info, "io_threaded_reads_processed")).isEqualTo(field(info, "total_reads_processed"));
+            assertThat(field(info, "io_threaded_writes_processed")).isEqualTo(field(info, "total_writes_processed"));
         }
     }
 

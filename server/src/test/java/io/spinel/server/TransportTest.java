@@ -75,6 +75,26 @@ class TransportTest {
         }
     }
 
+    /** INFO's read and write counts: one write per reply batch, as Redis counts its writes to a client. */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void readsAndWritesAreCounted(SpinelServer.Transport transport) {
+        start(transport);
+        try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+            String before = j.info("stats");
+            for (int i = 0; i < 5; i++) assertThat(j.ping()).isEqualTo("PONG");
+            String after = j.info("stats");
+            // the five PINGs and the first INFO's own reply (written after it was made)
+            assertThat(stat(after, "total_writes_processed") - stat(before, "total_writes_processed")).isEqualTo(6);
+            assertThat(stat(after, "total_reads_processed") - stat(before, "total_reads_processed")).isEqualTo(6);
+            assertThat(stat(after, "io_threaded_writes_processed")).isZero();
+        }
+    }
+
+    private static long stat(String info, String name) {
+        return Long.parseLong(info.split(name + ":")[1].split("\r\n")[0]);
+    }
+
     @ParameterizedTest
     @EnumSource(SpinelServer.Transport.class)
     void smallCommandsKeepTheQueryBufferAtItsStartingSize(SpinelServer.Transport transport) {

@@ -219,7 +219,8 @@ final class ServerCommands {
         r.arrayHeader(a.count() - 2);
         for (int j = 2; j < a.count(); j++) {
             Command cmd = lookupByName(c.engine.commands, a.string(j));
-            if (cmd == null) r.nullArray();
+            // (Redis's addReplyNull: a null bulk in RESP2, _ in RESP3)
+            if (cmd == null) r.nullBulk();
             else KeySpecReplies.commandInfo(r, cmd);
         }
     }

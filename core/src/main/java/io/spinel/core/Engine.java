@@ -1409,7 +1409,8 @@ public final class Engine {
      */
     public boolean replay(Client c, byte[][] argv) {
         c.args.set(argv);
-        Command cmd = commands.resolve(c.args);
+        // (the AOF may name a command that rename-command renamed since it was written)
+        Command cmd = commands.resolveOrOriginal(c.args);
         if (cmd == null || !cmd.arityOk(c.args.count())) return false;
         if (c.multi != null && !Transactions.runsImmediately(cmd)) {
             transactions.queue(c, cmd);

@@ -9,12 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -46,8 +45,10 @@ public final class ConfigLoader {
     }
 
     private final Config config;
-    /** rename-command directives: original lower-case name to new name ("" disables). */
-    private final Map<String, String> renames = new LinkedHashMap<>();
+    /** rename-command directives in order: {name, new name} ("" removes the command). */
+    private final List<String[]> renames = new ArrayList<>();
+    /** The directives applied so far, to a table of their own: a bad one stops the load at its line. */
+    private final io.spinel.core.command.CommandTable renamed = new io.spinel.core.command.CommandTable();
     private final Set<String> multiArgSeen = new HashSet<>();
     /** The "user default ..." line, checked against requirepass once everything is loaded. */
     private DefaultUserLine defaultUser;
@@ -70,7 +71,8 @@ public final class ConfigLoader {
         this.config = config;
     }
 
-    public Map<String, String> renames() {
+    /** The rename-command directives, in order, for the server's command table. */
+    public List<String[]> renames() {
         return renames;
     }
 
@@ -279,7 +281,12 @@ public final class ConfigLoader {
                 return;
             case "rename-command":
                 if (values.size() != 2) throw new Config.ConfigException("Bad directive or wrong number of arguments");
-                renames.put(values.get(0).toLowerCase(Locale.ROOT), values.get(1));
+                try {
+                    renamed.rename(values.get(0), values.get(1));
+                } catch (IllegalArgumentException e) {
+                    throw new Config.ConfigException(e.getMessage());
+                }
+                renames.add(new String[] {values.get(0), values.get(1)});
                 return;
             case "loadmodule":
             case "sentinel":

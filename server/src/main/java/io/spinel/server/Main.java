@@ -160,10 +160,6 @@ public final class Main {
             log.warning("Option '" + ignored + "' is accepted but has no effect in Spinel (value '"
                     + config.get(ignored) + "')");
         }
-        if (!loader.renames().isEmpty()) {
-            log.warning("rename-command is not supported by Spinel yet");
-            System.exit(1);
-        }
         log.setRole('M');
 
         // Written before the server answers anyone, as Redis writes it before its event loop runs:
@@ -177,7 +173,10 @@ public final class Main {
                     config.set("port", Integer.toString(probe.getLocalPort()));
                 }
             }
-            server = SpinelServer.start(SpinelServer.prepareStandaloneEngine(config, log), awaitTransport(transport));
+            io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, log);
+            // checked line by line while the configuration loaded: these cannot fail now
+            for (String[] r : loader.renames()) engine.commands().rename(r[0], r[1]);
+            server = SpinelServer.start(engine, awaitTransport(transport));
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit
             removePidFile(pidfile, log);

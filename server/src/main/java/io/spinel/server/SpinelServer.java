@@ -2,6 +2,7 @@ package io.spinel.server;
 
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
+import io.spinel.core.command.CommandTable;
 import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
@@ -80,10 +81,6 @@ public final class SpinelServer implements AutoCloseable {
     /** Whether start-up loads the RDB or AOF found in dir. */
     private final boolean loadData;
 
-    private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, ServerTransport transport) {
-        this(config, log, loadData, clock, transport, new Engine(config, log));
-    }
-
     private SpinelServer(Config config, Log log, boolean loadData, Keyspace.Clock clock, ServerTransport transport,
                          Engine engine) {
         this.loadData = loadData;
@@ -110,6 +107,7 @@ public final class SpinelServer implements AutoCloseable {
         private Log log = Log.silent();
         private Keyspace.Clock clock;
         private Transport transport = Transport.fromSystemProperty(Transport.JDK);
+        private final List<String[]> renames = new ArrayList<>();
 
         /**
          * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would.
@@ -120,6 +118,19 @@ public final class SpinelServer implements AutoCloseable {
          */
         public Builder option(String name, String value) {
             options.add(new String[] {name, value});
+            return this;
+        }
+
+        /**
+         * rename-command, as in redis.conf: the command is called newName instead (for clients,
+         * scripts and transactions), or with an empty newName is gone. Checked at once, with
+         * Redis's messages ("No such command in rename-command", "Target command name already exists").
+         */
+        public Builder renameCommand(String name, String newName) {
+            CommandTable check = new CommandTable();
+            for (String[] r : renames) check.rename(r[0], r[1]);
+            check.rename(name, newName);
+            renames.add(new String[] {name, newName});
             return this;
         }
 
@@ -176,7 +187,9 @@ public final class SpinelServer implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            SpinelServer s = new SpinelServer(config, log, load, clock, newTransport(transport));
+            Engine engine = new Engine(config, log);
+            for (String[] r : renames) engine.commands().rename(r[0], r[1]);
+            SpinelServer s = new SpinelServer(config, log, load, clock, newTransport(transport), engine);
             try {
                 s.bind(randomPort);
             } catch (Exception e) {

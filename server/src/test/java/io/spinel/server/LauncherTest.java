@@ -108,6 +108,58 @@ class LauncherTest {
     }
 
     @Test
+    void badRenameCommandLinesAreNamed(@TempDir Path dir) throws Exception {
+        String[][] cases = {
+                {"rename-command nosuch other", "No such command in rename-command"},
+                {"rename-command get SET", "Target command name already exists"},
+        };
+        for (String[] c : cases) {
+            Path conf = dir.resolve("redis.conf");
+            Files.writeString(conf, "port 0\n" + c[0] + "\n", StandardCharsets.UTF_8);
+            Path log = dir.resolve("out.log");
+            Process p = launch(log, conf.toString());
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isEqualTo(1);
+            assertThat(Files.readString(log)).contains("at line 2").contains(">>> '" + c[0] + "'").contains(c[1]);
+        }
+    }
+
+    /** rename-command on the command line; the AOF written under the new names loads again. */
+    @Test
+    void renamedCommandsServeAndTheirAofLoads(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        String[] args = {"--port", Integer.toString(port), "--dir", dir.toString(), "--appendonly", "yes",
+                "--rename-command", "set", "put", "--rename-command", "flushall", "",
+                // the AOF has EXPIRE as PEXPIREAT, which it finds under its own name (where Redis
+                // would stop loading at an unknown command)
+                "--rename-command", "pexpireat", "pexp"};
+        Process p = launch(dir.resolve("out.log"), args);
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("PUT", "k", "v")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("SET", "k", "w")).startsWith("-ERR unknown command 'SET'");
+                assertThat(c.callString("FLUSHALL")).startsWith("-ERR unknown command 'FLUSHALL'");
+                assertThat(c.callString("EXPIRE", "k", "1000")).isEqualTo(":1\r\n");
+            }
+        } finally {
+            p.destroy();
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        }
+        Process again = launch(dir.resolve("again.log"), args);
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+                assertThat(c.callString("TTL", "k")).matches(":(1000|999|998)\r\n");
+            }
+        } finally {
+            again.destroy();
+            again.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void configFileThenOverrides(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();
         Path conf = dir.resolve("redis.conf");

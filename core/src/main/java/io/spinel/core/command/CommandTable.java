@@ -31,6 +31,14 @@ public final class CommandTable {
     private final Command[] commands = new Command[SPECS.length];
     /** What was registered for a command not made yet: its CommandHandler or HandlerSource. */
     private final Object[] registered = new Object[SPECS.length];
+    /**
+     * rename-command: the top-level commands no longer found by their own name (by index in
+     * SPECS), and the new names they are found by instead (lower case, with their SPECS index).
+     * Null and empty until a rename, so that lookups pay one null test.
+     */
+    private boolean[] renamedAway;
+    private byte[][] newNames = new byte[0][];
+    private int[] newNameSpecs = new int[0];
 
     public CommandTable() {
     }
@@ -264,16 +272,91 @@ public final class CommandTable {
 
     /** The implemented top-level command with this name (any case), or null. */
     public Command lookup(byte[] b, int off, int len) {
+        return implementedAt(specNamed(b, off, len, false));
+    }
+
+    /**
+     * The implemented top-level command with this name or, when rename-command gave it another,
+     * the name it had (Redis's lookupCommandOrOriginal): what the server itself wrote, such as the
+     * commands of its AOF, is found whatever the configuration renamed since.
+     */
+    public Command lookupOrOriginal(byte[] b, int off, int len) {
+        Command c = lookup(b, off, len);
+        return c != null || renamedAway == null ? c : implementedAt(specNamed(b, off, len, true));
+    }
+
+    private Command implementedAt(int spec) {
+        if (spec < 0) return null;
+        Command c = command(spec);
+        return c.implemented() ? c : null;
+    }
+
+    /**
+     * The SPECS index of the top-level command with this name (any case), implemented or not; -1
+     * if none. Renamed commands are found by their new name, and by their own only if original.
+     */
+    private int specNamed(byte[] b, int off, int len, boolean original) {
         int i = hashLower(b, off, len) & INDEX_MASK;
         while (true) {
             int spec = INDEX[i];
-            if (spec < 0) return null;
+            if (spec < 0) break;
             if (Bytes.equalsIgnoreCase(b, off, len, INDEX_NAMES[i])) {
-                Command c = command(spec);
-                return c.implemented() ? c : null;
+                if (original || renamedAway == null || !renamedAway[spec]) return spec;
+                break;
             }
             i = (i + 1) & INDEX_MASK;
         }
+        if (original) return -1;
+        for (int k = 0; k < newNames.length; k++) {
+            if (Bytes.equalsIgnoreCase(b, off, len, newNames[k])) return newNameSpecs[k];
+        }
+        return -1;
+    }
+
+    /**
+     * rename-command: the top-level command now called {@code name} is called {@code newName}
+     * instead, or with an empty newName is no longer there for clients (scripts and
+     * transactions included). Throws with Redis's message when there is no command by that name
+     * or the new name is taken.
+     */
+    public void rename(String name, String newName) {
+        byte[] from = Bytes.ascii(name);
+        int spec = specNamed(from, 0, from.length, false);
+        if (spec < 0) throw new IllegalArgumentException("No such command in rename-command");
+        if (renamedAway == null) renamedAway = new boolean[SPECS.length];
+        renamedAway[spec] = true;
+        // a command renamed before is found by its new name: that name goes
+        for (int k = 0; k < newNames.length; k++) {
+            if (Bytes.equalsIgnoreCase(from, 0, from.length, newNames[k])) {
+                newNames = remove(newNames, k);
+                int[] specs = new int[newNameSpecs.length - 1];
+                System.arraycopy(newNameSpecs, 0, specs, 0, k);
+                System.arraycopy(newNameSpecs, k + 1, specs, k, specs.length - k);
+                newNameSpecs = specs;
+                break;
+            }
+        }
+        if (newName.isEmpty()) return;
+        byte[] to = Bytes.ascii(newName.toLowerCase(java.util.Locale.ROOT));
+        if (specNamed(to, 0, to.length, false) >= 0) throw new IllegalArgumentException("Target command name already exists");
+        newNames = Arrays.copyOf(newNames, newNames.length + 1);
+        newNames[newNames.length - 1] = to;
+        newNameSpecs = Arrays.copyOf(newNameSpecs, newNameSpecs.length + 1);
+        newNameSpecs[newNameSpecs.length - 1] = spec;
+    }
+
+    private static byte[][] remove(byte[][] a, int k) {
+        byte[][] out = new byte[a.length - 1][];
+        System.arraycopy(a, 0, out, 0, k);
+        System.arraycopy(a, k + 1, out, k, out.length - k);
+        return out;
+    }
+
+    /** Whether clients can reach the top-level command at SPECS index t (by its name or a new one). */
+    private boolean reachable(int t) {
+        if (renamedAway == null || !renamedAway[t]) return true;
+        for (int s : newNameSpecs) if (s == t) return true;
+        return false;
     }
 
     public Command lookup(String name) {
@@ -287,7 +370,15 @@ public final class CommandTable {
      * a container with an unknown subcommand also gives null (see {@link #isContainer}).
      */
     public Command resolve(Args args) {
-        Command c = lookup(args.buf(0), args.off(0), args.len(0));
+        return subcommandOf(lookup(args.buf(0), args.off(0), args.len(0)), args);
+    }
+
+    /** {@link #resolve}, finding a renamed command by its original name too ({@link #lookupOrOriginal}). */
+    public Command resolveOrOriginal(Args args) {
+        return subcommandOf(lookupOrOriginal(args.buf(0), args.off(0), args.len(0)), args);
+    }
+
+    private static Command subcommandOf(Command c, Args args) {
         if (c == null || !c.isContainer() || args.count() == 1) return c;
         return c.subcommand(args.buf(1), args.off(1), args.len(1));
     }
@@ -297,10 +388,10 @@ public final class CommandTable {
         return c != null && c.isContainer();
     }
 
-    /** Implemented top-level commands, by name. */
+    /** Implemented top-level commands that clients can reach (a renamed one too), by name. */
     public List<Command> commands() {
         List<Command> out = new ArrayList<>();
-        for (int t : TOP_LEVEL) if (implemented(t)) out.add(command(t));
+        for (int t : TOP_LEVEL) if (implemented(t) && reachable(t)) out.add(command(t));
         return out;
     }
 

@@ -60,8 +60,14 @@ public final class Main {
                 System.err.flush();
                 Runtime.getRuntime().halt(1);
             }
-            if (previous != null) previous.uncaughtException(thread, e);
-            else thread.getThreadGroup().uncaughtException(thread, e);
+            if (previous != null) {
+                previous.uncaughtException(thread, e);
+            } else {
+                // what the JVM prints without a handler (not the thread group's uncaughtException,
+                // which hands the exception back to this default handler, round and round)
+                System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+                e.printStackTrace(System.err);
+            }
         });
     }
 
@@ -102,11 +108,13 @@ public final class Main {
         ConfigLoader loader = new ConfigLoader(config);
         String configFile = null;
         Path rewritable = null;
+        String stdinConfig = null;
         try {
             if (!args.isEmpty() && !args.get(0).startsWith("--")) {
                 configFile = args.remove(0);
                 if (configFile.equals("-")) {
-                    loader.load(new String(System.in.readAllBytes(), StandardCharsets.UTF_8), null);
+                    stdinConfig = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+                    loader.load(stdinConfig, null);
                 } else {
                     Path p = Path.of(configFile);
                     if (!Files.isReadable(p)) {
@@ -126,6 +134,18 @@ public final class Main {
         } catch (IOException e) {
             System.err.println("Fatal error, can't read config file '" + configFile + "': " + e.getMessage());
             System.exit(1);
+        }
+
+        if (config.getBool("daemonize")) {
+            if (System.getenv(DAEMON_ENV) == null) daemonize(stdinConfig);
+            // Redis's pid file when daemonized without one
+            if (config.get("pidfile").isEmpty()) {
+                try {
+                    config.set("pidfile", "/var/run/redis.pid");
+                } catch (io.spinel.core.config.Config.ConfigException e) {
+                    throw new IllegalStateException(e); // a valid value: cannot happen
+                }
+            }
         }
 
         Log log = new Log(System.out);
@@ -283,6 +303,62 @@ public final class Main {
         } catch (IOException ignored) {
             // best effort, as Redis
         }
+    }
+
+    /** Set in the environment of the process that daemonize started, which is the server. */
+    private static final String DAEMON_ENV = "SPINEL_DAEMONIZED";
+
+    /**
+     * daemonize yes: the JVM cannot fork, so it starts itself again, with the same command line,
+     * in a session of its own (setsid) with no terminal and its output to /dev/null, as Redis's
+     * forked child has, and exits with 0 at once, as Redis's parent does; the configuration was
+     * checked first, so its errors still reach the terminal. A configuration read from stdin
+     * ("-") is written to the new process's stdin.
+     */
+    private static void daemonize(String stdinConfig) {
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of("/usr/bin/setsid"))) cmd.add("/usr/bin/setsid");
+        try {
+            cmd.addAll(ownCommandLine());
+        } catch (IOException e) {
+            System.err.println("Can't daemonize: this JVM's command line cannot be read: " + e.getMessage());
+            System.exit(1);
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put(DAEMON_ENV, "1");
+        java.io.File devNull = new java.io.File("/dev/null");
+        pb.redirectOutput(devNull).redirectError(devNull);
+        if (stdinConfig == null) pb.redirectInput(devNull);
+        try {
+            Process child = pb.start();
+            if (stdinConfig != null) {
+                try (var in = child.getOutputStream()) {
+                    in.write(stdinConfig.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("Can't daemonize: " + e.getMessage());
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /**
+     * This JVM's command line, executable first, from /proc/self/cmdline (ProcessHandle's
+     * arguments stop at the first empty one, such as the value of {@code --save ""}).
+     */
+    private static List<String> ownCommandLine() throws IOException {
+        byte[] b = Files.readAllBytes(Path.of("/proc/self/cmdline"));
+        List<String> out = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] == 0) {
+                out.add(new String(b, start, i - start, StandardCharsets.UTF_8));
+                start = i + 1;
+            }
+        }
+        if (out.isEmpty()) throw new IOException("empty /proc/self/cmdline");
+        return out;
     }
 
     private static void startDaemon(String name, Runnable task) {

@@ -66,6 +66,44 @@ class LauncherTest {
         assertThat(pidfile).doesNotExist();
     }
 
+    /**
+     * daemonize yes: the process started returns 0 at once, and the server runs on in a session of
+     * its own (another process, the one the pid file names) with no terminal, logging to its
+     * logfile; SHUTDOWN ends it and removes the pid file.
+     */
+    @Test
+    void daemonizeLeavesTheServerRunningInTheBackground(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path pidfile = dir.resolve("spinel.pid");
+        Path logfile = dir.resolve("spinel.log");
+        // the empty value of save must reach the background process too
+        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port), "--daemonize", "yes",
+                "--pidfile", pidfile.toString(), "--logfile", logfile.toString(), "--dir", dir.toString(), "--save", "");
+        long daemon = -1;
+        try {
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            waitForPing(port);
+            daemon = Long.parseLong(Files.readString(pidfile).trim());
+            assertThat(daemon).isNotEqualTo(p.pid());
+            assertThat(ProcessHandle.of(daemon)).isPresent();
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("CONFIG", "GET", "daemonize")).isEqualTo("*2\r\n$9\r\ndaemonize\r\n$3\r\nyes\r\n");
+                assertThat(c.callString("CONFIG", "GET", "save")).isEqualTo("*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+                c.send(List.of("SHUTDOWN".getBytes()));
+                assertThat(c.isClosedByPeer()).isTrue();
+            }
+            ProcessHandle handle = ProcessHandle.of(daemon).orElse(null);
+            if (handle != null) handle.onExit().get(20, TimeUnit.SECONDS);
+            assertThat(pidfile).doesNotExist();
+            assertThat(Files.readString(logfile)).contains("Ready to accept connections").contains("bye bye");
+            assertThat(dir.resolve("dump.rdb")).doesNotExist(); // save "" came through
+        } finally {
+            p.destroyForcibly();
+            if (daemon > 0) ProcessHandle.of(daemon).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
     @Test
     void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();

@@ -95,7 +95,7 @@ public final class ConfigSupport {
 
     /** Supported options with a validator of Spinel's own (see {@link Check}). */
     private static final String[] CHECKED = {
-        "dbfilename", "appendfilename", "appenddirname", "daemonize", "dir", "bind", "notify-keyspace-events",
+        "dbfilename", "appendfilename", "appenddirname", "dir", "bind", "notify-keyspace-events",
     };
 
     /** Options whose values are checked and normalized, whether or not Spinel acts on them. */
@@ -124,12 +124,6 @@ public final class ConfigSupport {
                     return baseName(v, "appendfilename can't be a path, just a filename", "appendfilename can't be empty");
                 case "appenddirname":
                     return baseName(v, "appenddirname can't be a path, just a dirname", "appenddirname can't be empty");
-                case "daemonize":
-                    if (v.equals("yes")) {
-                        throw new Config.ConfigException("daemonize yes is not supported: run Spinel under a supervisor "
-                                + "(systemd, nohup) instead");
-                    }
-                    return v;
                 case "dir":
                     return validateDir(v);
                 case "bind": {

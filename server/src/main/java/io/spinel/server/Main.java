@@ -136,7 +136,8 @@ public final class Main {
             System.exit(1);
         }
 
-        if (config.getBool("daemonize")) {
+        // as Redis: a supervisor that is there (its variable set) keeps the process in the foreground
+        if (config.getBool("daemonize") && !supervised(config.get("supervised"))) {
             if (System.getenv(DAEMON_ENV) == null) daemonize(stdinConfig);
             // Redis's pid file when daemonized without one
             if (config.get("pidfile").isEmpty()) {
@@ -302,6 +303,22 @@ public final class Main {
             Files.deleteIfExists(Path.of(path));
         } catch (IOException ignored) {
             // best effort, as Redis
+        }
+    }
+
+    /** Redis's redisIsSupervised: whether the supervisor that supervised names started this process. */
+    private static boolean supervised(String mode) {
+        boolean upstart = System.getenv("UPSTART_JOB") != null;
+        boolean systemd = System.getenv("NOTIFY_SOCKET") != null;
+        switch (mode) {
+            case "upstart":
+                return upstart;
+            case "systemd":
+                return systemd;
+            case "auto":
+                return upstart || systemd;
+            default:
+                return false;
         }
     }
 

@@ -20,11 +20,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The redis-server compatible command line, run as a separate JVM as a user runs it. */
 class LauncherTest {
     private static Process launch(Path log, String... args) throws IOException {
+        return launch(java.util.Map.of(), log, args);
+    }
+
+    private static Process launch(java.util.Map<String, String> env, Path log, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(Arrays.asList(
                 System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
                 "-cp", System.getProperty("java.class.path"), "io.spinel.server.Main"));
         cmd.addAll(Arrays.asList(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        return pb.start();
     }
 
     @Test
@@ -101,6 +107,24 @@ class LauncherTest {
         } finally {
             p.destroyForcibly();
             if (daemon > 0) ProcessHandle.of(daemon).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /** As Redis: under the supervisor that supervised names (its variable set), daemonize yes stays in front. */
+    @Test
+    void aSupervisedServerDoesNotDaemonize(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path pidfile = dir.resolve("spinel.pid");
+        Process p = launch(java.util.Map.of("NOTIFY_SOCKET", dir.resolve("notify").toString()), dir.resolve("out.log"),
+                "--port", Integer.toString(port), "--daemonize", "yes", "--supervised", "systemd",
+                "--pidfile", pidfile.toString(), "--dir", dir.toString(), "--save", "");
+        try {
+            waitForPing(port);
+            assertThat(p.isAlive()).isTrue();
+            assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(p.pid()));
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
         }
     }
 

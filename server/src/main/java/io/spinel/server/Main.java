@@ -214,7 +214,9 @@ public final class Main {
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
         if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
+        boolean notifySystemd = SystemdNotify.wanted(config.get("supervised"));
         server.onStopped(() -> {
+            if (notifySystemd) SystemdNotify.send("STOPPING=1\n");
             removePidFile(pidfile, log);
             log.warning("Spinel is now ready to exit, bye bye...");
             System.exit(0);
@@ -239,6 +241,12 @@ public final class Main {
         log.warning("Server initialized");
         if (server.port() != 0) log.notice("Ready to accept connections tcp");
         if (server.unixSocket() != null) log.notice("Ready to accept connections unix");
+        if (notifySystemd) {
+            log.notice("Under systemd (supervised " + config.get("supervised") + "): notifying it that the server is ready");
+            if (!SystemdNotify.send("STATUS=Ready to accept connections\n") || !SystemdNotify.send("READY=1\n")) {
+                log.warning("Failed to notify systemd that the server is ready (NOTIFY_SOCKET " + System.getenv("NOTIFY_SOCKET") + ")");
+            }
+        }
         if (AOT_TRAINING) {
             // the launcher's training run for the JDK's AOT cache: serve one client, then stop
             trainingClient(server.port());

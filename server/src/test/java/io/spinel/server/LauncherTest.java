@@ -110,19 +110,44 @@ class LauncherTest {
         }
     }
 
-    /** As Redis: under the supervisor that supervised names (its variable set), daemonize yes stays in front. */
+    /**
+     * As Redis under systemd: daemonize yes stays in the foreground, and systemd's socket
+     * (NOTIFY_SOCKET) gets READY=1 once the server serves, for units of Type=notify.
+     */
     @Test
-    void aSupervisedServerDoesNotDaemonize(@TempDir Path dir) throws Exception {
+    void aSupervisedServerDoesNotDaemonizeAndSaysWhenReady(@TempDir Path dir) throws Exception {
+        io.netty.channel.epoll.Epoll.ensureAvailability();
         int port = RedisServerProcess.freePort();
         Path pidfile = dir.resolve("spinel.pid");
-        Process p = launch(java.util.Map.of("NOTIFY_SOCKET", dir.resolve("notify").toString()), dir.resolve("out.log"),
+        Path notify = dir.resolve("notify");
+        io.netty.channel.unix.Socket systemd = io.netty.channel.unix.Socket.newSocketDomainDgram();
+        systemd.bind(new io.netty.channel.unix.DomainSocketAddress(notify.toString()));
+        Process p = launch(java.util.Map.of("NOTIFY_SOCKET", notify.toString()), dir.resolve("out.log"),
                 "--port", Integer.toString(port), "--daemonize", "yes", "--supervised", "systemd",
                 "--pidfile", pidfile.toString(), "--dir", dir.toString(), "--save", "");
         try {
             waitForPing(port);
             assertThat(p.isAlive()).isTrue();
             assertThat(Files.readString(pidfile).trim()).isEqualTo(Long.toString(p.pid()));
+            StringBuilder got = new StringBuilder();
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocateDirect(4096);
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!got.toString().contains("READY=1\n")) {
+                assertThat(System.currentTimeMillis()).as("notifications: " + got).isLessThan(deadline);
+                buf.clear();
+                // (the socket does not block: null until a datagram is there)
+                io.netty.channel.unix.DomainDatagramSocketAddress from = systemd.recvFromDomainSocket(buf, 0, buf.capacity());
+                if (from == null) {
+                    Thread.sleep(20);
+                    continue;
+                }
+                byte[] b = new byte[from.receivedAmount()];
+                buf.get(0, b);
+                got.append(new String(b, StandardCharsets.UTF_8));
+            }
+            assertThat(got.toString()).contains("STATUS=Ready to accept connections\n");
         } finally {
+            systemd.close();
             p.destroy();
             p.waitFor(20, TimeUnit.SECONDS);
         }

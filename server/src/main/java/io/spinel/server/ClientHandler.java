@@ -43,18 +43,26 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
         return client == null ? null : client.reader();
     }
 
+    /**
+     * Runs a connection event on the engine's thread: here, or handed over from an I/O thread.
+     * (Not for reads, the hot path: a handed-over task is an object per read.)
+     */
+    private void onEngine(Runnable event) {
+        if (inbox == null) {
+            event.run();
+        } else {
+            inbox.post(event);
+        }
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (inbox == null) {
-            connected(new NettyConnection(ctx.channel()));
-        } else {
-            // the client's memory counted what waited for the I/O thread: measured again once it
-            // left, by a task queued behind the write (Netty tells the write's listener before it
-            // takes the bytes off the channel's pending count)
-            NettyConnection connection = new NettyConnection(ctx.channel(),
-                    () -> ctx.channel().eventLoop().execute(() -> inbox.post(this::outputMoved)));
-            inbox.post(() -> connected(connection));
-        }
+        // with I/O threads, the client's memory counted what waited for its thread: measured again
+        // once it left, by a task queued behind the write (Netty tells the write's listener before
+        // it takes the bytes off the channel's pending count)
+        NettyConnection connection = inbox == null ? new NettyConnection(ctx.channel())
+                : new NettyConnection(ctx.channel(), () -> ctx.channel().eventLoop().execute(() -> inbox.post(this::outputMoved)));
+        onEngine(() -> connected(connection));
     }
 
     private void connected(NettyConnection connection) {
@@ -144,11 +152,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (inbox == null) {
-            outputMoved();
-        } else {
-            inbox.post(this::outputMoved);
-        }
+        onEngine(this::outputMoved);
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -158,11 +162,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (inbox == null) {
-            closed();
-        } else {
-            inbox.post(this::closed);
-        }
+        onEngine(this::closed);
     }
 
     private void closed() {
@@ -172,11 +172,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!(cause instanceof IOException)) {
-            if (inbox == null) {
-                engine.log().warning("Error on client connection: " + cause);
-            } else {
-                inbox.post(() -> engine.log().warning("Error on client connection: " + cause));
-            }
+            onEngine(() -> engine.log().warning("Error on client connection: " + cause));
         }
         ctx.close();
     }

@@ -1,5 +1,6 @@
 package io.spinel.server;
 
+import io.spinel.core.command.CommandRenames;
 import io.spinel.core.config.Config;
 import io.spinel.core.protocol.SplitArgs;
 
@@ -9,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,10 +45,8 @@ public final class ConfigLoader {
     }
 
     private final Config config;
-    /** rename-command directives in order: {name, new name} ("" removes the command). */
-    private final List<String[]> renames = new ArrayList<>();
-    /** The directives applied so far, to a table of their own: a bad one stops the load at its line. */
-    private final io.spinel.core.command.CommandTable renamed = new io.spinel.core.command.CommandTable();
+    /** rename-command directives, each checked at its line. */
+    private final CommandRenames renames = new CommandRenames();
     private final Set<String> multiArgSeen = new HashSet<>();
     /** The "user default ..." line, checked against requirepass once everything is loaded. */
     private DefaultUserLine defaultUser;
@@ -71,8 +69,8 @@ public final class ConfigLoader {
         this.config = config;
     }
 
-    /** The rename-command directives, in order, for the server's command table. */
-    public List<String[]> renames() {
+    /** The rename-command directives, for the server's command table. */
+    public CommandRenames renames() {
         return renames;
     }
 
@@ -282,11 +280,10 @@ public final class ConfigLoader {
             case "rename-command":
                 if (values.size() != 2) throw new Config.ConfigException("Bad directive or wrong number of arguments");
                 try {
-                    renamed.rename(values.get(0), values.get(1));
+                    renames.add(values.get(0), values.get(1));
                 } catch (IllegalArgumentException e) {
                     throw new Config.ConfigException(e.getMessage());
                 }
-                renames.add(new String[] {values.get(0), values.get(1)});
                 return;
             case "loadmodule":
             case "sentinel":

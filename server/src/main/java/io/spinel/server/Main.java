@@ -137,7 +137,8 @@ public final class Main {
         }
 
         // as Redis: a supervisor that is there (its variable set) keeps the process in the foreground
-        if (config.getBool("daemonize") && !supervised(config.get("supervised"))) {
+        String supervisor = SystemdNotify.supervisor(config.get("supervised"));
+        if (config.getBool("daemonize") && supervisor == null) {
             if (System.getenv(DAEMON_ENV) == null) daemonize(stdinConfig);
             // Redis's pid file when daemonized without one
             if (config.get("pidfile").isEmpty()) {
@@ -196,7 +197,7 @@ public final class Main {
             }
             io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, log);
             // checked line by line while the configuration loaded: these cannot fail now
-            for (String[] r : loader.renames()) engine.commands().rename(r[0], r[1]);
+            loader.renames().applyTo(engine.commands());
             server = SpinelServer.start(engine, awaitTransport(transport));
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit
@@ -214,7 +215,7 @@ public final class Main {
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
         if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
-        boolean notifySystemd = SystemdNotify.wanted(config.get("supervised"));
+        boolean notifySystemd = "systemd".equals(supervisor);
         server.onStopped(() -> {
             if (notifySystemd) SystemdNotify.send("STOPPING=1\n");
             removePidFile(pidfile, log);
@@ -311,22 +312,6 @@ public final class Main {
             Files.deleteIfExists(Path.of(path));
         } catch (IOException ignored) {
             // best effort, as Redis
-        }
-    }
-
-    /** Redis's redisIsSupervised: whether the supervisor that supervised names started this process. */
-    private static boolean supervised(String mode) {
-        boolean upstart = System.getenv("UPSTART_JOB") != null;
-        boolean systemd = System.getenv("NOTIFY_SOCKET") != null;
-        switch (mode) {
-            case "upstart":
-                return upstart;
-            case "systemd":
-                return systemd;
-            case "auto":
-                return upstart || systemd;
-            default:
-                return false;
         }
     }
 

@@ -2,7 +2,7 @@ package io.spinel.server;
 
 import io.spinel.core.Client;
 import io.spinel.core.Engine;
-import io.spinel.core.command.CommandTable;
+import io.spinel.core.command.CommandRenames;
 import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
@@ -107,7 +107,7 @@ public final class SpinelServer implements AutoCloseable {
         private Log log = Log.silent();
         private Keyspace.Clock clock;
         private Transport transport = Transport.fromSystemProperty(Transport.JDK);
-        private final List<String[]> renames = new ArrayList<>();
+        private final CommandRenames renames = new CommandRenames();
 
         /**
          * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would.
@@ -127,10 +127,7 @@ public final class SpinelServer implements AutoCloseable {
          * Redis's messages ("No such command in rename-command", "Target command name already exists").
          */
         public Builder renameCommand(String name, String newName) {
-            CommandTable check = new CommandTable();
-            for (String[] r : renames) check.rename(r[0], r[1]);
-            check.rename(name, newName);
-            renames.add(new String[] {name, newName});
+            renames.add(name, newName);
             return this;
         }
 
@@ -188,7 +185,7 @@ public final class SpinelServer implements AutoCloseable {
                 }
             }
             Engine engine = new Engine(config, log);
-            for (String[] r : renames) engine.commands().rename(r[0], r[1]);
+            renames.applyTo(engine.commands());
             SpinelServer s = new SpinelServer(config, log, load, clock, newTransport(transport), engine);
             try {
                 s.bind(randomPort);

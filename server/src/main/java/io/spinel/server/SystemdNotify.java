@@ -17,11 +17,25 @@ final class SystemdNotify {
     private SystemdNotify() {
     }
 
-    /** Whether supervised mode asks for notifications and systemd gave a socket (Redis's redisIsSupervised). */
-    static boolean wanted(String supervised) {
+    /**
+     * Redis's redisIsSupervised: "systemd" or "upstart" when the supervisor that the supervised
+     * option names (auto: either) started this process, as its variable says, else null. A
+     * supervised server stays in the foreground whatever daemonize says.
+     */
+    static String supervisor(String supervised) {
+        boolean upstart = System.getenv("UPSTART_JOB") != null;
         String socket = System.getenv("NOTIFY_SOCKET");
-        if (socket == null || socket.isEmpty()) return false;
-        return supervised.equals("systemd") || (supervised.equals("auto") && System.getenv("UPSTART_JOB") == null);
+        boolean systemd = socket != null && !socket.isEmpty();
+        switch (supervised) {
+            case "upstart":
+                return upstart ? "upstart" : null;
+            case "systemd":
+                return systemd ? "systemd" : null;
+            case "auto":
+                return upstart ? "upstart" : systemd ? "systemd" : null;
+            default:
+                return null;
+        }
     }
 
     /** Sends one message ("READY=1\n"...); false if it could not (logged by the caller). */

@@ -113,5 +113,11 @@ class RenameCommandDiffTest {
                 .hasMessage("No such command in rename-command");
         assertThatThrownBy(() -> SpinelServer.builder().renameCommand("config|get", "x"))
                 .hasMessage("No such command in rename-command");
+        // a command may keep its name (Redis deletes, then adds it back)
+        SpinelServer.builder().renameCommand("get", "GET");
+        // a refused directive changes nothing: GET still has its name for the next one
+        SpinelServer.Builder b = SpinelServer.builder();
+        assertThatThrownBy(() -> b.renameCommand("get", "set")).hasMessage("Target command name already exists");
+        b.renameCommand("get", "fetch");
     }
 }

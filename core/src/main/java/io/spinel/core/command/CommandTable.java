@@ -316,13 +316,19 @@ public final class CommandTable {
     /**
      * rename-command: the top-level command now called {@code name} is called {@code newName}
      * instead, or with an empty newName is no longer there for clients (scripts and
-     * transactions included). Throws with Redis's message when there is no command by that name
-     * or the new name is taken.
+     * transactions included). Throws with Redis's message, changing nothing, when there is no
+     * command by that name or another command has the new name.
      */
     public void rename(String name, String newName) {
         byte[] from = Bytes.ascii(name);
         int spec = specNamed(from, 0, from.length, false);
         if (spec < 0) throw new IllegalArgumentException("No such command in rename-command");
+        byte[] to = newName.isEmpty() ? null : Bytes.ascii(newName.toLowerCase(java.util.Locale.ROOT));
+        if (to != null) {
+            // (its own name is no other's: renaming a command to the name it has changes nothing)
+            int taken = specNamed(to, 0, to.length, false);
+            if (taken >= 0 && taken != spec) throw new IllegalArgumentException("Target command name already exists");
+        }
         if (renamedAway == null) renamedAway = new boolean[SPECS.length];
         renamedAway[spec] = true;
         // a command renamed before is found by its new name: that name goes
@@ -336,9 +342,7 @@ public final class CommandTable {
                 break;
             }
         }
-        if (newName.isEmpty()) return;
-        byte[] to = Bytes.ascii(newName.toLowerCase(java.util.Locale.ROOT));
-        if (specNamed(to, 0, to.length, false) >= 0) throw new IllegalArgumentException("Target command name already exists");
+        if (to == null) return;
         newNames = Arrays.copyOf(newNames, newNames.length + 1);
         newNames[newNames.length - 1] = to;
         newNameSpecs = Arrays.copyOf(newNameSpecs, newNameSpecs.length + 1);

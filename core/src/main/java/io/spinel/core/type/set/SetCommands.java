@@ -13,6 +13,7 @@ import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.type.zset.SetInput;
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.PackedStrings;
 
 import java.util.Arrays;
 import java.util.Comparator;
@@ -433,59 +434,93 @@ public final class SetCommands {
         // stable, like the merge sort behind glibc's qsort: equal sizes keep their key order
         Arrays.sort(sets, Comparator.comparingInt(SetValue::length));
         SetValue first = sets[0];
-        SetValue dst = dstArg >= 0 ? SetValue.newIntset() : null;
-        int max = maxIntset(c);
-        int handle = dst == null && !cardinalityOnly ? r.deferLength() : -1;
-        long cardinality = 0;
+        Intersection x = new Intersection(sets, dstArg >= 0 ? new SetBuilder(maxIntset(c)) : null,
+                cardinalityOnly ? null : r, limit);
+        int handle = x.dst == null && !cardinalityOnly ? r.deferLength() : -1;
         if (first.isIntset()) {
             int n = first.length();
-            for (int i = 0; i < n; i++) {
-                long v = first.intAt(i);
-                if (!inAllOthers(sets, v)) continue;
-                if (cardinalityOnly) {
-                    if (++cardinality == limit) break;
-                } else if (dst == null) {
-                    r.bulkLong(v);
-                    cardinality++;
-                } else {
-                    dst.addInt(v, max);
-                }
+            for (int i = 0; i < n && x.offerInt(first.intAt(i)); i++) {
+            }
+        } else if (first.isPacked()) {
+            byte[] p = first.packedArray();
+            int end = first.packedEnd();
+            for (int pos = SetValue.PACKED_START; pos < end; ) {
+                int len = PackedStrings.readLength(p, pos);
+                int at = pos + PackedStrings.prefixSize(len);
+                if (!x.offer(p, at, len)) break;
+                pos = at + len;
             }
         } else {
             for (Object o : first.members()) {
-                byte[] m = (byte[]) o;
-                if (!inAllOthers(sets, m)) continue;
-                if (cardinalityOnly) {
-                    if (++cardinality == limit) break;
-                } else if (dst == null) {
-                    r.bulk(m);
-                    cardinality++;
-                } else {
-                    dst.addShared(m, max);
-                }
+                if (!x.offerShared((byte[]) o)) break;
             }
         }
         if (cardinalityOnly) {
-            r.integer(cardinality);
-        } else if (dst != null) {
-            store(c, dstArg, dst, "sinterstore");
+            r.integer(x.cardinality);
+        } else if (x.dst != null) {
+            store(c, dstArg, x.dst.result(), "sinterstore");
         } else {
-            r.setDeferredLength(handle, '~', cardinality);
+            r.setDeferredLength(handle, '~', x.cardinality);
         }
     }
 
-    private static boolean inAllOthers(SetValue[] sets, long v) {
-        for (int j = 1; j < sets.length; j++) {
-            if (sets[j] != sets[0] && !sets[j].containsInt(v)) return false;
-        }
-        return true;
-    }
+    /**
+     * What SINTER and its forms do with each member of the smallest set: keep it if every other
+     * set has it, then count it, reply with it or add it to the destination.
+     */
+    private static final class Intersection {
+        final SetValue[] sets;
+        final PackedIndex.Probes probes;
+        final SetBuilder dst;
+        final Reply reply; // null: count only
+        final long limit;
+        long cardinality;
 
-    private static boolean inAllOthers(SetValue[] sets, byte[] m) {
-        for (int j = 1; j < sets.length; j++) {
-            if (sets[j] != sets[0] && !sets[j].contains(m, 0, m.length)) return false;
+        Intersection(SetValue[] sets, SetBuilder dst, Reply reply, long limit) {
+            this.sets = sets;
+            this.probes = new PackedIndex.Probes(sets);
+            this.dst = dst;
+            this.reply = reply;
+            this.limit = limit;
         }
-        return true;
+
+        private boolean inAllOthers(byte[] b, int off, int len) {
+            for (int j = 1; j < sets.length; j++) {
+                if (sets[j] != sets[0] && !probes.contains(j, b, off, len)) return false;
+            }
+            return true;
+        }
+
+        /** Returns false once SINTERCARD's limit is reached. */
+        boolean offer(byte[] b, int off, int len) {
+            if (!inAllOthers(b, off, len)) return true;
+            if (reply == null && dst == null) return ++cardinality != limit;
+            if (dst != null) dst.add(b, off, len);
+            else {
+                reply.bulk(b, off, len);
+                cardinality++;
+            }
+            return true;
+        }
+
+        boolean offerShared(byte[] m) {
+            if (dst == null) return offer(m, 0, m.length);
+            if (inAllOthers(m, 0, m.length)) dst.addShared(m);
+            return true;
+        }
+
+        boolean offerInt(long v) {
+            for (int j = 1; j < sets.length; j++) {
+                if (sets[j] != sets[0] && !sets[j].containsInt(v)) return true;
+            }
+            if (reply == null && dst == null) return ++cardinality != limit;
+            if (dst != null) dst.addInt(v);
+            else {
+                reply.bulkLong(v);
+                cardinality++;
+            }
+            return true;
+        }
     }
 
     /** Replaces the destination with the result, or deletes it when the result is empty. */
@@ -518,21 +553,11 @@ public final class SetCommands {
 
     /** The union, built as Redis builds it: an intset that converts as members come in. */
     private static SetValue union(SetValue[] sets, int max) {
-        SetValue dst = SetValue.newIntset();
+        SetBuilder dst = new SetBuilder(max);
         for (SetValue s : sets) {
-            if (s == null) continue;
-            addAll(dst, s, max);
+            if (s != null) dst.addAll(s);
         }
-        return dst;
-    }
-
-    private static void addAll(SetValue dst, SetValue s, int max) {
-        if (s.isIntset()) {
-            int n = s.length();
-            for (int i = 0; i < n; i++) dst.addInt(s.intAt(i), max);
-        } else {
-            for (Object m : s.members()) dst.addShared((byte[]) m, max);
-        }
+        return dst.result();
     }
 
     /**
@@ -551,8 +576,9 @@ public final class SetCommands {
         if (!diff) {
             dst = union(sets, max);
         } else {
-            dst = SetValue.newIntset();
-            if (sets[0] != null && !sameSet) difference(sets, dst, max);
+            SetBuilder b = new SetBuilder(max);
+            if (sets[0] != null && !sameSet) difference(sets, b);
+            dst = b.result();
         }
         if (dstArg < 0) {
             replySet(c.reply(), dst);
@@ -561,7 +587,7 @@ public final class SetCommands {
         }
     }
 
-    private static void difference(SetValue[] sets, SetValue dst, int max) {
+    private static void difference(SetValue[] sets, SetBuilder dst) {
         long algoOne = 0, algoTwo = 0;
         for (SetValue s : sets) {
             if (s == null) continue;
@@ -577,22 +603,32 @@ public final class SetCommands {
                         Comparator.comparingInt((SetValue s) -> s == null ? 0 : s.length()).reversed());
             }
             SetValue first = sets[0];
+            PackedIndex.Probes probes = new PackedIndex.Probes(sets);
             if (first.isIntset()) {
                 int n = first.length();
                 for (int i = 0; i < n; i++) {
                     long v = first.intAt(i);
-                    if (!inAnyOther(sets, v)) dst.addInt(v, max);
+                    if (!inAnyOther(sets, v)) dst.addInt(v);
+                }
+            } else if (first.isPacked()) {
+                byte[] p = first.packedArray();
+                int end = first.packedEnd();
+                for (int pos = SetValue.PACKED_START; pos < end; ) {
+                    int len = PackedStrings.readLength(p, pos);
+                    int at = pos + PackedStrings.prefixSize(len);
+                    if (!inAnyOther(probes, sets.length, p, at, len)) dst.add(p, at, len);
+                    pos = at + len;
                 }
             } else {
                 for (Object o : first.members()) {
                     byte[] m = (byte[]) o;
-                    if (!inAnyOther(sets, m)) dst.addShared(m, max);
+                    if (!inAnyOther(probes, sets.length, m, 0, m.length)) dst.addShared(m);
                 }
             }
             return;
         }
         // second algorithm: everything in the first set, minus each member of the others
-        addAll(dst, sets[0], max);
+        dst.addAll(sets[0]);
         for (int j = 1; j < sets.length && dst.length() > 0; j++) {
             SetValue s = sets[j];
             if (s == null) continue;
@@ -615,9 +651,9 @@ public final class SetCommands {
         return false;
     }
 
-    private static boolean inAnyOther(SetValue[] sets, byte[] m) {
-        for (int j = 1; j < sets.length; j++) {
-            if (sets[j] != null && sets[j].contains(m, 0, m.length)) return true;
+    private static boolean inAnyOther(PackedIndex.Probes probes, int n, byte[] b, int off, int len) {
+        for (int j = 1; j < n; j++) {
+            if (probes.contains(j, b, off, len)) return true;
         }
         return false;
     }

@@ -42,6 +42,8 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
     private static final MemberTable PACKED = new MemberTable();
     /** Packed array header: bytes used including the header (2 bytes, little endian), member count. */
     private static final int PACKED_HEADER = 3;
+    /** Where a packed set's first member lies in {@link #packedArray()}. */
+    static final int PACKED_START = PACKED_HEADER;
 
     /** Redis caps intsets at 2^30 entries whatever set-max-intset-entries says. */
     private static final int INTSET_HARD_LIMIT = 1 << 30;
@@ -318,6 +320,27 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
             visitor.member(p, start, l);
             pos = start + l;
         }
+    }
+
+    /** Packed only: the array the members lie in, from {@link #PACKED_START} to {@link #packedEnd()}. */
+    byte[] packedArray() {
+        return small;
+    }
+
+    /** Packed only: the end of the last member in {@link #packedArray()}. */
+    int packedEnd() {
+        return packedUsed();
+    }
+
+    /**
+     * Packed only: adds a copy of b[off, off+len), known to be absent (a {@link PackedIndex} said
+     * so). Returns its position in the array, or -1 when the set moved to a table for it.
+     */
+    int addAbsent(byte[] b, int off, int len) {
+        int used = packedUsed();
+        if (packedAppend(b, off, len)) return used;
+        table.add(Arrays.copyOfRange(b, off, off + len));
+        return -1;
     }
 
     private void packedToTable() {

@@ -16,6 +16,18 @@ final class HllValue {
     private int len;
     private final byte[] seq = new byte[5];
 
+    /** Registers covered by each one-byte sparse opcode (ZERO, VAL); 0 for XZERO, which takes two bytes. */
+    private static final byte[] SPAN = new byte[256];
+    private static final java.lang.invoke.VarHandle LONG_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    static {
+        for (int op = 0; op < 256; op++) {
+            if (Hll.isZero(op)) SPAN[op] = (byte) Hll.zeroLen(op);
+            else if (Hll.isVal(op)) SPAN[op] = (byte) Hll.valLen(op);
+        }
+    }
+
     HllValue(byte[] rawEntry) {
         reset(rawEntry);
     }
@@ -58,20 +70,36 @@ final class HllValue {
         int sparse = v + Hll.HDR;
         int end = v + len;
 
-        // Find the opcode covering the register.
+        // Find the opcode covering the register: the walk PFADD spends its time in once the HLL
+        // holds its elements (about a thousand opcodes near the sparse limit), so one table load
+        // gives a one-byte opcode's span instead of two tests of the opcode's kind.
         int p = sparse, prev = -1, first = 0, span = 0;
         while (p < end) {
-            int op = a[p] & 0xff;
+            if (p + 8 <= end) {
+                // eight one-byte opcodes (no XZERO among them) that end before the register are
+                // passed at once
+                long w = (long) LONG_LE.get(a, p);
+                long kinds = (w & 0xc0c0c0c0c0c0c0c0L) ^ 0x4040404040404040L; // a zero byte: XZERO
+                if (((kinds - 0x0101010101010101L) & ~kinds & 0x8080808080808080L) == 0) {
+                    int sum = SPAN[(int) w & 0xff] + SPAN[(int) (w >>> 8) & 0xff]
+                            + SPAN[(int) (w >>> 16) & 0xff] + SPAN[(int) (w >>> 24) & 0xff]
+                            + SPAN[(int) (w >>> 32) & 0xff] + SPAN[(int) (w >>> 40) & 0xff]
+                            + SPAN[(int) (w >>> 48) & 0xff] + SPAN[(int) (w >>> 56) & 0xff];
+                    if (first + sum <= index) {
+                        prev = p + 7;
+                        p += 8;
+                        first += sum;
+                        continue;
+                    }
+                }
+            }
             int oplen = 1;
-            if (Hll.isZero(op)) {
-                span = Hll.zeroLen(op);
-            } else if (Hll.isVal(op)) {
-                span = Hll.valLen(op);
-            } else {
+            span = SPAN[a[p] & 0xff];
+            if (span == 0) {
                 span = Hll.xzeroLen(a, p, end);
                 oplen = 2;
             }
-            if (index <= first + span - 1) break;
+            if (index < first + span) break;
             prev = p;
             p += oplen;
             first += span;

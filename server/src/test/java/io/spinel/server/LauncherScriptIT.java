@@ -83,6 +83,49 @@ class LauncherScriptIT {
         }
     }
 
+    @Test
+    void theClassArchiveIsMadeAgainWhenALibraryJarChanges(@TempDir Path dir) throws Exception {
+        // a build that changes only spinel-core leaves the server jar as it was: the archive of
+        // classes (JDK 25's AOT cache, 19-24's shared archive) must still be made again, or the
+        // old copies of the classes it holds are what runs
+        Path target = Path.of("").toAbsolutePath().resolve("target");
+        startAndStop(dir);
+        Path archive = archive(target);
+        org.junit.jupiter.api.Assumptions.assumeTrue(archive != null, "a JDK without class archives (17-18)");
+        Path core;
+        try (var libs = Files.list(target.resolve("lib"))) {
+            core = libs.filter(f -> f.getFileName().toString().startsWith("spinel-core")).findFirst().orElseThrow();
+        }
+        // a core jar written after the archive (whole seconds apart, whatever the clock's grain)
+        Thread.sleep(1_100);
+        java.nio.file.attribute.FileTime newer = java.nio.file.attribute.FileTime.from(java.time.Instant.now());
+        Files.setLastModifiedTime(core, newer);
+        Thread.sleep(1_100);
+        startAndStop(dir);
+        Path again = archive(target);
+        assertThat(again).isNotNull();
+        assertThat(Files.getLastModifiedTime(again).compareTo(newer)).as("archive made again").isPositive();
+    }
+
+    private static Path archive(Path target) throws IOException {
+        try (var files = Files.list(target)) {
+            return files.filter(f -> f.getFileName().toString().matches("spinel-jdk-.*\\.(aot|jsa)"))
+                    .findFirst().orElse(null);
+        }
+    }
+
+    private static void startAndStop(Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Process p = run(dir.resolve("start.log"), "--port", Integer.toString(port), "--save", "", "--dir", dir.toString());
+        try {
+            waitForPing(port, p);
+            p.destroy();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     /** MemTotal, or the cgroup's limit where that is lower, as the script reads them. */
     private static long physicalOrContainerMemoryMb() throws IOException {
         long bytes = Long.MAX_VALUE;

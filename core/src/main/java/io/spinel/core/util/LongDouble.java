@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
  * Java double would print "10.59999999999999964" where Redis prints "10.6".
  *
  * <p>Values are held as exact BigDecimals that are always representable in 64 mantissa bits. This
- * is slow next to a double, but these commands are not on any hot path.
+ * is slow next to a double: {@link Float80} computes the same with integer arithmetic for the
+ * commands, and comes back here for what it does not cover; this class is its reference.
  */
 public final class LongDouble {
     private LongDouble() {
@@ -82,6 +83,12 @@ public final class LongDouble {
     /** Rounds an exact value to the nearest number with a 64-bit mantissa, ties to even. */
     static BigDecimal round64(BigDecimal x) {
         if (x.signum() == 0) return BigDecimal.ZERO;
+        return roundBits(x).toBigDecimal().stripTrailingZeros();
+    }
+
+    /** The same rounding, as a {@link Float80}. */
+    static Float80 roundBits(BigDecimal x) {
+        if (x.signum() == 0) return Float80.ZERO;
         BigInteger num = x.unscaledValue().abs();
         BigInteger den = BigInteger.ONE;
         if (x.scale() > 0) den = BigInteger.TEN.pow(x.scale());
@@ -114,13 +121,6 @@ public final class LongDouble {
                 e++;
             }
         }
-        BigDecimal r;
-        if (e >= 0) {
-            r = new BigDecimal(q.shiftLeft(e));
-        } else {
-            r = new BigDecimal(q.multiply(BigInteger.valueOf(5).pow(-e)), -e);
-        }
-        r = r.stripTrailingZeros();
-        return x.signum() < 0 ? r.negate() : r;
+        return new Float80(x.signum() < 0, q.longValue(), e);
     }
 }

@@ -12,10 +12,9 @@ import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
-import io.spinel.core.util.LongDouble;
+import io.spinel.core.util.Float80;
 import io.spinel.core.util.PackedStrings;
 
-import java.math.BigDecimal;
 import java.util.IdentityHashMap;
 import java.util.SplittableRandom;
 
@@ -179,26 +178,26 @@ public final class HashCommands {
 
     static void hincrbyfloat(Client c) {
         Args a = c.args();
-        BigDecimal incr;
+        Float80 incr;
         try {
-            incr = LongDouble.parse(a.buf(3), a.off(3), a.len(3));
+            incr = Float80.parse(a.buf(3), a.off(3), a.len(3));
         } catch (NumberFormatException e) {
             throw CommandError.NOT_FLOAT;
         }
         if (incr == null) throw CommandError.err("value is NaN or Infinity");
         HashValue h = writeOrCreate(c, 1);
         byte[] old = h.get(a.buf(2), a.off(2), a.len(2));
-        BigDecimal value = BigDecimal.ZERO;
+        Float80 value = Float80.of(0);
         if (old != null) {
             try {
-                value = LongDouble.parse(old, 0, old.length);
+                value = Float80.parse(old, 0, old.length);
             } catch (NumberFormatException e) {
                 throw NOT_FLOAT;
             }
         }
-        BigDecimal sum = value == null ? null : LongDouble.add(value, incr);
+        Float80 sum = value == null ? null : value.plus(incr);
         if (sum == null) throw CommandError.err("increment would produce NaN or Infinity");
-        byte[] text = Bytes.ascii(LongDouble.formatHuman(sum));
+        byte[] text = Bytes.ascii(sum.toHumanString());
         EncodingConfig enc = c.engine().encodings();
         h.set(a.buf(2), a.off(2), a.len(2), text, 0, text.length, enc.hashMaxListpackEntries,
                 enc.hashMaxListpackValue);

@@ -13,9 +13,8 @@ import io.spinel.core.keyspace.StringEntry;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
-import io.spinel.core.util.LongDouble;
+import io.spinel.core.util.Float80;
 
-import java.math.BigDecimal;
 import java.util.List;
 
 /**
@@ -491,28 +490,28 @@ public final class StringCommands {
         Args a = c.args();
         Object old = writeEntry(c, 1);
         byte[] e = asString(old);
-        BigDecimal value;
+        Float80 value;
         boolean infinite = false;
         try {
             if (e == null) {
-                value = BigDecimal.ZERO;
+                value = Float80.of(0);
             } else if (StringEntry.isInt(e)) {
-                value = LongDouble.fromLong(StringEntry.intValue(e));
+                value = Float80.of(StringEntry.intValue(e));
             } else {
-                value = LongDouble.parse(e, StringEntry.valueOffset(e), StringEntry.valueLength(e));
+                value = Float80.parse(e, StringEntry.valueOffset(e), StringEntry.valueLength(e));
                 infinite = value == null;
             }
-            BigDecimal incr = LongDouble.parse(a.buf(2), a.off(2), a.len(2));
+            Float80 incr = Float80.parse(a.buf(2), a.off(2), a.len(2));
             if (incr == null) infinite = true;
             if (!infinite) {
-                value = LongDouble.add(value, incr);
+                value = value.plus(incr);
                 infinite = value == null;
             }
         } catch (NumberFormatException ex) {
             throw CommandError.NOT_FLOAT;
         }
         if (infinite) throw CommandError.err("increment would produce NaN or Infinity");
-        byte[] text = Bytes.ascii(LongDouble.formatHuman(value));
+        byte[] text = Bytes.ascii(value.toHumanString());
         long expire = e == null ? -1 : StringEntry.expire(e);
         int lru = e == null ? c.engine().keyspace().newLru() : StringEntry.lru(e);
         put(c, 1, StringEntry.createString(a.buf(1), a.off(1), a.len(1), text, 0, text.length, expire, lru));

@@ -19,6 +19,8 @@ import java.util.Arrays;
 final class PackedIndex {
     /** Below this many members a scan is as fast as hashing the member looked up. */
     static final int MIN_MEMBERS = 12;
+    /** A command that looks up at least this many members (SADD, SREM, SMISMEMBER) builds an index first. */
+    static final int MANY_LOOKUPS = 8;
 
     private final SetValue set;
     /** Position + 1 of a member's length prefix in the set's array; 0 for an empty slot. */
@@ -39,14 +41,19 @@ final class PackedIndex {
 
     /** Whether the set holds a member equal to b[off, off+len). */
     boolean contains(byte[] b, int off, int len) {
+        return find(b, off, len) >= 0;
+    }
+
+    /** The position of the member equal to b[off, off+len) in the set's array, or -1. */
+    int find(byte[] b, int off, int len) {
         byte[] p = set.packedArray();
         for (int i = (int) KeyHash.of(b, off, len) & mask; ; i = (i + 1) & mask) {
             int at = slots[i];
-            if (at == 0) return false;
+            if (at == 0) return -1;
             int pos = at - 1;
             int l = PackedStrings.readLength(p, pos);
             int start = pos + PackedStrings.prefixSize(l);
-            if (l == len && Arrays.equals(p, start, start + l, b, off, off + len)) return true;
+            if (l == len && Arrays.equals(p, start, start + l, b, off, off + len)) return pos;
         }
     }
 

@@ -4,16 +4,24 @@ import io.spinel.core.util.Bytes;
 import io.spinel.core.util.PackedStrings;
 
 /**
- * A new set that a command fills (SUNION, SDIFF, SINTERSTORE), built as Redis builds it: an intset
- * that converts as members come in. While the set is packed its duplicate checks go through a
- * {@link PackedIndex}, so filling it is linear instead of quadratic in its size.
+ * A set that a command adds many members to (SUNION, SDIFF, SINTERSTORE build a new one, as Redis
+ * builds it: an intset that converts as members come in; SADD of many members fills an existing
+ * one). While the set is packed its duplicate checks go through a {@link PackedIndex}, so filling
+ * it is linear instead of quadratic in its size.
  */
 final class SetBuilder {
-    private final SetValue set = SetValue.newIntset();
+    private final SetValue set;
     private final int maxIntsetEntries;
     private PackedIndex index;
 
+    /** A new, empty set. */
     SetBuilder(int maxIntsetEntries) {
+        this(SetValue.newIntset(), maxIntsetEntries);
+    }
+
+    /** Adds to an existing set, in place. */
+    SetBuilder(SetValue set, int maxIntsetEntries) {
+        this.set = set;
         this.maxIntsetEntries = maxIntsetEntries;
     }
 

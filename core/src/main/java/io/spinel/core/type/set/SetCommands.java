@@ -100,8 +100,15 @@ public final class SetCommands {
         }
         int max = maxIntset(c);
         int added = 0;
-        for (int i = 2; i < a.count(); i++) {
-            if (s.add(a.buf(i), a.off(i), a.len(i), max)) added++;
+        if (a.count() - 2 >= PackedIndex.MANY_LOOKUPS) {
+            SetBuilder adder = new SetBuilder(s, max); // duplicate checks through an index while packed
+            for (int i = 2; i < a.count(); i++) {
+                if (adder.add(a.buf(i), a.off(i), a.len(i))) added++;
+            }
+        } else {
+            for (int i = 2; i < a.count(); i++) {
+                if (s.add(a.buf(i), a.off(i), a.len(i), max)) added++;
+            }
         }
         if (added > 0) {
             signal(c, 1);
@@ -120,13 +127,21 @@ public final class SetCommands {
         }
         int deleted = 0;
         boolean keyRemoved = false;
-        for (int i = 2; i < a.count(); i++) {
-            if (s.remove(a.buf(i), a.off(i), a.len(i))) {
-                deleted++;
-                if (s.length() == 0) {
-                    removeKey(c, 1);
-                    keyRemoved = true;
-                    break;
+        if (s.isPacked() && s.length() >= PackedIndex.MIN_MEMBERS && a.count() - 2 >= PackedIndex.MANY_LOOKUPS) {
+            deleted = removePacked(s, a);
+            if (s.length() == 0) {
+                removeKey(c, 1);
+                keyRemoved = true;
+            }
+        } else {
+            for (int i = 2; i < a.count(); i++) {
+                if (s.remove(a.buf(i), a.off(i), a.len(i))) {
+                    deleted++;
+                    if (s.length() == 0) {
+                        removeKey(c, 1);
+                        keyRemoved = true;
+                        break;
+                    }
                 }
             }
         }
@@ -137,6 +152,26 @@ public final class SetCommands {
             c.engine().dirty += deleted;
         }
         c.reply().integer(deleted);
+    }
+
+    /**
+     * SREM of many members from a packed set: each found through an index, then all removed in one
+     * pass over the array (one at a time, each removal would scan and shift it).
+     */
+    private static int removePacked(SetValue s, Args a) {
+        PackedIndex index = new PackedIndex(s);
+        int[] positions = new int[a.count() - 2];
+        int n = 0;
+        for (int i = 2; i < a.count(); i++) {
+            int pos = index.find(a.buf(i), a.off(i), a.len(i));
+            if (pos >= 0) positions[n++] = pos;
+        }
+        Arrays.sort(positions, 0, n);
+        int distinct = 0; // a member named twice is removed once
+        for (int i = 0; i < n; i++) {
+            if (distinct == 0 || positions[distinct - 1] != positions[i]) positions[distinct++] = positions[i];
+        }
+        return s.removePackedAt(positions, distinct);
     }
 
     static void smove(Client c) {
@@ -191,6 +226,11 @@ public final class SetCommands {
         SetValue s = readSet(c, 1);
         Reply r = c.reply();
         r.arrayHeader(a.count() - 2);
+        if (s != null && s.isPacked() && s.length() >= PackedIndex.MIN_MEMBERS && a.count() - 2 >= PackedIndex.MANY_LOOKUPS) {
+            PackedIndex index = new PackedIndex(s);
+            for (int i = 2; i < a.count(); i++) r.integer(index.contains(a.buf(i), a.off(i), a.len(i)) ? 1 : 0);
+            return;
+        }
         for (int i = 2; i < a.count(); i++) r.integer(s != null && s.contains(a.buf(i), a.off(i), a.len(i)) ? 1 : 0);
     }
 

@@ -343,6 +343,27 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
         return -1;
     }
 
+    /**
+     * Packed only: removes the members at the given positions (ascending, distinct) in one pass;
+     * returns how many were removed.
+     */
+    int removePackedAt(int[] positions, int n) {
+        if (n == 0) return 0;
+        byte[] p = small;
+        int used = packedUsed();
+        int write = positions[0];
+        for (int i = 0; i < n; i++) {
+            int from = PackedStrings.next(p, positions[i]); // the member after the removed one
+            int to = i + 1 < n ? positions[i + 1] : used;
+            System.arraycopy(p, from, p, write, to - from);
+            write += to - from;
+        }
+        used = write;
+        if (small.length > 64 && used < small.length / 4) small = Arrays.copyOf(small, aligned(used * 2));
+        setPacked(used, packedCount() - n);
+        return n;
+    }
+
     private void packedToTable() {
         MemberTable t = new MemberTable();
         packedForEach((b, off, len) -> t.add(Arrays.copyOfRange(b, off, off + len)));

@@ -116,6 +116,48 @@ class SetAlgebraTest {
     }
 
     @Test
+    void manyMembersAtOnceMatchJavaSets() {
+        // SADD, SREM and SMISMEMBER with many members (an index while the set is packed), repeated
+        // names included, on sets that cross the packed limits and intsets that convert
+        for (int trial = 0; trial < 300; trial++) {
+            boolean ints = trial % 4 == 0;
+            Set<String> expected = fill("s", SIZES[rnd.nextInt(SIZES.length)], ints);
+            List<String> args = new ArrayList<>();
+            int n = 1 + rnd.nextInt(60);
+            for (int i = 0; i < n; i++) {
+                int x = rnd.nextInt(300);
+                args.add(ints && rnd.nextInt(3) > 0 ? Integer.toString(x) : "member:" + x);
+            }
+            if (!args.isEmpty() && rnd.nextBoolean()) args.add(args.get(0)); // named twice
+            List<Object> cmd = new ArrayList<>(List.of("SMISMEMBER", "s"));
+            cmd.addAll(args);
+            List<?> flags = (List<?>) redis.execute(cmd.stream().map(String::valueOf).toArray(String[]::new));
+            for (int i = 0; i < args.size(); i++) {
+                assertThat(flags.get(i)).as("SMISMEMBER " + args.get(i)).isEqualTo(expected.contains(args.get(i)) ? 1L : 0L);
+            }
+            boolean remove = rnd.nextBoolean();
+            // a set that held a string stays a hashtable when only integers are left, as in Redis
+            boolean wasTable = expectedEncoding(expected).equals("hashtable");
+            Set<String> distinct = new HashSet<>(args);
+            long changed = 0;
+            for (String m : distinct) {
+                if (remove ? expected.remove(m) : expected.add(m)) changed++;
+            }
+            cmd.set(0, remove ? "SREM" : "SADD");
+            Object reply = redis.execute(cmd.stream().map(String::valueOf).toArray(String[]::new));
+            assertThat(reply).as(cmd.get(0) + " of " + args.size()).isEqualTo(changed);
+            if (expected.isEmpty()) {
+                assertThat(redis.execute("EXISTS", "s")).isEqualTo(0L);
+            } else {
+                assertThat(strings(redis.execute("SMEMBERS", "s"))).isEqualTo(expected);
+                assertThat(redis.execute("SCARD", "s")).isEqualTo((long) expected.size());
+                assertThat(redis.execute("OBJECT", "ENCODING", "s"))
+                        .isEqualTo(wasTable ? "hashtable" : expectedEncoding(expected));
+            }
+        }
+    }
+
+    @Test
     void aUnionOfOverlappingPackedSetsHoldsEachMemberOnce() {
         redis.execute("DEL", "a", "b");
         for (int i = 0; i < 50; i++) redis.execute("SADD", "a", "member:" + i);

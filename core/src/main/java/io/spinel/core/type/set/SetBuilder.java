@@ -1,7 +1,6 @@
 package io.spinel.core.type.set;
 
 import io.spinel.core.util.Bytes;
-import io.spinel.core.util.PackedStrings;
 
 /**
  * A set that a command adds many members to (SUNION, SDIFF, SINTERSTORE build a new one, as Redis
@@ -58,14 +57,10 @@ final class SetBuilder {
             int n = s.length();
             for (int i = 0; i < n; i++) addInt(s.intAt(i));
         } else if (s.isPacked()) {
-            byte[] p = s.packedArray();
-            int end = s.packedEnd();
-            for (int pos = SetValue.PACKED_START; pos < end; ) {
-                int len = PackedStrings.readLength(p, pos);
-                int start = pos + PackedStrings.prefixSize(len);
-                add(p, start, len);
-                pos = start + len;
-            }
+            s.packedWhile((b, off, len) -> {
+                add(b, off, len);
+                return true;
+            });
         } else {
             for (Object m : s.members()) addShared((byte[]) m);
         }

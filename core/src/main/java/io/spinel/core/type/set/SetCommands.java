@@ -13,7 +13,6 @@ import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.type.zset.SetInput;
 import io.spinel.core.util.Bytes;
-import io.spinel.core.util.PackedStrings;
 
 import java.util.Arrays;
 import java.util.Comparator;
@@ -479,17 +478,11 @@ public final class SetCommands {
         int handle = x.dst == null && !cardinalityOnly ? r.deferLength() : -1;
         if (first.isIntset()) {
             int n = first.length();
-            for (int i = 0; i < n && x.offerInt(first.intAt(i)); i++) {
+            for (int i = 0; i < n; i++) {
+                if (!x.offerInt(first.intAt(i))) break;
             }
         } else if (first.isPacked()) {
-            byte[] p = first.packedArray();
-            int end = first.packedEnd();
-            for (int pos = SetValue.PACKED_START; pos < end; ) {
-                int len = PackedStrings.readLength(p, pos);
-                int at = pos + PackedStrings.prefixSize(len);
-                if (!x.offer(p, at, len)) break;
-                pos = at + len;
-            }
+            first.packedWhile(x::offer);
         } else {
             for (Object o : first.members()) {
                 if (!x.offerShared((byte[]) o)) break;
@@ -651,14 +644,10 @@ public final class SetCommands {
                     if (!inAnyOther(sets, v)) dst.addInt(v);
                 }
             } else if (first.isPacked()) {
-                byte[] p = first.packedArray();
-                int end = first.packedEnd();
-                for (int pos = SetValue.PACKED_START; pos < end; ) {
-                    int len = PackedStrings.readLength(p, pos);
-                    int at = pos + PackedStrings.prefixSize(len);
-                    if (!inAnyOther(probes, sets.length, p, at, len)) dst.add(p, at, len);
-                    pos = at + len;
-                }
+                first.packedWhile((b, off, len) -> {
+                    if (!inAnyOther(probes, sets.length, b, off, len)) dst.add(b, off, len);
+                    return true;
+                });
             } else {
                 for (Object o : first.members()) {
                     byte[] m = (byte[]) o;

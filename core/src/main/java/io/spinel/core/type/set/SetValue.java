@@ -322,6 +322,27 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
         }
     }
 
+    /** What {@link #packedWhile} calls with each member; false stops the walk. */
+    interface PackedVisitor {
+        boolean member(byte[] b, int off, int len);
+    }
+
+    /**
+     * Packed only: calls the visitor with every member where it lies in the array, in order, until
+     * it returns false; returns whether the walk reached the end.
+     */
+    boolean packedWhile(PackedVisitor visitor) {
+        byte[] p = small;
+        int used = packedUsed();
+        for (int pos = PACKED_HEADER; pos < used; ) {
+            int l = PackedStrings.readLength(p, pos);
+            int start = pos + PackedStrings.prefixSize(l);
+            if (!visitor.member(p, start, l)) return false;
+            pos = start + l;
+        }
+        return true;
+    }
+
     /** Packed only: the array the members lie in, from {@link #PACKED_START} to {@link #packedEnd()}. */
     byte[] packedArray() {
         return small;

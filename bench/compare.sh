@@ -47,7 +47,6 @@ done
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
   echo "needs redis-server and redis-benchmark (apt-get install redis-server redis-tools)" >&2; exit 2; }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 work=$(mktemp -d /tmp/spinel-bench.XXXXXX)
 sp_port=$(free_port); rd_port=$(free_port)
 pids=()

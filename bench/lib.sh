@@ -15,3 +15,6 @@ wait_for_server() {
   tail -20 "$log" >&2
   exit 1
 }
+
+# free_port: a TCP port nothing listens on now (the kernel's pick), for a server to take.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

@@ -65,7 +65,6 @@ PY
 # kB from awk, bytes in bash: mawk (Debian's awk) prints or %d-formats a number past 2^31 wrongly
 rss() { local kb; kb=$(awk '/VmRSS/ {print $2}' /proc/$1/status); echo $((kb * 1024)); }
 used() { redis-cli -p "$1" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r'; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 echo "| data set | Spinel RSS growth, settled (2 s) | Redis RSS growth, settled (2 s) | ratio settled (2 s) | Spinel used_memory | Redis used_memory |"
 echo "|---|---:|---:|---:|---:|---:|"

@@ -6,7 +6,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$here/bench/lib.sh"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 work=$(mktemp -d /tmp/spinel-multi.XXXXXX)
 sp_port=$(free_port); rd_port=$(free_port)
 pids=()

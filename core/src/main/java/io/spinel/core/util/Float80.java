@@ -132,9 +132,10 @@ public final class Float80 {
             big = o;
             small = this;
         }
-        // both in a 128-bit frame of big's exponent - 64: big is (mantissa, 0), small shifted right
+        // both in a 128-bit frame of big's exponent - 64: big is (mantissa, 0), small shifted right;
+        // what falls below the frame is kept as a sticky bit, enough for rounding as the frame holds
+        // 64 guard bits
         int d = big.exponent - small.exponent;
-        long bhi = big.mantissa, blo = 0;
         long shi, slo;
         boolean sticky = false;
         if (d == 0) {
@@ -152,33 +153,26 @@ public final class Float80 {
             slo = 0;
             sticky = true;
         }
-        // the sticky bit below the frame: exact for rounding, as the frame keeps 64 guard bits
         long hi, lo;
         int e = big.exponent - 64;
-        boolean lowSticky = sticky;
         if (big.negative == small.negative) {
-            lo = blo + slo;
-            boolean carryLow = Long.compareUnsigned(lo, blo) < 0;
-            long t = bhi + shi;
-            boolean carry = Long.compareUnsigned(t, bhi) < 0;
-            hi = t + (carryLow ? 1 : 0);
-            carry |= carryLow && hi == 0;
-            if (carry) {
-                lowSticky |= (lo & 1) != 0;
+            lo = slo;
+            hi = big.mantissa + shi;
+            if (Long.compareUnsigned(hi, big.mantissa) < 0) { // carried out of 128 bits
+                sticky |= (lo & 1) != 0;
                 lo = (lo >>> 1) | (hi << 63);
                 hi = (hi >>> 1) | Long.MIN_VALUE;
                 e++;
             }
         } else {
-            // |big| >= |small|: big - small; a sticky remainder below the frame borrows one unit
+            // big - small (|big| >= |small|); with a sticky remainder, one unit more is taken and
+            // the sticky bit kept: the true difference lies between that and one unit above
             long sl = slo, sh = shi;
-            if (sticky) { // subtract one more unit and keep the sticky: the true value lies in between
-                sl++;
-                if (sl == 0) sh++;
-            }
-            lo = blo - sl;
-            hi = bhi - sh - (Long.compareUnsigned(blo, sl) < 0 ? 1 : 0);
-            if (hi == 0 && lo == 0) return sticky ? viaBigDecimal(o) : ZERO;
+            if (sticky && ++sl == 0) sh++;
+            lo = -sl;
+            hi = big.mantissa - sh - (sl != 0 ? 1 : 0);
+            if (hi == 0 && lo == 0) return ZERO; // equal magnitudes (never with a sticky remainder)
+            // renormalize: a remainder below the frame means d > 64, which leaves at most one bit
             int shift = hi != 0 ? Long.numberOfLeadingZeros(hi) : 64 + Long.numberOfLeadingZeros(lo);
             if (shift >= 64) {
                 hi = lo << (shift - 64);
@@ -188,11 +182,10 @@ public final class Float80 {
                 lo <<= shift;
             }
             e -= shift;
-            if (sticky && shift > 1) return viaBigDecimal(o); // cannot happen: d >= 64 leaves at most one
         }
         long m = hi;
         boolean half = lo < 0; // top bit of lo
-        boolean rest = (lo << 1) != 0 || lowSticky;
+        boolean rest = (lo << 1) != 0 || sticky;
         if (half && (rest || (m & 1) != 0)) {
             m++;
             if (m == 0) {

@@ -1,6 +1,7 @@
 package io.spinel.core.type.hll;
 
 import io.spinel.core.keyspace.StringEntry;
+import io.spinel.core.util.Bytes;
 
 /**
  * An HLL held in a RAW string entry, edited in place. The sparse encoding grows by a few bytes per
@@ -18,8 +19,6 @@ final class HllValue {
 
     /** Registers covered by each one-byte sparse opcode (ZERO, VAL); 0 for XZERO, which takes two bytes. */
     private static final byte[] SPAN = new byte[256];
-    private static final java.lang.invoke.VarHandle LONG_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-            long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     static {
         for (int op = 0; op < 256; op++) {
@@ -78,7 +77,7 @@ final class HllValue {
             if (p + 8 <= end) {
                 // eight one-byte opcodes (no XZERO among them) that end before the register are
                 // passed at once
-                long w = (long) LONG_LE.get(a, p);
+                long w = Bytes.getLongLE(a, p);
                 long kinds = (w & 0xc0c0c0c0c0c0c0c0L) ^ 0x4040404040404040L; // a zero byte: XZERO
                 if (((kinds - 0x0101010101010101L) & ~kinds & 0x8080808080808080L) == 0) {
                     int sum = SPAN[(int) w & 0xff] + SPAN[(int) (w >>> 8) & 0xff]

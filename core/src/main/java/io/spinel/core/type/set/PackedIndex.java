@@ -27,11 +27,19 @@ final class PackedIndex {
     private final int[] slots;
     private final int mask;
 
-    /** Indexes every member of {@code set}, which must be packed. */
+    /** Indexes every member of {@code set}, which must be packed, for lookups only. */
     PackedIndex(SetValue set) {
+        this(set, set.length());
+    }
+
+    /**
+     * Indexes every member of {@code set}, which must be packed, with room for {@code members}
+     * in all (a set being filled: at most SetValue.PACKED_MAX_ENTRIES, past which it is a table).
+     */
+    PackedIndex(SetValue set, int members) {
         this.set = set;
-        // members never exceed SetValue.PACKED_MAX_ENTRIES: a load factor of at most a half
-        int capacity = Integer.highestOneBit(Math.max(16, SetValue.PACKED_MAX_ENTRIES) * 2);
+        // a load factor of at most a half
+        int capacity = Math.max(32, Integer.highestOneBit(Math.max(1, members) - 1) << 2);
         slots = new int[capacity];
         mask = capacity - 1;
         byte[] p = set.packedArray();

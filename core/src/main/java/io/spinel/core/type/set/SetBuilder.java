@@ -27,7 +27,7 @@ final class SetBuilder {
     /** Adds a copy of b[off, off+len); true if it was new. */
     boolean add(byte[] b, int off, int len) {
         if (set.isPacked()) {
-            if (index == null && set.length() >= PackedIndex.MIN_MEMBERS) index = new PackedIndex(set);
+            if (index == null && set.length() >= PackedIndex.MIN_MEMBERS) index = new PackedIndex(set, SetValue.PACKED_MAX_ENTRIES);
             if (index != null) {
                 if (index.contains(b, off, len)) return false;
                 int pos = set.addAbsent(b, off, len);

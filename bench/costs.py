@@ -12,7 +12,7 @@ of its command, then the command's commandstats line; Spinel first gets one pass
 includes parsing the command (tens of ns: its clock is read once per pipelined command), Redis's
 is its clock in whole microseconds per call: compare the cheap commands by their rates, not their
 times. Lines marked << are slower than Redis or cost more than 1.1x its time."""
-import subprocess, sys, statistics, re
+import subprocess, sys, statistics, re, shlex, hashlib, csv
 sp, rp = int(sys.argv[1]), int(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 2
 flt = sys.argv[4] if len(sys.argv) > 4 else None
@@ -23,6 +23,11 @@ def hset(key, n): return "HSET %s %s" % (key, " ".join("f:%s v%d" % (k(i), i) fo
 def sadd(key, n, off=0): return "SADD %s %s" % (key, " ".join("m:%s" % k(i + off) for i in range(n)))
 def rpush(key, n): return "RPUSH %s %s" % (key, " ".join("v%d" % i for i in range(n)))
 def mset(n): return "MSET %s" % " ".join("key:%s v%d" % (k(i), i) for i in range(n))
+def geoadd(key, n): return "GEOADD %s %s" % (key, " ".join("%.6f %.6f p:%s" % (13 + (i % 37) / 37.0, 38 + (i // 37) / 30.0, k(i)) for i in range(n)))
+def sint(key, lo, n): return "SADD %s %s" % (key, " ".join(str(i) for i in range(lo, lo + n)))
+def stream_with_group():
+    # 199 entries, all read once by consumer c of group g (so all pending)
+    return ["XADD st 1-%d f v" % i for i in range(1, 200)] + ["XGROUP CREATE st g 0", "XREADGROUP GROUP g c STREAMS st >"]
 CASES = [
  # name, setup lines, benchmark command, commandstats name
  ("get", [mset(R)], "GET key:__rand_int__", "get"),
@@ -129,6 +134,61 @@ CASES = [
  ("rename", ["SET a 1"], "RENAME a a", "rename"),
  ("dbsize", [], "DBSIZE", "dbsize"),
  ("eval", [], "EVAL return 1 0", "eval"),
+ # twenty-second session: command families the first sweep left out
+ ("geosearch", [geoadd("g", R)], "GEOSEARCH g FROMLONLAT 13.5 38.5 BYRADIUS 50 km ASC COUNT 10", "geosearch"),
+ ("georadiusmem", [geoadd("g", R)], "GEORADIUSBYMEMBER g p:000000000500 20 km WITHDIST", "georadiusbymember"),
+ ("geopos", [geoadd("g", R)], "GEOPOS g p:000000000001 p:000000000002 p:000000000003", "geopos"),
+ ("geohash", [geoadd("g", R)], "GEOHASH g p:000000000001 p:000000000002", "geohash"),
+ ("bitfield", [], "BITFIELD bf INCRBY u8 100 1 GET u4 0", "bitfield"),
+ ("bitfield_ro", ["SETBIT bf 1000 1"], "BITFIELD_RO bf GET u16 990", "bitfield_ro"),
+ ("zrandmember", [zadd("z", R)], "ZRANDMEMBER z 5 WITHSCORES", "zrandmember"),
+ ("zlexcount", ["ZADD z " + " ".join("0 m:%s" % k(i) for i in range(R))], "ZLEXCOUNT z [m:000000000100 [m:000000000900", "zlexcount"),
+ ("zrevbyscore", [zadd("z", R)], "ZREVRANGEBYSCORE z 900 100 LIMIT 10 10", "zrevrangebyscore"),
+ ("zmscore", [zadd("z", R)], "ZMSCORE z m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__", "zmscore"),
+ ("zremrange0", [zadd("z", R)], "ZREMRANGEBYSCORE z 5000 6000", "zremrangebyscore"),
+ ("zaddgt", [zadd("z", R)], "ZADD z GT CH __rand_int__ m:__rand_int__", "zadd"),
+ ("zscan", [zadd("z", R)], "ZSCAN z 0 COUNT 10", "zscan"),
+ ("zscan100", [zadd("z", 100)], "ZSCAN z 0", "zscan"),
+ ("zdiff", [zadd("a", 100), zadd("b", 50)], "ZDIFF 2 a b", "zdiff"),
+ ("zunionmax", [zadd("a", 100), zadd("b", 100)], "ZUNIONSTORE d 2 a b WEIGHTS 1 2 AGGREGATE MAX", "zunionstore"),
+ ("lmove", [rpush("l", R)], "LMOVE l l LEFT RIGHT", "lmove"),
+ ("blmove", [rpush("l", R)], "BLMOVE l l RIGHT LEFT 0", "blmove"),
+ ("lrange100", [rpush("l", R)], "LRANGE l 0 99", "lrange"),
+ ("lposcount", [rpush("l", 100)], "LPOS l v50 COUNT 0", "lpos"),
+ ("hscan", [hset("h", R)], "HSCAN h 0 COUNT 10", "hscan"),
+ ("hscan100", [hset("h", 100)], "HSCAN h 0", "hscan"),
+ ("hgetall1k", [hset("h", R)], "HGETALL h", "hgetall"),
+ ("hrandfield10", [hset("h", R)], "HRANDFIELD h 10 WITHVALUES", "hrandfield"),
+ ("hsetnx", [hset("h", R)], "HSETNX h f:__rand_int__ v", "hsetnx"),
+ ("hstrlen", [hset("h", R)], "HSTRLEN h f:__rand_int__", "hstrlen"),
+ ("sscan", [sadd("s", R)], "SSCAN s 0 COUNT 10", "sscan"),
+ ("srandmember10", [sadd("s", R)], "SRANDMEMBER s -10", "srandmember"),
+ ("sinterint", [sint("a", 0, 300), sint("b", 150, 300)], "SINTER a b", "sinter"),
+ ("sunionint", [sint("a", 0, 300), sint("b", 150, 300)], "SUNION a b", "sunion"),
+ ("sdiffstore", [sadd("a", 100), sadd("b", 100, 50)], "SDIFFSTORE d a b", "sdiffstore"),
+ ("xaddmaxlen", [], "XADD st MAXLEN ~ 1000 * f v", "xadd"),
+ ("xreadgroup", stream_with_group(), "XREADGROUP GROUP g c COUNT 10 STREAMS st 0", "xreadgroup"),
+ ("xpending", stream_with_group(), "XPENDING st g - + 10", "xpending"),
+ ("xpendsum", stream_with_group(), "XPENDING st g", "xpending"),
+ ("xinfo", stream_with_group(), "XINFO STREAM st", "xinfo|stream"),
+ ("xack", stream_with_group(), "XACK st g 1-__rand_int__", "xack"),
+ ("xclaim", stream_with_group(), "XCLAIM st g c2 0 1-5 1-6 1-7", "xclaim"),
+ ("xautoclaim", stream_with_group(), "XAUTOCLAIM st g c2 0 0 COUNT 10", "xautoclaim"),
+ ("xtrim", ["XADD st 1-%d f v" % i for i in range(1, 200)], "XTRIM st MAXLEN 1000", "xtrim"),
+ ("evalsha", ["SCRIPT LOAD \"return 1\""], "EVALSHA " + hashlib.sha1(b"return 1").hexdigest() + " 0", "evalsha"),
+ ("evalget", [mset(R)], "EVAL \"return redis.call('GET', KEYS[1])\" 1 key:__rand_int__", "eval"),
+ ("fcall", ["FUNCTION LOAD \"#!lua name=lib\\nredis.register_function('f', function(keys, args) return 1 end)\""], "FCALL f 0", "fcall"),
+ ("publish", [], "PUBLISH ch hello", "publish"),
+ ("sortby", [rpush("l", 100)] + ["MSET " + " ".join("w_v%d %d" % (i, (i * 37) % 101) for i in range(100))], "SORT l BY w_* GET # LIMIT 0 10", "sort"),
+ ("persist", [mset(R)], "PERSIST key:__rand_int__", "persist"),
+ ("touch", [mset(R)], "TOUCH key:__rand_int__", "touch"),
+ ("dump", [hset("h", 100)], "DUMP h", "dump"),
+ ("lcs", ["SET a " + "ab" * 50, "SET b " + "ba" * 50], "LCS a b", "lcs"),
+ ("setget", [mset(R)], "SET key:__rand_int__ v GET", "set"),
+ ("pfcount1", ["PFADD h1 " + " ".join("a%d" % i for i in range(2000))], "PFCOUNT h1", "pfcount"),
+ ("infokeys", [mset(R)], "INFO keyspace", "info"),
+ ("expiretime", [mset(R)], "EXPIRETIME key:__rand_int__", "expiretime"),
+ ("mset10", [], "MSET " + " ".join("k%d:__rand_int__ v" % i for i in range(10)), "mset"),
 ]
 def cli(port, *args, stdin=None):
     return subprocess.run(["redis-cli", "-p", str(port)] + list(args), input=stdin, capture_output=True, text=True).stdout
@@ -141,14 +201,14 @@ def run(port, case, n=200000):
     cli(port, "FLUSHALL")
     if setup: cli(port, stdin="\n".join(setup) + "\n")
     cli(port, "CONFIG", "RESETSTAT")
-    args = ["redis-benchmark", "-p", str(port), "-c", "50", "-P", "16", "-n", str(n), "-r", str(R), "--csv"] + cmd.split()
+    args = ["redis-benchmark", "-p", str(port), "-c", "50", "-P", "16", "-n", str(n), "-r", str(R), "--csv"] + shlex.split(cmd)
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=300).stdout
     except subprocess.TimeoutExpired:
         # redis-benchmark now and then spins for ever without sending (seen a few times here): once more
         cli(port, "CONFIG", "RESETSTAT")
         out = subprocess.run(args, capture_output=True, text=True, timeout=300).stdout
-    rps = float(out.strip().splitlines()[-1].split(",")[1].strip('"'))
+    rps = float(next(csv.reader([out.strip().splitlines()[-1]]))[1])  # (a command's text may hold commas)
     calls, usec = stat(port, sname)
     return rps, (usec / calls if calls else float("nan"))
 res = {}

@@ -21,7 +21,6 @@ public final class PersistCommands {
     private PersistCommands() {
     }
 
-    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
     /** MIGRATE's KEYS form, for CommandFamilies. */
     public static Command.KeysFinder keysFinder(String name) {
         return name.equals("migrate") ? Migrate::keys : null;
@@ -32,6 +31,7 @@ public final class PersistCommands {
         return name.equals("migrate") ? (a, pos) -> Migrate.KEY_FLAGS : null;
     }
 
+    /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
     public static CommandHandler handler(String name) {
         return switch (name) {
             case "save" -> PersistCommands::save;
@@ -104,13 +104,28 @@ public final class PersistCommands {
     /** The DUMP payload of a keyspace entry. */
     static byte[] payload(Object e, boolean compress) {
         RdbOut out = new RdbOut(64, compress);
+        writePayload(out, e);
+        return out.toByteArray();
+    }
+
+    /** Appends the payload of e to out: type, value, RDB version, CRC-64 of what came before. */
+    private static void writePayload(RdbOut out, Object e) {
+        int start = out.size();
         out.writeByte(ValueCodec.typeOf(e));
         ValueCodec.writeValue(out, e);
         out.writeByte(Rdb.VERSION & 0xff);
         out.writeByte((Rdb.VERSION >>> 8) & 0xff);
-        out.writeLongLE(Crc64.of(out.array(), 0, out.size()));
-        return out.toByteArray();
+        out.writeLongLE(Crc64.of(out.array(), start, out.size() - start));
     }
+
+    /**
+     * DUMP's buffers, one per rdbcompression setting, reused call after call on the thread that
+     * runs commands: a payload goes into the reply at once, and a fresh buffer (with its listpack
+     * builder and LZF output) grew and was copied about as long as the value took to encode.
+     */
+    private static final ThreadLocal<RdbOut[]> DUMP_BUFFERS = ThreadLocal.withInitial(() -> new RdbOut[2]);
+    /** A buffer that grew past this for one big value is dropped after it. */
+    private static final int DUMP_BUFFER_KEPT = 1 << 20;
 
     static void dump(Client c) {
         Args a = c.args();
@@ -120,7 +135,15 @@ public final class PersistCommands {
             c.reply().nullBulk();
             return;
         }
-        c.reply().bulk(payload(e, c.engine().config().getBool("rdbcompression")));
+        boolean compress = c.engine().config().getBool("rdbcompression");
+        RdbOut[] buffers = DUMP_BUFFERS.get();
+        int slot = compress ? 1 : 0;
+        RdbOut out = buffers[slot];
+        if (out == null) out = buffers[slot] = new RdbOut(4096, compress);
+        out.clear();
+        writePayload(out, e);
+        c.reply().bulk(out.array(), 0, out.size());
+        if (out.array().length > DUMP_BUFFER_KEPT) buffers[slot] = null;
     }
 
     /** Redis's verifyDumpPayload: a known RDB version and a matching checksum. */

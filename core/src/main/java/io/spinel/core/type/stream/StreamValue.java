@@ -525,10 +525,10 @@ public final class StreamValue extends DbObject {
         private final boolean rev;
         private final java.util.Iterator<Node> nodeIt;
         private Node node;
-        /** Forward: position of the next entry; reverse: index into offsets. */
+        /** Forward: position of the next entry; reverse: the end of the entry to read next. */
         private int p;
-        private int[] offsets;
-        private int nOffsets;
+        /** Where the current node's first entry starts (after the master entry). */
+        private int firstEntryPos;
         private final Lp e = new Lp();
         private final Lp fe = new Lp();
         /** Fields of the current node's master entry. */
@@ -571,35 +571,10 @@ public final class StreamValue extends DbObject {
                 masterFieldsPos = q;
                 for (long i = 0; i < mf; i++) q = e.skip(b, q);
                 q = e.skip(b, q); // master terminator
-                if (!rev) {
-                    p = q;
-                    return true;
-                }
-                nOffsets = 0;
-                if (offsets == null) offsets = new int[16];
-                while (q < node.used - 1) {
-                    if (nOffsets == offsets.length) offsets = Arrays.copyOf(offsets, nOffsets * 2);
-                    offsets[nOffsets++] = q;
-                    q = skipEntry(b, q, mf);
-                }
-                p = nOffsets - 1;
+                firstEntryPos = q;
+                p = rev ? node.used - 1 : q;
                 return true;
             }
-        }
-
-        private int skipEntry(byte[] b, int q, long masterFields) {
-            int fl = (int) e.intAt(b, q);
-            q = e.skip(b, e.next);
-            q = e.skip(b, q);
-            long toSkip;
-            if ((fl & FLAG_SAMEFIELDS) != 0) {
-                toSkip = masterFields;
-            } else {
-                toSkip = e.intAt(b, q) * 2;
-                q = e.next;
-            }
-            for (long i = 0; i < toSkip; i++) q = e.skip(b, q);
-            return e.skip(b, q); // lp-count
         }
 
         /** Reads the entry at q; returns the position after it. */
@@ -647,11 +622,17 @@ public final class StreamValue extends DbObject {
                     if ((flags & FLAG_DELETED) != 0 && !includeDeleted) continue;
                     return true;
                 } else {
-                    if (p < 0) {
+                    if (p <= firstEntryPos) {
                         node = null;
                         continue;
                     }
-                    readEntry(b, offsets[p--]);
+                    // each entry ends with the count of its other elements (lp-count, checked when
+                    // a node is loaded): back over it and them, as Redis's reverse iterator does
+                    int q = Lp.prev(b, p);
+                    long elements = e.intAt(b, q);
+                    for (long i = 0; i < elements; i++) q = Lp.prev(b, q);
+                    readEntry(b, q);
+                    p = q;
                     if (StreamId.compare(ms, seq, end.ms(), end.seq()) > 0) continue;
                     if (StreamId.compare(ms, seq, start.ms(), start.seq()) < 0) {
                         done = true;

@@ -15,6 +15,7 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Float80;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -599,6 +600,23 @@ public final class StringCommands {
 
     // ---- LCS ----------------------------------------------------------------------------------
 
+    /**
+     * LCS's table of (alen+1) x w cells with its first row and column zero; the rest is written
+     * before it is read. Tables up to {@link #LCS_TABLE_KEPT} cells reuse one array on the thread
+     * that runs commands: a fresh one cost as much zeroing as the 100 x 100 comparison itself.
+     */
+    private static int[] lcsTable(int cells, int alen, int w) {
+        if (cells > LCS_TABLE_KEPT) return new int[cells];
+        int[] t = LCS_TABLE.get();
+        if (t.length < cells) LCS_TABLE.set(t = new int[Math.max(cells, Math.min(2 * t.length, LCS_TABLE_KEPT))]);
+        Arrays.fill(t, 0, w, 0);
+        for (int i = 1; i <= alen; i++) t[i * w] = 0;
+        return t;
+    }
+
+    private static final int LCS_TABLE_KEPT = 1 << 18;
+    private static final ThreadLocal<int[]> LCS_TABLE = ThreadLocal.withInitial(() -> new int[1024]);
+
     static void lcs(Client c) {
         Args a = c.args();
         Db db = c.db();
@@ -637,11 +655,18 @@ public final class StringCommands {
             throw CommandError.err("Insufficient memory, failed allocating transient memory for LCS");
         }
         int w = blen + 1;
-        int[] t = new int[(int) cells];
+        int[] t = lcsTable((int) cells, alen, w);
         for (int i = 1; i <= alen; i++) {
+            // the cell to the left and the one up-left kept in locals: one read of the table per cell
+            int prev = (i - 1) * w, cur = i * w;
+            byte ai = sa[i - 1];
+            int left = 0, diag = 0;
             for (int j = 1; j <= blen; j++) {
-                if (sa[i - 1] == sb[j - 1]) t[i * w + j] = t[(i - 1) * w + j - 1] + 1;
-                else t[i * w + j] = Math.max(t[(i - 1) * w + j], t[i * w + j - 1]);
+                int up = t[prev + j];
+                int v = ai == sb[j - 1] ? diag + 1 : Math.max(up, left);
+                t[cur + j] = v;
+                left = v;
+                diag = up;
             }
         }
         int idx = t[alen * w + blen];

@@ -94,11 +94,14 @@ public final class HashValue extends DbObject {
     private int lpFind(byte[] f, int off, int len) {
         byte[] b = lp;
         int p = 0, end = lpUsed;
+        // the last bytes are compared first: a hash's fields often share a prefix and a length
+        // (f:1 ... f:99), rarely their last byte, and the full comparison is a call
+        byte last = len > 0 ? f[off + len - 1] : 0;
         while (p < end) {
             int fl = PackedStrings.readLength(b, p);
             int fd = p + PackedStrings.prefixSize(fl);
             int vp = fd + fl;
-            if (fl == len && Arrays.equals(b, fd, vp, f, off, off + len)) return p;
+            if (fl == len && (len == 0 || b[vp - 1] == last) && Arrays.equals(b, fd, vp, f, off, off + len)) return p;
             p = PackedStrings.next(b, vp);
         }
         return -1;

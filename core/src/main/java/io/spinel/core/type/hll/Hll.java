@@ -373,14 +373,28 @@ public final class Hll {
      */
     public static boolean mergeInto(byte[] max, byte[] a, int v, int len) {
         if (encoding(a, v) == DENSE) {
-            int r = v + HDR;
-            for (int i = 0; i < REGISTERS; i++) {
-                int val = denseGet(a, r, i);
-                if (val > max[i]) max[i] = (byte) val;
+            // four registers per three bytes, as in denseHistogram
+            for (int p = v + HDR, i = 0; i < REGISTERS; p += 3, i += 4) {
+                int b0 = a[p] & 0xff, b1 = a[p + 1] & 0xff, b2 = a[p + 2] & 0xff;
+                int r0 = b0 & 63, r1 = (b0 >>> 6 | b1 << 2) & 63, r2 = (b1 >>> 4 | b2 << 4) & 63, r3 = b2 >>> 2;
+                if (r0 > max[i]) max[i] = (byte) r0;
+                if (r1 > max[i + 1]) max[i + 1] = (byte) r1;
+                if (r2 > max[i + 2]) max[i + 2] = (byte) r2;
+                if (r3 > max[i + 3]) max[i + 3] = (byte) r3;
             }
             return true;
         }
         return sparseMax(a, v + HDR, v + len, max);
+    }
+
+    /** Writes every register (each 0..63) as the dense registers at r, three bytes per four. */
+    public static void denseWriteAll(byte[] a, int r, byte[] registers) {
+        for (int p = r, i = 0; i < REGISTERS; p += 3, i += 4) {
+            int r0 = registers[i], r1 = registers[i + 1], r2 = registers[i + 2], r3 = registers[i + 3];
+            a[p] = (byte) (r0 | r1 << 6);
+            a[p + 1] = (byte) (r1 >>> 2 | r2 << 4);
+            a[p + 2] = (byte) (r2 >>> 4 | r3 << 2);
+        }
     }
 
     /** PFDEBUG DECODE's text for a sparse HLL: "Z:n" "z:n" "v:value,len" separated by spaces. */

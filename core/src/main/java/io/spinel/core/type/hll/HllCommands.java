@@ -190,10 +190,16 @@ public final class HllCommands {
         try {
             if (useDense && !hv.toDense()) throw INVALID;
             int maxBytes = c.engine().encodings().hllSparseMaxBytes;
-            for (int j = 0; j < Hll.REGISTERS; j++) {
-                if (max[j] == 0) continue;
-                if (hv.encoding() == Hll.DENSE) Hll.denseUpdate(hv.entry(), hv.valueOffset() + Hll.HDR, j, max[j]);
-                else hv.sparseSet(j, max[j], maxBytes);
+            if (hv.encoding() == Hll.DENSE) {
+                // the destination was one of the merged keys (or empty), so no register of it
+                // exceeds max: writing max over it is what raising each register would do
+                Hll.denseWriteAll(hv.entry(), hv.valueOffset() + Hll.HDR, max);
+            } else {
+                for (int j = 0; j < Hll.REGISTERS; j++) {
+                    if (max[j] == 0) continue;
+                    if (hv.encoding() == Hll.DENSE) Hll.denseUpdate(hv.entry(), hv.valueOffset() + Hll.HDR, j, max[j]);
+                    else hv.sparseSet(j, max[j], maxBytes);
+                }
             }
         } finally {
             if (hv.entry() != e) put(c, 1, hv.entry());

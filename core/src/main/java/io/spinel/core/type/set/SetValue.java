@@ -270,10 +270,12 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
         byte[] p = small;
         int used = packedUsed();
         int pos = PACKED_HEADER;
+        byte last = len > 0 ? b[off + len - 1] : 0; // compared first, as in HashValue.lpFind
         while (pos < used) {
             int l = PackedStrings.readLength(p, pos);
             int start = pos + PackedStrings.prefixSize(l);
-            if (l == len && Arrays.equals(p, start, start + l, b, off, off + len)) return pos;
+            if (l == len && (len == 0 || p[start + l - 1] == last)
+                    && Arrays.equals(p, start, start + l, b, off, off + len)) return pos;
             pos = start + l;
         }
         return -1;

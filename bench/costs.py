@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Each server's own time per call (INFO commandstats usec_per_call) and its rate at -P 16, Spinel
-against Redis, for about a hundred command shapes beyond redis-benchmark's default tests: where the
+against Redis, for 158 command shapes beyond redis-benchmark's default tests: where the
 load generator's core hides a server's cost at -P 1, this finds the commands a server spends more
 on (SINTER on packed sets at 7x Redis's time was found this way).
 

@@ -15,7 +15,6 @@ import io.spinel.core.type.zset.ZIter;
 import io.spinel.core.type.zset.ZSet;
 import io.spinel.core.util.Bytes;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -260,17 +259,21 @@ public final class SortCommand {
         return (x, y) -> Bytes.compare(x.element, y.element);
     }
 
-    /** strtod over the whole value as SORT parses scores: NaN on trailing garbage, overflow or NaN. */
+    /**
+     * strtod over the whole value as SORT parses scores: NaN on trailing garbage, overflow or NaN.
+     * Leading blanks are C's isspace (space, \t, \n, \v, \f, \r), which strtod skips; read in
+     * place, since SORT BY parses one value per element.
+     */
     private static double strtod(byte[] b) {
-        String s = new String(b, StandardCharsets.ISO_8859_1);
+        if (b.length == 0) return 0; // strtod consumes nothing and leaves no trailing characters
         int i = 0;
-        while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
-        String t = s.substring(i);
-        if (s.isEmpty()) return 0; // strtod consumes nothing and leaves no trailing characters
-        if (t.isEmpty()) return Double.NaN; // only blanks: nothing converted, blanks left over
-        byte[] tb = t.getBytes(StandardCharsets.ISO_8859_1);
-        double d = io.spinel.core.util.Doubles.parseOrNaN(tb, 0, tb.length);
-        return d;
+        while (i < b.length && isCSpace(b[i])) i++;
+        if (i == b.length) return Double.NaN; // only blanks: nothing converted, blanks left over
+        return io.spinel.core.util.Doubles.parseOrNaN(b, i, b.length - i);
+    }
+
+    private static boolean isCSpace(byte c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
     }
 
     private static int indexOf(byte[] b, byte c) {

@@ -44,8 +44,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
-  echo "needs redis-server and redis-benchmark (apt-get install redis-server redis-tools)" >&2; exit 2; }
+need_redis_tools
 
 work=$(mktemp -d /tmp/spinel-bench.XXXXXX)
 sp_port=$(free_port); rd_port=$(free_port)

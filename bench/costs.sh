@@ -17,8 +17,7 @@ while (( $# )); do
     *) filter=$1; shift ;;
   esac
 done
-command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
-  echo "needs redis-server and redis-benchmark (apt-get install redis-server redis-tools)" >&2; exit 2; }
+need_redis_tools
 work=$(mktemp -d /tmp/spinel-costs.XXXXXX)
 sp_port=$(free_port); rd_port=$(free_port)
 pids=()

@@ -18,3 +18,9 @@ wait_for_server() {
 
 # free_port: a TCP port nothing listens on now (the kernel's pick), for a server to take.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# need_redis_tools: stops the script unless redis-server and redis-benchmark are installed.
+need_redis_tools() {
+  command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || {
+    echo "needs redis-server and redis-benchmark (apt-get install redis-server redis-tools)" >&2; exit 2; }
+}

@@ -137,7 +137,7 @@ public final class Main {
         }
 
         // as Redis: a supervisor that is there (its variable set) keeps the process in the foreground
-        String supervisor = SystemdNotify.supervisor(config.get("supervised"));
+        String supervisor = Supervisor.supervisor(config.get("supervised"));
         if (config.getBool("daemonize") && supervisor == null) {
             if (System.getenv(DAEMON_ENV) == null) daemonize(stdinConfig);
             // Redis's pid file when daemonized without one
@@ -183,6 +183,12 @@ public final class Main {
                     + config.get(ignored) + "')");
         }
         log.setRole('M');
+        // Redis's warnings when the supervisor named is not what started the process
+        if (supervisor == null && config.get("supervised").equals("upstart")) {
+            log.warning("upstart supervision requested, but UPSTART_JOB not found!");
+        } else if (supervisor == null && config.get("supervised").equals("systemd")) {
+            log.warning("systemd supervision error: NOTIFY_SOCKET not found!");
+        }
 
         // Written before the server answers anyone, as Redis writes it before its event loop runs:
         // a client that got a reply can rely on the file being there.
@@ -217,7 +223,7 @@ public final class Main {
         if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
         boolean notifySystemd = "systemd".equals(supervisor);
         server.onStopped(() -> {
-            if (notifySystemd) SystemdNotify.send("STOPPING=1\n");
+            if (notifySystemd) Supervisor.notifySystemd("STOPPING=1\n");
             removePidFile(pidfile, log);
             log.warning("Spinel is now ready to exit, bye bye...");
             System.exit(0);
@@ -244,9 +250,15 @@ public final class Main {
         if (server.unixSocket() != null) log.notice("Ready to accept connections unix");
         if (notifySystemd) {
             log.notice("Under systemd (supervised " + config.get("supervised") + "): notifying it that the server is ready");
-            if (!SystemdNotify.send("STATUS=Ready to accept connections\n") || !SystemdNotify.send("READY=1\n")) {
+            if (!Supervisor.notifySystemd("STATUS=Ready to accept connections\n") || !Supervisor.notifySystemd("READY=1\n")) {
                 log.warning("Failed to notify systemd that the server is ready (NOTIFY_SOCKET " + System.getenv("NOTIFY_SOCKET") + ")");
             }
+        }
+        if ("upstart".equals(supervisor)) {
+            // Redis stops itself as soon as its configuration is read; Spinel once it serves, so
+            // that what upstart starts after it finds it listening
+            log.notice("supervised by upstart, will stop to signal readiness.");
+            if (!Supervisor.stopForUpstart()) log.warning("Failed to stop for upstart (kill -STOP): it is not told that the server is ready");
         }
         if (AOT_TRAINING) {
             // the launcher's training run for the JDK's AOT cache: serve one client, then stop

@@ -29,6 +29,8 @@ class LauncherTest {
                 "-cp", System.getProperty("java.class.path"), "io.spinel.server.Main"));
         cmd.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().remove("UPSTART_JOB"); // a supervisor's variables only where a test sets them
+        pb.environment().remove("NOTIFY_SOCKET");
         pb.environment().putAll(env);
         return pb.start();
     }
@@ -151,6 +153,63 @@ class LauncherTest {
             p.destroy();
             p.waitFor(20, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * As Redis under upstart ({@code expect stop}): daemonize yes stays in the foreground, and the
+     * process stops itself (SIGSTOP) to say it is ready, here once it serves, and goes on when
+     * continued.
+     */
+    @Test
+    void underUpstartTheServerStopsItselfWhenReadyAndGoesOnWhenContinued(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path log = dir.resolve("out.log");
+        Process p = launch(java.util.Map.of("UPSTART_JOB", "spinel"), log, "--port", Integer.toString(port),
+                "--daemonize", "yes", "--supervised", "auto", "--dir", dir.toString(), "--save", "");
+        try {
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (processState(p.pid()) != 'T') {
+                assertThat(p.isAlive()).as("the server exited: " + Files.readString(log)).isTrue();
+                assertThat(System.currentTimeMillis()).as("never stopped: " + Files.readString(log)).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            assertThat(Files.readString(log)).contains("Ready to accept connections")
+                    .contains("supervised by upstart, will stop to signal readiness.");
+            signal("-CONT", p.pid());
+            waitForPing(port);
+            assertThat(processState(p.pid())).isNotEqualTo('T');
+        } finally {
+            signal("-CONT", p.pid());
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void upstartNamedWithoutUpstartIsReportedAndIgnored(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, "--port", Integer.toString(port), "--supervised", "upstart",
+                "--dir", dir.toString(), "--save", "");
+        try {
+            waitForPing(port);
+            assertThat(processState(p.pid())).isNotEqualTo('T');
+            assertThat(Files.readString(log)).contains("upstart supervision requested, but UPSTART_JOB not found!")
+                    .doesNotContain("will stop to signal readiness");
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The state letter in /proc/PID/stat (R, S, T for stopped, ...). */
+    private static char processState(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return stat.charAt(stat.lastIndexOf(')') + 2);
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
     }
 
     @Test

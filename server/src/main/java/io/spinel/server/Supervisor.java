@@ -8,13 +8,15 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * systemd's readiness protocol (sd_notify), as Redis speaks it under {@code supervised systemd}:
- * one datagram per message to the unix socket named by NOTIFY_SOCKET. A unit of
- * {@code Type=notify} (Debian's redis-server.service) waits for READY=1 before it counts the
- * server as started. The JDK has no unix datagram sockets; Netty's native library has.
+ * The {@code supervised} option: telling the init system that started the server when it is
+ * ready. Under systemd, its readiness protocol (sd_notify) as Redis speaks it: one datagram per
+ * message to the unix socket named by NOTIFY_SOCKET; a unit of {@code Type=notify} (Debian's
+ * redis-server.service) waits for READY=1 before it counts the server as started. The JDK has no
+ * unix datagram sockets; Netty's native library has. Under upstart, a job with
+ * {@code expect stop} waits for the process to stop itself (SIGSTOP) and then continues it.
  */
-final class SystemdNotify {
-    private SystemdNotify() {
+final class Supervisor {
+    private Supervisor() {
     }
 
     /**
@@ -38,8 +40,8 @@ final class SystemdNotify {
         }
     }
 
-    /** Sends one message ("READY=1\n"...); false if it could not (logged by the caller). */
-    static boolean send(String message) {
+    /** Sends systemd one message ("READY=1\n"...); false if it could not (logged by the caller). */
+    static boolean notifySystemd(String message) {
         String path = System.getenv("NOTIFY_SOCKET");
         if (path == null || path.isEmpty() || !Epoll.isAvailable()) return false;
         byte[] address = path.getBytes(StandardCharsets.UTF_8);
@@ -58,6 +60,25 @@ final class SystemdNotify {
             } catch (IOException ignored) {
                 // nothing was kept open
             }
+        }
+    }
+
+    /**
+     * Upstart's readiness signal: this process stops itself and goes on when upstart sends
+     * SIGCONT. A JVM cannot raise a signal on itself, so a {@code kill -STOP} child sends it; the
+     * wait for that child returns once the process runs again. False if the signal could not be
+     * sent (logged by the caller).
+     */
+    static boolean stopForUpstart() {
+        try {
+            Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return kill.waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 }

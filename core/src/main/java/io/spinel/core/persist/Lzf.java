@@ -12,99 +12,129 @@ public final class Lzf {
     private Lzf() {
     }
 
-    private static final int HASH_BITS = 14;
-    private static final int MAX_DISTANCE = 1 << 13;
-    private static final int MAX_MATCH = 264; // (7 + 255) + 2
-    /**
-     * Candidate positions by hash of three bytes. Never cleared between calls: a stale entry is
-     * just a candidate that the byte comparison accepts or rejects, so it is always safe.
-     */
-    private static final ThreadLocal<int[]> TABLE = ThreadLocal.withInitial(() -> new int[1 << HASH_BITS]);
+    /** Redis builds liblzf with HLOG 16 and VERY_FAST: the output below is that build's, byte for byte. */
+    private static final int HLOG = 16;
+    private static final int MAX_LIT = 1 << 5;
+    private static final int MAX_OFF = 1 << 13;
+    private static final int MAX_REF = (1 << 8) + (1 << 3);
 
-    /** The table slot of three bytes (the low 24 bits of v). */
-    private static int hash(int v) {
-        return (v * 0x9E3779B1) >>> (32 - HASH_BITS);
+    /**
+     * A thread's hash table: the last position seen per slot, stored as {@code base} plus the
+     * offset in the input. Each call starts past the last call's values, so what an earlier call
+     * left reads as an empty slot, as in liblzf's fresh table, without clearing 256 KB per call.
+     */
+    private static final class Table {
+        final int[] slots = new int[1 << HLOG];
+        int base = 1;
+    }
+
+    private static final ThreadLocal<Table> TABLE = ThreadLocal.withInitial(Table::new);
+
+    /**
+     * liblzf's slot for the hash value h: the last four bytes read, the newest lowest (three
+     * at the input's start and where indexing restarts after a match).
+     */
+    private static int slot(int h) {
+        return ((h >>> (3 * 8 - HLOG)) - h * 5) & ((1 << HLOG) - 1);
     }
 
     /**
-     * Compresses in[inOff, inOff+inLen) into out[outOff, outOff+outLen).
-     *
-     * <p>Each position's three bytes are read as one little-endian word (masked to 24 bits), and a
-     * match is extended eight bytes at a time: a DUMP of a small hash or sorted set spends half
-     * its time here, and byte-by-byte reads made that 40% longer (2 KB listpack: 2.9 against 2.1
-     * µs). The last three bytes, where a word would read past the end, always go out as literals.
+     * Compresses in[inOff, inOff+inLen) into out[outOff, outOff+outLen) exactly as Redis's
+     * liblzf does, so that DUMP payloads and RDB files hold Redis's bytes: the same hash of the
+     * same bytes, the same table updates after a match (the two positions before the next one),
+     * the same match lengths (a match stops two bytes short of the input's end unless liblzf's
+     * unrolled comparison reaches them) and the same point of giving up.
      *
      * @return the compressed length, or 0 if it would not fit in outLen bytes
      */
     public static int compress(byte[] in, int inOff, int inLen, byte[] out, int outOff, int outLen) {
-        int[] table = TABLE.get();
+        if (inLen == 0 || outLen == 0) return 0;
+        Table t = TABLE.get();
+        int[] htab = t.slots;
+        if (t.base > Integer.MAX_VALUE - inLen) {
+            java.util.Arrays.fill(htab, 0);
+            t.base = 1;
+        }
+        int bias = t.base - inOff; // a slot holds position + bias; below inOff when it is not this call's
+        t.base += inLen;
         int ip = inOff;
         int end = inOff + inLen;
         int op = outOff;
         int outEnd = outOff + outLen;
-        if (op >= outEnd) return 0;
-        int runStart = op++;
         int lit = 0;
-        while (ip + 4 <= end) {
-            int v = Bytes.getIntLE(in, ip) & 0xFFFFFF;
-            int h = hash(v);
-            int ref = table[h];
-            table[h] = ip;
-            int dist = ip - ref - 1;
-            // a stale slot (an earlier call's position) is only a candidate: the bounds and the bytes decide
-            if (ref >= inOff && dist >= 0 && dist < MAX_DISTANCE && (Bytes.getIntLE(in, ref) & 0xFFFFFF) == v) {
-                int len = matchLength(in, ref, ip, Math.min(end - ip, MAX_MATCH));
-                if (lit == 0) op--; // the reserved control byte of an empty run is dropped
-                else out[runStart] = (byte) (lit - 1);
+        op++; // the first run's control byte
+        int hval = inLen > 1 ? (in[ip] & 0xff) << 8 | (in[ip + 1] & 0xff) : 0;
+        while (ip < end - 2) {
+            hval = hval << 8 | (in[ip + 2] & 0xff);
+            int h = slot(hval);
+            int ref = htab[h] - bias;
+            htab[h] = ip + bias;
+            int off = ip - ref - 1;
+            if (ref > inOff && off >= 0 && off < MAX_OFF
+                    && in[ref + 2] == in[ip + 2] && in[ref] == in[ip] && in[ref + 1] == in[ip + 1]) {
+                if (op + 4 >= outEnd && op - (lit == 0 ? 1 : 0) + 4 >= outEnd) return 0;
+                out[op - lit - 1] = (byte) (lit - 1); // ends the literal run
+                if (lit == 0) op--; // an empty run has no control byte
+                int len = matchLength(in, ref, ip, Math.min(end - ip - 2, MAX_REF));
                 int code = len - 2;
-                if (op + 3 > outEnd) return 0;
                 if (code < 7) {
-                    out[op++] = (byte) ((dist >>> 8) | (code << 5));
+                    out[op++] = (byte) ((off >> 8) + (code << 5));
                 } else {
-                    out[op++] = (byte) ((dist >>> 8) | (7 << 5));
+                    out[op++] = (byte) ((off >> 8) + (7 << 5));
                     out[op++] = (byte) (code - 7);
                 }
-                out[op++] = (byte) dist;
-                ip += len;
-                if (ip + 3 <= end) table[hash(Bytes.getIntLE(in, ip - 1) & 0xFFFFFF)] = ip - 1;
-                if (op >= outEnd) return 0;
-                runStart = op++;
+                out[op++] = (byte) off;
                 lit = 0;
+                op++;
+                ip += len;
+                if (ip >= end - 2) break;
+                // liblzf (VERY_FAST) indexes the two positions before the next one
+                int p = ip - 2;
+                hval = (in[p] & 0xff) << 16 | (in[p + 1] & 0xff) << 8 | (in[p + 2] & 0xff);
+                htab[slot(hval)] = p + bias;
+                hval = hval << 8 | (in[p + 3] & 0xff);
+                htab[slot(hval)] = p + 1 + bias;
             } else {
                 if (op >= outEnd) return 0;
+                lit++;
                 out[op++] = in[ip++];
-                if (++lit == 32) {
-                    out[runStart] = 31;
-                    if (op >= outEnd) return 0;
-                    runStart = op++;
+                if (lit == MAX_LIT) {
+                    out[op - lit - 1] = (byte) (lit - 1);
                     lit = 0;
+                    op++;
                 }
             }
         }
-        while (ip < end) {
-            if (op >= outEnd) return 0;
+        if (op + 3 > outEnd) return 0;
+        while (ip < end) { // at most two bytes
+            lit++;
             out[op++] = in[ip++];
-            if (++lit == 32) {
-                out[runStart] = 31;
-                if (op >= outEnd) return 0;
-                runStart = op++;
+            if (lit == MAX_LIT) {
+                out[op - lit - 1] = (byte) (lit - 1);
                 lit = 0;
+                op++;
             }
         }
+        out[op - lit - 1] = (byte) (lit - 1);
         if (lit == 0) op--;
-        else out[runStart] = (byte) (lit - 1);
         return op - outOff;
     }
 
-    /** How many bytes at ref equal those at ip (3 known), up to max: a word at a time, then bytes. */
-    private static int matchLength(byte[] in, int ref, int ip, int max) {
+    /**
+     * liblzf's length of the match at ip with ref (whose first three bytes are equal): the equal
+     * bytes up to maxlen, at least 3; where maxlen is above 16, liblzf first compares 16 bytes
+     * without looking at maxlen, so a match may reach 19 bytes there (maxlen 17 or 18 is at
+     * most two bytes short of the input's end, so those bytes exist). Compared a word at a time.
+     */
+    private static int matchLength(byte[] in, int ref, int ip, int maxlen) {
+        int cap = maxlen > 16 ? Math.max(maxlen, 19) : Math.max(maxlen, 3);
         int len = 3;
-        while (len + 8 <= max) {
+        while (len + 8 <= cap) {
             long x = Bytes.getLongLE(in, ref + len) ^ Bytes.getLongLE(in, ip + len);
             if (x != 0) return len + (Long.numberOfTrailingZeros(x) >>> 3);
             len += 8;
         }
-        while (len < max && in[ref + len] == in[ip + len]) len++;
+        while (len < cap && in[ref + len] == in[ip + len]) len++;
         return len;
     }
 

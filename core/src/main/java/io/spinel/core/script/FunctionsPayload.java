@@ -1,5 +1,7 @@
 package io.spinel.core.script;
 
+import io.spinel.core.persist.Lzf;
+
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,12 +151,13 @@ final class FunctionsPayload {
             }
         }
         if (compress && len > 20 && len > 4) {
-            byte[] c = Lzf.compress(s, len - 4);
-            if (c != null) {
+            byte[] c = new byte[len - 4];
+            int clen = Lzf.compress(s, 0, len, c, 0, c.length);
+            if (clen > 0) {
                 out.write(0xc3);
-                writeLen(out, c.length);
+                writeLen(out, clen);
                 writeLen(out, len);
-                out.write(c, 0, c.length);
+                out.write(c, 0, clen);
                 return;
             }
         }
@@ -205,9 +208,13 @@ final class FunctionsPayload {
                     long clen = readLen(p, pos, limit);
                     long len = readLen(p, pos, limit);
                     if (clen < 0 || len < 0 || pos[0] + clen > limit || len > Integer.MAX_VALUE) throw new BadPayload(err);
-                    byte[] outb = Lzf.decompress(p, pos[0], (int) clen, (int) len);
+                    byte[] outb = new byte[(int) len];
+                    try {
+                        Lzf.decompress(p, pos[0], (int) clen, outb, 0, (int) len);
+                    } catch (IllegalArgumentException e) {
+                        throw new BadPayload(err);
+                    }
                     pos[0] += (int) clen;
-                    if (outb == null) throw new BadPayload(err);
                     return outb;
                 }
                 default:
@@ -219,145 +226,5 @@ final class FunctionsPayload {
         byte[] s = java.util.Arrays.copyOfRange(p, pos[0], pos[0] + (int) len);
         pos[0] += (int) len;
         return s;
-    }
-
-    /** LZF (liblzf 3.6 as configured in Redis: HLOG 16, VERY_FAST), compression and decompression. */
-    static final class Lzf {
-        private Lzf() {
-        }
-
-        private static final int HLOG = 16;
-        private static final int HSIZE = 1 << HLOG;
-        private static final int MAX_LIT = 1 << 5;
-        private static final int MAX_OFF = 1 << 13;
-        private static final int MAX_REF = (1 << 8) + (1 << 3);
-
-        private static int idx(int h) {
-            return ((h >>> (3 * 8 - HLOG)) - h * 5) & (HSIZE - 1);
-        }
-
-        /** Compresses into at most outLen bytes; null when the output would not fit. */
-        static byte[] compress(byte[] in, int outLen) {
-            int inLen = in.length;
-            if (inLen == 0 || outLen <= 0) return null;
-            byte[] out = new byte[outLen + 1];
-            int[] htab = new int[HSIZE];
-            int ip = 0;
-            int op = 0;
-            int inEnd = inLen;
-            int outEnd = outLen;
-            int lit = 0;
-            op++;
-            int hval = ((in[0] & 0xff) << 8) | (inLen > 1 ? in[1] & 0xff : 0);
-            while (ip < inEnd - 2) {
-                hval = (hval << 8) | (in[ip + 2] & 0xff);
-                int slot = idx(hval);
-                int refOff = htab[slot];
-                int ref = refOff != 0 ? refOff : -1;
-                htab[slot] = ip;
-                int off;
-                if (ref > 0 && (off = ip - ref - 1) >= 0 && off < MAX_OFF && in[ref + 2] == in[ip + 2]
-                        && in[ref] == in[ip] && in[ref + 1] == in[ip + 1]) {
-                    int len = 2;
-                    int maxlen = inEnd - ip - len;
-                    if (maxlen > MAX_REF) maxlen = MAX_REF;
-                    if (op + 3 + 1 >= outEnd) {
-                        if (op - (lit == 0 ? 1 : 0) + 3 + 1 >= outEnd) return null;
-                    }
-                    out[op - lit - 1] = (byte) (lit - 1);
-                    op -= lit == 0 ? 1 : 0;
-                    // liblzf checks 16 bytes unrolled (without the length cap) before its loop;
-                    // keep that, it decides the match length near the end of the input
-                    boolean mismatch = false;
-                    if (maxlen > 16) {
-                        for (int k = 0; k < 16; k++) {
-                            len++;
-                            if (in[ref + len] != in[ip + len]) {
-                                mismatch = true;
-                                break;
-                            }
-                        }
-                    }
-                    if (!mismatch) {
-                        do {
-                            len++;
-                        } while (len < maxlen && in[ref + len] == in[ip + len]);
-                    }
-                    len -= 2;
-                    ip++;
-                    if (len < 7) {
-                        out[op++] = (byte) ((off >> 8) + (len << 5));
-                    } else {
-                        out[op++] = (byte) ((off >> 8) + (7 << 5));
-                        out[op++] = (byte) (len - 7);
-                    }
-                    out[op++] = (byte) off;
-                    lit = 0;
-                    op++;
-                    ip += len + 1;
-                    if (ip >= inEnd - 2) break;
-                    ip -= 2;
-                    hval = ((in[ip] & 0xff) << 8) | (in[ip + 1] & 0xff);
-                    hval = (hval << 8) | (in[ip + 2] & 0xff);
-                    htab[idx(hval)] = ip;
-                    ip++;
-                    hval = (hval << 8) | (in[ip + 2] & 0xff);
-                    htab[idx(hval)] = ip;
-                    ip++;
-                } else {
-                    if (op >= outEnd) return null;
-                    lit++;
-                    out[op++] = in[ip++];
-                    if (lit == MAX_LIT) {
-                        out[op - lit - 1] = (byte) (lit - 1);
-                        lit = 0;
-                        op++;
-                    }
-                }
-            }
-            if (op + 3 > outEnd) return null;
-            while (ip < inEnd) {
-                lit++;
-                out[op++] = in[ip++];
-                if (lit == MAX_LIT) {
-                    out[op - lit - 1] = (byte) (lit - 1);
-                    lit = 0;
-                    op++;
-                }
-            }
-            out[op - lit - 1] = (byte) (lit - 1);
-            op -= lit == 0 ? 1 : 0;
-            return java.util.Arrays.copyOf(out, op);
-        }
-
-        /** Decompresses to exactly outLen bytes; null on corrupt input. */
-        static byte[] decompress(byte[] in, int off, int inLen, int outLen) {
-            byte[] out = new byte[outLen];
-            int ip = off;
-            int inEnd = off + inLen;
-            int op = 0;
-            while (ip < inEnd) {
-                int ctrl = in[ip++] & 0xff;
-                if (ctrl < (1 << 5)) {
-                    ctrl++;
-                    if (op + ctrl > outLen || ip + ctrl > inEnd) return null;
-                    System.arraycopy(in, ip, out, op, ctrl);
-                    op += ctrl;
-                    ip += ctrl;
-                } else {
-                    int len = ctrl >> 5;
-                    if (len == 7) {
-                        if (ip >= inEnd) return null;
-                        len += in[ip++] & 0xff;
-                    }
-                    if (ip >= inEnd) return null;
-                    int ref = op - ((ctrl & 0x1f) << 8) - 1 - (in[ip++] & 0xff);
-                    len += 2;
-                    if (op + len > outLen || ref < 0) return null;
-                    for (int i = 0; i < len; i++) out[op++] = out[ref++];
-                }
-            }
-            return op == outLen ? out : null;
-        }
     }
 }

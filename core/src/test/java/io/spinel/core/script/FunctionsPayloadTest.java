@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -60,21 +59,6 @@ class FunctionsPayloadTest {
             byte[] d = FunctionsPayload.dump(List.of(c, c), true);
             assertThat(FunctionsPayload.verify(d)).isTrue();
             assertThat(FunctionsPayload.read(d)).hasSize(2).allSatisfy(x -> assertThat(x).isEqualTo(c));
-        }
-    }
-
-    @Test
-    void lzfRoundTrips() {
-        Random rnd = new Random(42);
-        for (int n : new int[] {100, 1000, 70_000}) {
-            byte[] repetitive = new byte[n];
-            for (int i = 0; i < n; i++) repetitive[i] = (byte) "abcabcabd".charAt(i % 9);
-            byte[] packed = FunctionsPayload.Lzf.compress(repetitive, n - 4);
-            assertThat(packed).isNotNull();
-            assertThat(FunctionsPayload.Lzf.decompress(packed, 0, packed.length, n)).isEqualTo(repetitive);
-            byte[] random = new byte[n];
-            rnd.nextBytes(random);
-            assertThat(FunctionsPayload.Lzf.compress(random, n - 4)).isNull();
         }
     }
 }

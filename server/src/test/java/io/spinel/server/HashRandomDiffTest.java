@@ -129,7 +129,9 @@ class HashRandomDiffTest {
         } else if (op < 87) {
             hscan(d, k);
         } else if (op < 92) {
-            d.same("OBJECT", "ENCODING", k);
+            // a compact encoding's DUMP payload is Redis's bytes (a table's lists in its own order)
+            String enc = String.valueOf(DualRun.decode(d.same("OBJECT", "ENCODING", k)));
+            if (!enc.equals("hashtable")) d.same("DUMP", k);
         } else if (op < 94) {
             d.same("DEL", k);
         } else if (op < 96) {

@@ -20,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * be byte-identical. Values come from a small alphabet so that LREM, LPOS and LINSERT find
  * matches, with some long ones so that lists span many nodes, and each run uses a different
  * list-max-listpack-size so that node splits and merges are exercised under every limit kind.
+ * Every ten commands the DUMP payload of every key is compared too: it lists the quicklist's nodes,
+ * so Spinel must split and merge them exactly where Redis does.
  */
 class ListRandomDiffTest {
     private static final String[] KEYS = {"l0", "l1", "l2", "l3", "l4"};
@@ -29,7 +31,7 @@ class ListRandomDiffTest {
     static final ServerPair servers = new ServerPair();
 
     @ParameterizedTest(name = "seed {0}, list-max-listpack-size {1}")
-    @CsvSource({"1, -2", "2, 3", "3, -1", "4, 1", "5, -5"})
+    @CsvSource({"1, -2", "2, 3", "3, -1", "4, 1", "5, -5", "6, 2", "7, -3"})
     void randomListCommandsMatchRedis(long seed, int fill) throws IOException {
         try (RawClient r = new RawClient(servers.redis().port()); RawClient s = new RawClient(servers.spinel().port())) {
             for (RawClient c : new RawClient[] {r, s}) {
@@ -54,11 +56,28 @@ class ListRandomDiffTest {
                             + "\n  spinel: " + text(actual) + "\n  preceding commands:\n    "
                             + String.join("\n    ", log.subList(from, log.size())));
                 }
+                if (i % 10 == 9) {
+                    // the quicklists' nodes, split and merged as Redis's are: DUMP, byte for byte
+                    for (String k : KEYS) {
+                        byte[] dr = r.call("DUMP", k);
+                        byte[] ds = s.call("DUMP", k);
+                        if (!Arrays.equals(dr, ds)) {
+                            int from = Math.max(0, log.size() - 15);
+                            fail("seed " + seed + ", after command #" + i + ": DUMP " + k + "\n  redis:  " + text(dr)
+                                    + "\n  spinel: " + text(ds) + "\n  preceding commands:\n    "
+                                    + String.join("\n    ", log.subList(from, log.size())));
+                        }
+                    }
+                }
             }
             for (String k : KEYS) {
                 byte[] expected = r.call("LRANGE", k, "0", "-1");
                 byte[] actual = s.call("LRANGE", k, "0", "-1");
                 if (!Arrays.equals(expected, actual)) fail("final contents of " + k + " differ");
+                // the quicklist's nodes, split and merged as Redis's are: its DUMP payload, byte for byte
+                expected = r.call("DUMP", k);
+                actual = s.call("DUMP", k);
+                if (!Arrays.equals(expected, actual)) fail("DUMP of " + k + " differs:\n  redis:  " + text(expected) + "\n  spinel: " + text(actual));
             }
             for (RawClient c : new RawClient[] {r, s}) c.call("CONFIG", "SET", "list-max-listpack-size", "-2");
         }

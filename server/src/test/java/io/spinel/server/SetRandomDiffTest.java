@@ -151,7 +151,9 @@ class SetRandomDiffTest {
         } else if (op < 92) {
             sscan(d, k);
         } else if (op < 95) {
-            d.same("OBJECT", "ENCODING", k);
+            // a compact encoding's DUMP payload is Redis's bytes (a table's lists in its own order)
+            String enc = String.valueOf(DualRun.decode(d.same("OBJECT", "ENCODING", k)));
+            if (!enc.equals("hashtable")) d.same("DUMP", k);
         } else if (op < 97) {
             d.same("DEL", k);
         } else if (op < 98) {

@@ -268,6 +268,7 @@ class ZSetRandomDiffTest {
                         for (String k : new String[] {"z1", "z2", "z3", "z4", "lx1", "lx2"}) {
                             compare(r, s, bytes("ZRANGE", k, "0", "-1", "WITHSCORES"), seed, step, history);
                             compare(r, s, bytes("OBJECT", "ENCODING", k), seed, step, history);
+                            compare(r, s, bytes("DUMP", k), seed, step, history); // Redis's payload bytes
                         }
                     }
                 }

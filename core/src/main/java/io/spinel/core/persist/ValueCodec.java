@@ -325,10 +325,10 @@ final class ValueCodec {
                     throw new RdbException("Quicklist integrity check failed.");
                 }
             }
-            if (container == Rdb.CONTAINER_PLAIN) { // one big element
+            if (container == Rdb.CONTAINER_PLAIN) { // one big element, a node of its own
                 byte[] data = in.readString();
                 if (data.length == 0) throw new RdbException("Quicklist integrity check failed.");
-                l.pushTail(data, 0, data.length);
+                l.appendLoaded(data, 0, data.length, true, 0);
                 continue;
             }
             byte[] data = in.readTransient();
@@ -336,18 +336,20 @@ final class ValueCodec {
             int length = in.transientLength();
             if (length == 0) throw new RdbException("Quicklist integrity check failed.");
             Elements el = v2 ? in.listpackOf(data, off, length) : new Ziplist(data, off, length);
-            // a list node's entries take what a listpack's strings do (length, bytes, back length):
-            // the node its first element starts is sized once for all of them, less the
-            // listpack's header and terminator
+            // each saved node stays a node, as Redis keeps it (DUMP and RDB then give its bytes
+            // back). A list node's entries take what a listpack's strings do (length, bytes,
+            // back length): the node is sized once for all of them, less the listpack's header
+            // and terminator
             int room = v2 ? length - 7 : 0;
+            boolean first = true;
             while (el.next()) {
                 if (el.isInt()) {
                     byte[] t = Bytes.longToBytes(el.intValue());
-                    l.pushTail(t, 0, t.length, room);
+                    l.appendLoaded(t, 0, t.length, first, room);
                 } else {
-                    l.pushTail(el.buf, el.off, el.len, room);
+                    l.appendLoaded(el.buf, el.off, el.len, first, room);
                 }
-                room = 0;
+                first = false;
             }
         }
         if (l.size() == 0) throw EMPTY;

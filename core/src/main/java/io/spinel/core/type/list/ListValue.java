@@ -2,6 +2,7 @@ package io.spinel.core.type.list;
 
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.ValueType;
+import io.spinel.core.persist.Listpack;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 
@@ -26,8 +27,12 @@ public final class ListValue extends DbObject {
     private static final int[] SIZE_LEVELS = {4096, 8192, 16384, 32768, 65536};
     /** With a count limit (positive fill), a node never grows past this many bytes either. */
     private static final int SAFETY_LIMIT = 8192;
-    /** Room Redis's size estimate adds for the listpack header, terminator and entry overhead. */
-    private static final int NODE_OVERHEAD = 15;
+    /** A listpack's header (total bytes, count) and terminator: a node's size is its entries' plus these. */
+    private static final int LP_HEADER_AND_END = 7;
+    /** What Redis's insert check adds to a node's size and the element's length (SIZE_ESTIMATE_OVERHEAD). */
+    private static final int INSERT_ESTIMATE = 8;
+    /** What Redis's merge check takes off the two nodes' sizes (one header and terminator, and 4). */
+    private static final int MERGE_SAVING = 11;
     private static final int FILL_MAX = 1 << 15;
 
     private Node head;
@@ -78,13 +83,16 @@ public final class ListValue extends DbObject {
         return bytes <= SAFETY_LIMIT && entries <= fill;
     }
 
+    /** Redis's _quicklistNodeAllowInsert: the node's listpack size plus the element's length, estimated. */
     private boolean allowInsert(Node n, int len) {
-        if (n.count == 0) return true;
-        return fits((long) n.bytes() + len + NODE_OVERHEAD, n.count + 1L);
+        if (n == null) return false;
+        return fits((long) n.lp + LP_HEADER_AND_END + len + INSERT_ESTIMATE, n.count + 1L);
     }
 
+    /** Redis's _quicklistNodeAllowMerge. */
     private boolean allowMerge(Node a, Node b) {
-        return fits((long) a.bytes() + b.bytes() + NODE_OVERHEAD, (long) a.count + b.count);
+        if (a == null || b == null) return false;
+        return fits(2L * LP_HEADER_AND_END + a.lp + b.lp - MERGE_SAVING, (long) a.count + b.count);
     }
 
     // ---- linking --------------------------------------------------------------------------------
@@ -133,9 +141,8 @@ public final class ListValue extends DbObject {
         nodeHeap -= n.memoryUsage();
     }
 
-    /** Folds b (a's successor) into a when the result stays within the node limit. */
-    private void tryMerge(Node a, Node b) {
-        if (a == null || b == null || !allowMerge(a, b)) return;
+    /** Folds b (a's successor) into a. */
+    private void merge(Node a, Node b) {
         if (a.buf.length - a.end >= b.bytes()) {
             System.arraycopy(b.buf, b.start, a.buf, a.end, b.bytes());
             a.end += b.bytes();
@@ -148,7 +155,28 @@ public final class ListValue extends DbObject {
             a.end = nb.length;
         }
         a.count += b.count;
+        a.lp += b.lp;
         unlink(b);
+    }
+
+    /**
+     * Redis's _quicklistMergeNodes after a node split for an insert: the two nodes before center
+     * and the two after it merge where they fit, then center with the node before it, then the
+     * result with the node after it.
+     */
+    private void mergeAround(Node center) {
+        Node prev = center.prev;
+        Node prevPrev = prev == null ? null : prev.prev;
+        Node next = center.next;
+        Node nextNext = next == null ? null : next.next;
+        if (allowMerge(prevPrev, prev)) merge(prevPrev, prev);
+        if (allowMerge(next, nextNext)) merge(next, nextNext);
+        Node target = center;
+        if (allowMerge(center.prev, center)) {
+            target = center.prev;
+            merge(target, center);
+        }
+        if (allowMerge(target, target.next)) merge(target, target.next);
     }
 
     // ---- pushes and pops ------------------------------------------------------------------------
@@ -167,23 +195,32 @@ public final class ListValue extends DbObject {
     }
 
     public void pushTail(byte[] b, int off, int len) {
-        pushTail(b, off, len, 0);
-    }
-
-    /**
-     * Appends an element; a node made for it has room for {@code newNodeRoom} bytes of entries,
-     * for a load that knows what a node's worth of elements takes (an RDB quicklist node): that
-     * node's array is made once instead of doubling as the elements come.
-     */
-    public void pushTail(byte[] b, int off, int len, int newNodeRoom) {
         Node t = tail;
         if (t == null) {
-            linkOnly(Node.of(b, off, len, newNodeRoom));
+            linkOnly(Node.of(b, off, len));
         } else if (allowInsert(t, len)) {
             t.pushTail(this, b, off, len);
         } else {
             t.trim(this);
-            linkAfter(t, Node.of(b, off, len, newNodeRoom));
+            linkAfter(t, Node.of(b, off, len));
+        }
+        size++;
+    }
+
+    /**
+     * Appends an element for a load that keeps an RDB quicklist's nodes as they were saved, as
+     * Redis does: {@code newNode} starts a node (with room for {@code room} bytes of entries),
+     * otherwise the element joins the last node whatever its limit.
+     */
+    public void appendLoaded(byte[] b, int off, int len, boolean newNode, int room) {
+        Node t = tail;
+        if (t == null) {
+            linkOnly(Node.of(b, off, len, room));
+        } else if (newNode) {
+            t.trim(this);
+            linkAfter(t, Node.of(b, off, len, room));
+        } else {
+            t.pushTail(this, b, off, len);
         }
         size++;
     }
@@ -199,11 +236,13 @@ public final class ListValue extends DbObject {
         if (atHead) {
             int len = Node.lengthAt(n.buf, n.start);
             r.bulk(n.buf, n.start + Node.headerSize(len), len);
+            n.lp -= Listpack.elementSize(n.buf, n.start + Node.headerSize(len), len);
             n.start += Node.entrySize(len);
         } else {
             int len = Node.lengthBefore(n.buf, n.end);
             int es = Node.entrySize(len);
             r.bulk(n.buf, n.end - es + Node.headerSize(len), len);
+            n.lp -= Listpack.elementSize(n.buf, n.end - es + Node.headerSize(len), len);
             n.end -= es;
         }
         afterPop(n);
@@ -227,11 +266,13 @@ public final class ListValue extends DbObject {
         if (atHead) {
             int len = Node.lengthAt(n.buf, n.start);
             System.arraycopy(n.buf, n.start + Node.headerSize(len), dst, 0, len);
+            n.lp -= Listpack.elementSize(dst, 0, len);
             n.start += Node.entrySize(len);
         } else {
             int len = Node.lengthBefore(n.buf, n.end);
             int es = Node.entrySize(len);
             System.arraycopy(n.buf, n.end - es + Node.headerSize(len), dst, 0, len);
+            n.lp -= Listpack.elementSize(dst, 0, len);
             n.end -= es;
         }
         afterPop(n);
@@ -398,24 +439,39 @@ public final class ListValue extends DbObject {
 
     // ---- updates in the middle ------------------------------------------------------------------
 
-    /** Inserts an element so that it becomes entry {@code i} of node n, at byte offset p of it. */
-    private void insertInto(Node n, int p, int i, byte[] b, int off, int len) {
-        if (allowInsert(n, len)) {
-            n.insertAt(this, p, b, off, len);
-        } else if (i == 0 && n.prev != null && allowInsert(n.prev, len)) {
-            n.prev.pushTail(this, b, off, len);
-        } else if (i == n.count && n.next != null && allowInsert(n.next, len)) {
+    /**
+     * Inserts an element next to entry {@code idx} of node n (at byte offset pos, pivotLen bytes),
+     * as Redis's _quicklistInsert places it: in the node while it has room; else at the head of
+     * the next node or the tail of the previous one when the pivot ends its node and that node
+     * has room; else in a node of its own there; else the node is split at the pivot, the element
+     * joins the part on its side, and the nodes around merge where they fit.
+     */
+    private void insertNextTo(Node n, int idx, int pos, int pivotLen, boolean after, byte[] b, int off, int len) {
+        boolean full = !allowInsert(n, len);
+        boolean atTail = after && idx == n.count - 1;
+        boolean atHead = !after && idx == 0;
+        if (!full) {
+            n.insertAt(this, after ? pos + Node.entrySize(pivotLen) : pos, b, off, len);
+        } else if (atTail && allowInsert(n.next, len)) {
             n.next.pushHead(this, b, off, len);
-        } else if (i == 0) {
-            linkBefore(n, Node.of(b, off, len));
-        } else if (i == n.count) {
+        } else if (atHead && allowInsert(n.prev, len)) {
+            n.prev.pushTail(this, b, off, len);
+        } else if (atTail) {
             linkAfter(n, Node.of(b, off, len));
-        } else {
-            Node right = n.splitAt(this, i);
+        } else if (atHead) {
+            linkBefore(n, Node.of(b, off, len));
+        } else if (after) {
+            // n keeps the pivot and what precedes it; the element leads the rest
+            Node right = n.splitAt(this, idx + 1);
             linkAfter(n, right);
-            if (allowInsert(n, len)) n.pushTail(this, b, off, len);
-            else if (allowInsert(right, len)) right.pushHead(this, b, off, len);
-            else linkAfter(n, Node.of(b, off, len));
+            right.pushHead(this, b, off, len);
+            mergeAround(n);
+        } else {
+            // the element ends what precedes the pivot; the pivot leads the rest
+            Node right = n.splitAt(this, idx);
+            linkAfter(n, right);
+            n.pushTail(this, b, off, len);
+            mergeAround(right);
         }
         size++;
     }
@@ -430,8 +486,7 @@ public final class ListValue extends DbObject {
         do {
             if (c.equalTo(pivot, pOff, pLen)) {
                 Node n = c.node;
-                if (after) insertInto(n, c.pos + Node.entrySize(c.len), c.idx + 1, b, off, len);
-                else insertInto(n, c.pos, c.idx, b, off, len);
+                insertNextTo(n, c.idx, c.pos, c.len, after, b, off, len);
                 return true;
             }
         } while (c.next());
@@ -445,13 +500,15 @@ public final class ListValue extends DbObject {
         Node n = c.node;
         int oldSize = Node.entrySize(c.len);
         if (oldSize == Node.entrySize(len)) {
+            n.lp += Listpack.elementSize(b, off, len) - n.lpAt(c.pos);
             Node.write(n.buf, c.pos, b, off, len);
             return true;
         }
+        // as Redis 7.0's LSET (lpReplace): the element stays in its node whatever the node's size
+        // limit, so that the nodes, and DUMP and RDB with them, are Redis's
         int p = n.removeBytes(c.pos, c.pos + oldSize, 1);
-        size--;
-        insertInto(n, p, c.idx, b, off, len);
-        if (n.count > 0) n.shrinkIfSparse(this);
+        n.insertAt(this, p, b, off, len);
+        n.shrinkIfSparse(this);
         return true;
     }
 
@@ -486,14 +543,10 @@ public final class ListValue extends DbObject {
             long here = fromTail ? filterBackward(n, b, off, len, limit - removed)
                     : filterForward(n, b, off, len, limit - removed);
             removed += here;
-            if (n.count == 0) {
-                unlink(n);
-            } else if (here > 0) {
-                n.shrinkIfSparse(this);
-                // only with the neighbour already scanned: merging the next one would hide it
-                if (fromTail) tryMerge(n, n.next);
-                else tryMerge(n.prev, n);
-            }
+            // as Redis's LREM: a node left empty goes, the others stay as they are (no merging),
+            // so that DUMP and RDB hold Redis's nodes
+            if (n.count == 0) unlink(n);
+            else if (here > 0) n.shrinkIfSparse(this);
             n = following;
         }
         size -= removed;
@@ -512,6 +565,7 @@ public final class ListValue extends DbObject {
             int es = l + 2 * h;
             if (l == len && Bytes.equals(buf, r + h, l, b, off, len)) {
                 removed++;
+                n.lp -= Listpack.elementSize(buf, r + h, l);
                 r += es;
                 if (removed == limit) break;
             } else {
@@ -541,6 +595,7 @@ public final class ListValue extends DbObject {
             int p = r - es;
             if (l == len && Bytes.equals(buf, p + h, l, b, off, len)) {
                 removed++;
+                n.lp -= Listpack.elementSize(buf, p + h, l);
                 r = p;
                 if (removed == limit) break;
             } else {
@@ -600,6 +655,7 @@ public final class ListValue extends DbObject {
                 p = q;
             }
             if (p != n.end) throw new IllegalStateException("node " + k + " entries end at " + p + " not " + n.end);
+            if (n.lp != n.lpOf(n.start, n.end)) throw new IllegalStateException("node " + k + " listpack size " + n.lp + " != " + n.lpOf(n.start, n.end));
             heap += n.memoryUsage();
             total += n.count;
             prev = n;

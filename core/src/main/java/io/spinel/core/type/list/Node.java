@@ -1,5 +1,7 @@
 package io.spinel.core.type.list;
 
+import io.spinel.core.persist.Listpack;
+
 import java.util.Arrays;
 
 /**
@@ -17,6 +19,10 @@ import java.util.Arrays;
  *
  * <p>Entries occupy {@code buf[start, end)}; free room may lie on both sides, so pushes at either
  * end are amortized O(1) and pops at either end only move an index.
+ *
+ * <p>{@link #lp} is what the node's elements would take in a listpack (Redis's quicklist node
+ * size, less the listpack's 7 bytes of header and terminator): the list splits and merges nodes
+ * where Redis does by it, so that DUMP and RDB hold Redis's nodes.
  */
 final class Node {
     Node prev;
@@ -25,16 +31,19 @@ final class Node {
     int start;
     int end;
     int count;
+    /** Listpack bytes of the entries (each as lpAppend would encode it, backlen included). */
+    int lp;
 
     /** Arrays shrink when emptied below a quarter, but small ones are left alone. */
     private static final int SHRINK_MIN = 64;
     private static final int MAX_ARRAY = Integer.MAX_VALUE - 16;
 
-    Node(byte[] buf, int start, int end, int count) {
+    Node(byte[] buf, int start, int end, int count, int lp) {
         this.buf = buf;
         this.start = start;
         this.end = end;
         this.count = count;
+        this.lp = lp;
     }
 
     /** A node holding one element, sized exactly. */
@@ -46,11 +55,29 @@ final class Node {
     static Node of(byte[] b, int off, int len, int capacity) {
         byte[] buf = new byte[Math.max(entrySize(len), capacity)];
         int end = write(buf, 0, b, off, len);
-        return new Node(buf, 0, end, 1);
+        return new Node(buf, 0, end, 1, Listpack.elementSize(b, off, len));
     }
 
     int bytes() {
         return end - start;
+    }
+
+    /** Listpack bytes of the entries in [p, q). */
+    int lpOf(int p, int q) {
+        int total = 0;
+        while (p < q) {
+            int len = lengthAt(buf, p);
+            int h = headerSize(len);
+            total += Listpack.elementSize(buf, p + h, len);
+            p += len + 2 * h;
+        }
+        return total;
+    }
+
+    /** Listpack bytes of the entry whose header starts at p. */
+    int lpAt(int p) {
+        int len = lengthAt(buf, p);
+        return Listpack.elementSize(buf, p + headerSize(len), len);
     }
 
     // ---- entry encoding -------------------------------------------------------------------------
@@ -182,12 +209,14 @@ final class Node {
         start -= es;
         write(buf, start, b, off, len);
         count++;
+        lp += Listpack.elementSize(b, off, len);
     }
 
     void pushTail(ListValue owner, byte[] b, int off, int len) {
         makeRoom(owner, entrySize(len), false);
         end = write(buf, end, b, off, len);
         count++;
+        lp += Listpack.elementSize(b, off, len);
     }
 
     /** Inserts an entry at byte offset p (an entry boundary within [start, end]). */
@@ -216,6 +245,7 @@ final class Node {
             end = q + right;
         }
         count++;
+        lp += Listpack.elementSize(b, off, len);
     }
 
     /**
@@ -226,6 +256,7 @@ final class Node {
     int removeBytes(int p, int q, int n) {
         int gap = q - p;
         count -= n;
+        lp -= lpOf(p, q);
         if (p == start) {
             start = q;
             return q;
@@ -261,7 +292,9 @@ final class Node {
     Node splitAt(ListValue owner, int i) {
         int p = offsetOf(i);
         byte[] nb = Arrays.copyOfRange(buf, p, end);
-        Node right = new Node(nb, 0, nb.length, count - i);
+        Node right = new Node(nb, 0, nb.length, count - i, 0);
+        right.lp = right.lpOf(0, nb.length);
+        lp -= right.lp;
         end = p;
         count = i;
         trim(owner);
@@ -270,7 +303,7 @@ final class Node {
 
     Node copy() {
         byte[] nb = Arrays.copyOfRange(buf, start, end);
-        return new Node(nb, 0, nb.length, count);
+        return new Node(nb, 0, nb.length, count, lp);
     }
 
     /**
@@ -287,8 +320,8 @@ final class Node {
         return (16L + length + 7) & ~7L;
     }
 
-    /** Heap bytes: object header and fields (32 with compact headers), plus the array. */
+    /** Heap bytes: object header and fields (40 with compact headers), plus the array. */
     long memoryUsage() {
-        return 32 + arrayHeap(buf.length);
+        return 40 + arrayHeap(buf.length);
     }
 }

@@ -159,13 +159,15 @@ class ListValueTest {
     }
 
     @Test
-    void removeMergesNodesThatShrank() {
+    void removeKeepsTheNodesAsRedisDoes() {
+        // Redis's LREM deletes entries where they are and drops emptied nodes; it merges none
         ListValue l = new ListValue(10);
-        for (int i = 0; i < 100; i++) rpush(l, i % 2 == 0 ? "keep" : "drop");
+        for (int i = 0; i < 100; i++) rpush(l, i < 10 ? "drop" : i % 2 == 0 ? "keep" : "drop");
         assertThat(l.nodeCount()).isEqualTo(10);
-        assertThat(l.remove(b("drop"), 0, 4, 0, false)).isEqualTo(50);
+        assertThat(l.remove(b("drop"), 0, 4, 0, false)).isEqualTo(55);
         l.verify();
-        assertThat(l.nodeCount()).isLessThanOrEqualTo(5);
+        assertThat(l.nodeCount()).isEqualTo(9);
+        assertThat(l.size()).isEqualTo(45);
     }
 
     @Test
@@ -362,29 +364,27 @@ class ListValueTest {
     }
 
     @Test
-    void aNodeMadeWithRoomIsSizedOnceAndHoldsWhatIsPushed() {
+    void aLoadedNodeIsSizedOnceAndKeptAsSaved() {
         // five entries of 3 bytes take 5 * (3 + 2) = 25 bytes: the node made for the first is
         // sized for all of them, as an RDB load does from the quicklist node it reads
         ListValue sized = new ListValue(-2);
         ListValue grown = new ListValue(-2);
         for (int i = 0; i < 5; i++) {
             byte[] e = b("e" + i + "x");
-            sized.pushTail(e, 0, e.length, i == 0 ? 25 : 0);
+            sized.appendLoaded(e, 0, e.length, i == 0, i == 0 ? 25 : 0);
             rpush(grown, "e" + i + "x");
         }
         sized.verify();
         assertThat(sized.nodeCount()).isEqualTo(1);
         for (int i = 0; i < 5; i++) assertThat(sized.cursor(i).equalTo(b("e" + i + "x"), 0, 3)).isTrue();
         assertThat(sized.memoryUsage()).isLessThan(grown.memoryUsage()); // no doubling slack
-        // the room is for a node made by that push only: one that goes into the tail node adds none
-        ListValue l = new ListValue(-2);
-        rpush(l, "a");
-        long before = l.memoryUsage();
-        l.pushTail(b("b"), 0, 1, 1000);
-        assertThat(l.memoryUsage()).isLessThan(before + 1000);
-        byte[] big = new byte[9000];
-        l.pushTail(big, 0, big.length);
-        assertThat(l.nodeCount()).isEqualTo(2);
+        // the saved nodes stay as they were, past the node limit (count 2) and under it
+        ListValue l = new ListValue(2);
+        for (int i = 0; i < 4; i++) l.appendLoaded(b("x" + i), 0, 2, i == 0, 0);
+        l.appendLoaded(b("y"), 0, 1, true, 0);
+        l.appendLoaded(b("z"), 0, 1, true, 0);
         l.verify();
+        assertThat(l.nodeCount()).isEqualTo(3);
+        assertThat(l.size()).isEqualTo(6);
     }
 }

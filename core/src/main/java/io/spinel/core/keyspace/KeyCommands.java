@@ -221,7 +221,8 @@ public final class KeyCommands {
         Object copy;
         int lru = c.engine().keyspace().newLru();
         if (e instanceof byte[]) {
-            copy = StringEntry.withExpire(StringEntry.withKey((byte[]) e, newKey, 0, newKey.length), expire);
+            // Redis's dupStringObject: a copy of a shared small integer is not shared (OBJECT REFCOUNT 1)
+            copy = StringEntry.withExpire(StringEntry.unshared(StringEntry.withKey((byte[]) e, newKey, 0, newKey.length)), expire);
             StringEntry.setLru((byte[]) copy, lru);
         } else {
             copy = ((DbObject) e).copy().asEntry(newKey, expire, lru);
@@ -564,7 +565,9 @@ public final class KeyCommands {
         }
         long ttl = absolute ? expire : expire - c.engine().keyspace().now();
         if (ttl < 0) ttl = 0;
-        c.reply().integer(millis ? ttl : (ttl + 500) / 1000);
+        // rounded to the nearest second without overflowing near Long.MAX_VALUE (PEXPIREAT of the
+        // largest time): Redis's build answers 9223372036854776 there, the exact rounding
+        c.reply().integer(millis ? ttl : ttl / 1000 + (ttl % 1000 + 500) / 1000);
     }
 
     static void persist(Client c) {
@@ -619,11 +622,12 @@ public final class KeyCommands {
         }
     }
 
-    /** Redis shares the objects of the integers 0..9999 (OBJECT REFCOUNT reports INT_MAX) unless LRU/LFU eviction needs per-key data. */
+    /**
+     * Redis shares the objects of the integers 0..9999 (OBJECT REFCOUNT reports INT_MAX) unless
+     * LRU/LFU eviction needs per-key data, or COPY made the object (see StringEntry.unshared).
+     */
     private static boolean isSharedInteger(Object e, Keyspace ks) {
-        if (!(e instanceof byte[]) || !StringEntry.isInt((byte[]) e)) return false;
-        long v = StringEntry.intValue((byte[]) e);
-        return v >= 0 && v < 10000 && ks.sharedIntegers();
+        return e instanceof byte[] && StringEntry.isSharedInt((byte[]) e) && ks.sharedIntegers();
     }
 
     /**

@@ -179,12 +179,43 @@ public final class StringEntry {
      */
     public static byte[] setIntValue(byte[] e, long v) {
         int p = valuePos(e);
-        if (intWidth(v) <= e.length - p) {
+        int width = e.length - p;
+        // a small integer in the unshared form (COPY's) becomes a shared one, as Redis's INCR
+        // answers a value of 0..9999 with its shared object
+        if (intWidth(v) <= width && !(width == UNSHARED_WIDTH && isSmallShared(v))) {
             writeInt(e, p, e.length - p, v);
             return e;
         }
         byte[] n = Arrays.copyOf(e, p + intWidth(v));
         writeInt(n, p, n.length - p, v);
+        return n;
+    }
+
+    /**
+     * Redis shares one object per integer 0..9999 (OBJECT REFCOUNT 2147483647), except where
+     * COPY duplicated one: that copy is an object of its own until written. Spinel tells such a
+     * copy by its value's width: 8 bytes, which no integer of that range otherwise takes.
+     */
+    private static final int UNSHARED_WIDTH = 8;
+
+    private static boolean isSmallShared(long v) {
+        return v >= 0 && v < 10000;
+    }
+
+    /** Whether this INT entry stands for one of Redis's shared integers (given that Redis shares them). */
+    public static boolean isSharedInt(byte[] e) {
+        if (encoding(e) != INT) return false;
+        int p = valuePos(e);
+        return e.length - p != UNSHARED_WIDTH && isSmallShared(readInt(e, p));
+    }
+
+    /** COPY's duplicate of an INT entry: a shared small integer becomes an object of its own. */
+    public static byte[] unshared(byte[] e) {
+        if (!isSharedInt(e)) return e;
+        int p = valuePos(e);
+        long v = readInt(e, p);
+        byte[] n = Arrays.copyOf(e, p + UNSHARED_WIDTH);
+        writeInt(n, p, UNSHARED_WIDTH, v);
         return n;
     }
 

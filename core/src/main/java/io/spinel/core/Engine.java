@@ -195,7 +195,7 @@ public final class Engine {
             case "min-replicas-to-write" -> minReplicasToWrite = Integer.parseInt(o.value());
             case "min-replicas-max-lag" -> minReplicasMaxLag = Integer.parseInt(o.value());
             case "maxmemory" -> {
-                maxmemory = Long.parseLong(o.value());
+                maxmemory = config.getLong("maxmemory"); // unsigned: past Long.MAX_VALUE reads as Long.MAX_VALUE
                 updateSharedIntegers();
                 if (maxmemory > 0 && evictor != null) {
                     long used = usedMemory();

@@ -317,6 +317,9 @@ final class ServerCommands {
         Config config = c.engine.config;
         int n = (a.count() - 2) / 2;
         Config.Option[] opts = new Config.Option[n];
+        // the name each was found by, as Redis's errors name it: an alias (slave-read-only) is a
+        // parameter of its own there, so setting it beside its main name is no duplicate
+        String[] found = new String[n];
         String[] values = new String[n];
         for (int i = 0; i < n; i++) {
             String name = a.string(2 + i * 2);
@@ -324,8 +327,9 @@ final class ServerCommands {
             if (o == null) throw CommandError.err("Unknown option or number of arguments for CONFIG SET - '" + name + "'");
             if (o.immutable()) throw setFailed(name, "can't set immutable config");
             if (o.isProtected() && !c.engine.protectedConfigAllowed(c)) throw setFailed(name, "can't set protected config");
+            found[i] = name.toLowerCase(java.util.Locale.ROOT);
             for (int k = 0; k < i; k++) {
-                if (opts[k] == o) throw setFailed(name, "duplicate parameter");
+                if (opts[k] == o && found[k].equals(found[i])) throw setFailed(name, "duplicate parameter");
             }
             opts[i] = o;
         }
@@ -334,9 +338,11 @@ final class ServerCommands {
             try {
                 values[i] = config.validate(opts[i], a.string(3 + i * 2));
             } catch (Config.ConfigException e) {
-                throw setFailed(opts[i].name, e.getMessage());
+                throw setFailed(found[i], e.getMessage());
             }
         }
+        int tls = tlsReconfiguredBy(config, opts, values);
+        if (tls >= 0) throw setFailed(found[tls], "Unable to update TLS configuration. Check server logs.");
         int applied = 0;
         try {
             for (int i = 0; i < n; i++) {
@@ -346,9 +352,32 @@ final class ServerCommands {
             }
         } catch (RuntimeException e) {
             for (int i = applied - 1; i >= 0; i--) config.apply(opts[i], previous[i]);
-            throw setFailed(opts[applied].name, e.getMessage());
+            throw setFailed(found[applied], e.getMessage());
         }
         c.reply().ok();
+    }
+
+    /**
+     * Redis reconfigures TLS when a CONFIG SET changes a TLS option (its file options even when
+     * unchanged) while TLS is on (tls-port, tls-replication or tls-cluster, as this command leaves
+     * them); with no certificate that fails, as it would here: Spinel has no TLS. The index of the
+     * option Redis names then, or -1.
+     */
+    private static int tlsReconfiguredBy(Config config, Config.Option[] opts, String[] values) {
+        boolean replication = config.getBool("tls-replication");
+        boolean cluster = config.getBool("tls-cluster");
+        int first = -1;
+        for (int i = 0; i < opts.length; i++) {
+            String name = opts[i].name;
+            if (name.equals("tls-replication")) replication = values[i].equals("yes");
+            if (name.equals("tls-cluster")) cluster = values[i].equals("yes");
+            if (first < 0 && io.spinel.core.config.ConfigSupport.TLS_APPLIED.contains(name)
+                    && (opts[i].isVolatile() || !values[i].equals(opts[i].value()))) {
+                first = i;
+            }
+        }
+        boolean on = !config.get("tls-port").equals("0") || replication || cluster;
+        return on ? first : -1;
     }
 
     private static CommandError setFailed(String name, String why) {

@@ -59,7 +59,7 @@ final class Tracking {
     private final TreeMap<PubSub.Name, Prefix> prefixTable = new TreeMap<>(Tracking::compareNames);
     private long totalItems;
     private int trackingClients;
-    private int maxKeys;
+    private long maxKeys;
     /** Invalidations for the client whose own command caused them, sent after its reply. */
     private final List<byte[]> pendingForCurrent = new ArrayList<>();
     private boolean pendingFlush;
@@ -68,7 +68,7 @@ final class Tracking {
     Tracking(Engine engine) {
         this.engine = engine;
         engine.config.support("tracking-table-max-keys");
-        engine.config.listen("tracking-table-max-keys", o -> maxKeys = Integer.parseInt(o.value()));
+        engine.config.listen("tracking-table-max-keys", o -> maxKeys = Long.parseLong(o.value()));
     }
 
     /** The handler of each command CommandFamilies registers for this family, made when it first runs. */

@@ -80,6 +80,11 @@ public final class Config {
             return flags.contains("PROTECTED_CONFIG");
         }
 
+        /** Redis applies it even when set to the value it has (its file options: certificates). */
+        public boolean isVolatile() {
+            return flags.contains("VOLATILE_CONFIG");
+        }
+
         public boolean supported() {
             return supported;
         }
@@ -220,7 +225,12 @@ public final class Config {
 
     public long getLong(String name) {
         String v = get(name);
-        return v.endsWith("%") ? -Long.parseLong(v.substring(0, v.length() - 1)) : Long.parseLong(v);
+        if (v.endsWith("%")) return -Long.parseLong(v.substring(0, v.length() - 1));
+        // an unsigned value past Long.MAX_VALUE (maxmemory 16eb) is as good as unlimited
+        if (v.length() >= 19 && !v.startsWith("-") && Long.compareUnsigned(Long.parseUnsignedLong(v), Long.MAX_VALUE) > 0) {
+            return Long.MAX_VALUE;
+        }
+        return Long.parseLong(v);
     }
 
     public int getInt(String name) {
@@ -315,9 +325,12 @@ public final class Config {
             case "sds":
             case "special":
                 return v;
-            default:
-                return Long.toString(parseNumeric(o, v)).replaceFirst("^-(\\d+)$",
-                        o.extra.contains("PERCENT_CONFIG") ? "$1%" : "-$1");
+            default: {
+                long n = parseNumeric(o, v);
+                // an unsigned option (maxmemory) holds values past Long.MAX_VALUE, printed as such
+                if (n < 0 && isUnsigned(o)) return Long.toUnsignedString(n);
+                return Long.toString(n).replaceFirst("^-(\\d+)$", o.extra.contains("PERCENT_CONFIG") ? "$1%" : "-$1");
+            }
         }
     }
 
@@ -374,7 +387,7 @@ public final class Config {
         long val = parsed;
         long min = bound(p[0]);
         long max = bound(p[1]);
-        boolean unsigned = o.kind.startsWith("u") || o.kind.equals("sizet");
+        boolean unsigned = isUnsigned(o);
         if (percent && val < 0) {
             if (val < min) throw new ConfigException("percentage argument must be less or equal to " + (-min));
         } else if (unsigned ? Long.compareUnsigned(val, max) > 0 || Long.compareUnsigned(val, min) < 0
@@ -387,6 +400,10 @@ public final class Config {
                     + " and " + (unsigned ? Long.toUnsignedString(max) : max) + " inclusive");
         }
         return val;
+    }
+
+    private static boolean isUnsigned(Option o) {
+        return o.kind.startsWith("u") || o.kind.equals("sizet");
     }
 
     private static Long strictLong(String s) {

@@ -80,7 +80,7 @@ public final class ConfigSupport {
         "tls-auth-clients", "tls-prefer-server-ciphers", "tls-session-caching", "tls-cert-file", "tls-key-file",
         "tls-key-file-pass", "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass",
         "tls-dh-params-file", "tls-ca-cert-file", "tls-ca-cert-dir", "tls-protocols", "tls-ciphers",
-        "tls-ciphersuites",
+        "tls-ciphersuites", "tls-cluster", "tls-replication",
     };
 
     /** Applies Spinel's support levels, its own defaults and the special validators to a Config. */
@@ -93,6 +93,50 @@ public final class ConfigSupport {
         for (String name : NORMALIZED) config.normalizer(name, new Check(name));
     }
 
+    /**
+     * Redis's check of a process title template: its {variables} must be known ({{ is a brace),
+     * and what it expands to, with an empty title and trimmed of spaces, must not be empty.
+     * {listen-addr}, {port}, {tls-port} and {config-file} always expand to something; {title},
+     * {server-mode} (standalone) and {unixsocket} may not.
+     */
+    static boolean validProcTitleTemplate(String t) {
+        StringBuilder out = new StringBuilder();
+        int p = 0;
+        while (p < t.length()) {
+            int sv = t.indexOf('{', p);
+            if (sv < 0) {
+                out.append(t, p, t.length());
+                break;
+            }
+            out.append(t, p, sv);
+            sv++;
+            if (sv == t.length()) return false;
+            if (t.charAt(sv) == '{') {
+                out.append('{');
+                p = sv + 1;
+                continue;
+            }
+            int ev = t.indexOf('}', sv);
+            if (ev < 0) return false;
+            switch (t.substring(sv, ev)) {
+                case "title":
+                case "server-mode":
+                case "unixsocket":
+                    break;
+                case "listen-addr":
+                case "config-file":
+                case "port":
+                case "tls-port":
+                    out.append('x');
+                    break;
+                default:
+                    return false;
+            }
+            p = ev + 1;
+        }
+        return !out.toString().replace(" ", "").isEmpty();
+    }
+
     /** Supported options with a validator of Spinel's own (see {@link Check}). */
     private static final String[] CHECKED = {
         "dbfilename", "appendfilename", "appenddirname", "dir", "bind", "notify-keyspace-events",
@@ -102,7 +146,19 @@ public final class ConfigSupport {
     private static final String[] NORMALIZED = {
         "client-output-buffer-limit", "save", "oom-score-adj", "oom-score-adj-values",
         "latency-tracking-info-percentiles", "shutdown-on-sigint", "shutdown-on-sigterm",
+        "hz", "repl-backlog-size", "activedefrag", "proc-title-template", "cluster-announce-hostname",
     };
+
+    /**
+     * The options whose change Redis applies by reconfiguring TLS (applyTlsCfg). Debian's Redis is
+     * built with TLS, and with no certificate configured that fails: "Unable to update TLS
+     * configuration". Spinel has no TLS, so a change of these fails the same way (CONFIG SET).
+     */
+    public static final java.util.Set<String> TLS_APPLIED = java.util.Set.of("tls-session-cache-size",
+            "tls-session-cache-timeout", "tls-cluster", "tls-replication", "tls-prefer-server-ciphers",
+            "tls-session-caching", "tls-cert-file", "tls-key-file", "tls-key-file-pass", "tls-client-cert-file",
+            "tls-client-key-file", "tls-client-key-file-pass", "tls-dh-params-file", "tls-ca-cert-file",
+            "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites");
 
     /**
      * The special validators, one class for all: a lambda each was a class the JVM spins on a
@@ -118,6 +174,35 @@ public final class ConfigSupport {
         @Override
         public String validate(String v, String current) throws Config.ConfigException {
             switch (option) {
+                case "hz": {
+                    // Redis takes any value and caps it to 1..500 (updateHZ)
+                    long hz = Long.parseLong(v);
+                    return Long.toString(Math.max(1, Math.min(500, hz)));
+                }
+                case "repl-backlog-size":
+                    // Redis's resizeReplicationBacklog raises it to its 16 KB minimum
+                    return Long.toString(Math.max(16 * 1024, Long.parseLong(v)));
+                case "activedefrag":
+                    if (v.equals("yes")) {
+                        throw new Config.ConfigException("Active defragmentation cannot be enabled: it requires a Redis "
+                                + "server compiled with a modified Jemalloc like the one shipped by default with the "
+                                + "Redis source distribution");
+                    }
+                    return v;
+                case "proc-title-template":
+                    if (!validProcTitleTemplate(v)) {
+                        throw new Config.ConfigException("template format is invalid or contains unknown variables");
+                    }
+                    return v;
+                case "cluster-announce-hostname":
+                    if (v.length() >= 256) throw new Config.ConfigException("Hostnames must be less than 256 characters");
+                    for (int i = 0; i < v.length(); i++) {
+                        char ch = v.charAt(i);
+                        if (!(ch >= 'A' && ch <= 'Z' || ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '.')) {
+                            throw new Config.ConfigException("Hostnames may only contain alphanumeric characters, hyphens or dots");
+                        }
+                    }
+                    return v;
                 case "dbfilename":
                     return baseName(v, "dbfilename can't be a path, just a filename", null);
                 case "appendfilename":
@@ -184,10 +269,10 @@ public final class ConfigSupport {
      * ("50.0" reads back as "50").
      */
     static String validatePercentiles(String v, String current) throws Config.ConfigException {
-        String t = v.trim();
-        if (t.isEmpty()) return "";
+        if (v.isEmpty()) return "";
         StringBuilder sb = new StringBuilder();
-        for (String s : Config.words(t)) {
+        // split on each single space, as Redis splits a multi-argument value: "5 " holds an empty word
+        for (String s : v.split(" ", -1)) {
             byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
             double d;
             try {
@@ -262,19 +347,38 @@ public final class ConfigSupport {
 
     /** Pairs of "seconds changes" (seconds at least 1); "" disables. */
     static String validateSave(String v, String current) throws Config.ConfigException {
-        String t = v.trim();
-        if (t.isEmpty()) return "";
-        String[] f = Config.words(t);
+        if (v.isEmpty()) return "";
+        // split on each single space, as Redis splits a multi-argument value ("900 1 " is three words)
+        String[] f = v.split(" ", -1);
         if (f.length % 2 != 0) throw new Config.ConfigException("Invalid save parameters");
+        StringBuilder out = new StringBuilder();
         for (int i = 0; i < f.length; i++) {
-            try {
-                long n = Long.parseLong(f[i]);
-                if (n < ((i & 1) == 0 ? 1 : 0)) throw new Config.ConfigException("Invalid save parameters");
-            } catch (NumberFormatException e) {
-                throw new Config.ConfigException("Invalid save parameters");
-            }
+            Long n = strtoll(f[i]);
+            if (n == null || n < ((i & 1) == 0 ? 1 : 0)) throw new Config.ConfigException("Invalid save parameters");
+            if (i > 0) out.append(' ');
+            out.append((i & 1) == 0 ? (long) n : (long) (int) (long) n); // the change count is a C int
         }
-        return String.join(" ", f);
+        return out.toString();
+    }
+
+    /**
+     * C's strtoll over a whole word, as Redis's save parser uses it: leading blanks, a sign, digits
+     * (clamped to the 64-bit range); "" is 0; null when anything else is left over.
+     */
+    private static Long strtoll(String w) {
+        int i = 0;
+        int n = w.length();
+        while (i < n && " \t\n\u000b\f\r".indexOf(w.charAt(i)) >= 0) i++;
+        boolean negative = false;
+        if (i < n && (w.charAt(i) == '+' || w.charAt(i) == '-')) negative = w.charAt(i++) == '-';
+        int digits = i;
+        java.math.BigInteger v = java.math.BigInteger.ZERO;
+        while (i < n && w.charAt(i) >= '0' && w.charAt(i) <= '9') v = v.multiply(java.math.BigInteger.TEN).add(java.math.BigInteger.valueOf(w.charAt(i++) - '0'));
+        if (i == digits) return w.isEmpty() ? 0L : null; // no number: the end pointer stays at the word's start
+        if (i != n) return null;
+        if (negative) v = v.negate();
+        if (v.bitLength() > 63) return negative ? Long.MIN_VALUE : Long.MAX_VALUE;
+        return v.longValue();
     }
 
     private static String validateDir(String v) throws Config.ConfigException {

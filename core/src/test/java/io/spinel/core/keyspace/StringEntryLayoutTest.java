@@ -96,7 +96,34 @@ class StringEntryLayoutTest {
         assertThat(StringEntry.intValue(e)).isEqualTo(-3);
         e = StringEntry.setIntValue(e, Long.MIN_VALUE);
         assertEntry(e, k, Long.toString(Long.MIN_VALUE), 5_000, 77);
-        assertThat(StringEntry.setIntValue(e, 1)).isSameAs(e);
-        assertThat(StringEntry.intValue(e)).isEqualTo(1);
+        assertThat(StringEntry.setIntValue(e, -1)).isSameAs(e);
+        assertThat(StringEntry.intValue(e)).isEqualTo(-1);
+        // ... except that a shared small integer (0..9999) never keeps 8 bytes: that width marks
+        // COPY's unshared duplicates (OBJECT REFCOUNT 1)
+        byte[] small = StringEntry.setIntValue(e, 1);
+        assertThat(small).isNotSameAs(e);
+        assertEntry(small, k, "1", 5_000, 77);
+        assertThat(StringEntry.isSharedInt(small)).isTrue();
+    }
+
+    @Test
+    void aCopiedSmallIntegerIsUnsharedUntilWritten() {
+        byte[] k = key(5);
+        byte[] e = StringEntry.createInt(k, 0, 5, 42, -1, 3);
+        assertThat(StringEntry.isSharedInt(e)).isTrue();
+        byte[] copy = StringEntry.unshared(e);
+        assertThat(StringEntry.isSharedInt(copy)).isFalse();
+        assertEntry(copy, k, "42", -1, 3);
+        assertThat(StringEntry.unshared(copy)).isSameAs(copy);
+        // outside 0..9999 nothing is shared: the copy is the entry as it was
+        byte[] big = StringEntry.createInt(k, 0, 5, 10_000, -1, 3);
+        assertThat(StringEntry.unshared(big)).isSameAs(big);
+        // a write that leaves the range keeps the copy's own object; one into it shares again
+        byte[] far = StringEntry.setIntValue(copy, 123_456);
+        assertThat(far).isSameAs(copy);
+        assertThat(StringEntry.isSharedInt(far)).isFalse();
+        byte[] back = StringEntry.setIntValue(far, 7);
+        assertEntry(back, k, "7", -1, 3);
+        assertThat(StringEntry.isSharedInt(back)).isTrue();
     }
 }

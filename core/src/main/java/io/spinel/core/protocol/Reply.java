@@ -220,11 +220,18 @@ public final class Reply {
      * protocol.
      */
     public void error(String msg) {
-        byte[] b = msg.getBytes(StandardCharsets.UTF_8);
+        // an error quotes what the client sent (an unknown command's name and arguments), which
+        // arrived as bytes and became chars 0-255: those go back as the same bytes
+        byte[] b = msg.getBytes(isLatin1(msg) ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
         ensure(b.length + 4);
         putByte('-');
         for (byte c : b) buf[len++] = (c == '\r' || c == '\n') ? (byte) ' ' : c;
         crlf();
+    }
+
+    private static boolean isLatin1(String s) {
+        for (int i = 0; i < s.length(); i++) if (s.charAt(i) > 0xFF) return false;
+        return true;
     }
 
     public void integer(long v) {

@@ -158,7 +158,10 @@ public final class KeyCommands {
 
     private static int dbIndex(Client c, int arg) {
         long id = c.argLong(arg);
-        if (id < Integer.MIN_VALUE || id > Integer.MAX_VALUE) throw CommandError.NOT_INTEGER;
+        // Redis's getIntFromObjectOrReply
+        if (id < Integer.MIN_VALUE || id > Integer.MAX_VALUE) {
+            throw CommandError.err("value is out of range, value must between -2147483648 and 2147483647");
+        }
         if (id < 0 || id >= c.engine().keyspace().count()) throw CommandError.DB_INDEX;
         return (int) id;
     }

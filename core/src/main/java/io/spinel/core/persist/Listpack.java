@@ -76,23 +76,30 @@ public final class Listpack {
     }
 
     /**
-     * The bytes {@link #writeElement} takes for these bytes, backlen included: what a quicklist
-     * node's listpack grows by when the element is added (lists keep it per node to split and
-     * merge nodes where Redis does).
+     * The bytes {@link #writeElement} takes for these bytes, backlen included: what a listpack
+     * grows by when the element is added (a stream node's room, a list node's size kept to split
+     * and merge nodes where Redis does).
      */
     public static int elementSize(byte[] s, int off, int len) {
+        if (len > 0 && len <= 20 && Bytes.isLong(s, off, len)) return intSize(Bytes.parseLong(s, off, len));
+        return stringSize(len);
+    }
+
+    /** The bytes {@link #writeInt} takes, backlen included. */
+    public static int intSize(long v) {
         int entry;
-        if (len > 0 && len <= 20 && Bytes.isLong(s, off, len)) {
-            long v = Bytes.parseLong(s, off, len);
-            if (v >= 0 && v <= 127) entry = 1;
-            else if (v >= -4096 && v <= 4095) entry = 2;
-            else if (v >= -32768 && v <= 32767) entry = 3;
-            else if (v >= -8388608 && v <= 8388607) entry = 4;
-            else if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) entry = 5;
-            else entry = 9;
-        } else {
-            entry = (len < 64 ? 1 : len < 4096 ? 2 : 5) + len;
-        }
+        if (v >= 0 && v <= 127) entry = 1;
+        else if (v >= -4096 && v <= 4095) entry = 2;
+        else if (v >= -32768 && v <= 32767) entry = 3;
+        else if (v >= -8388608 && v <= 8388607) entry = 4;
+        else if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) entry = 5;
+        else entry = 9;
+        return entry + backlenSize(entry);
+    }
+
+    /** The bytes {@link #writeString} takes for a string of len bytes, backlen included. */
+    public static int stringSize(int len) {
+        int entry = (len < 64 ? 1 : len < 4096 ? 2 : 5) + len;
         return entry + backlenSize(entry);
     }
 

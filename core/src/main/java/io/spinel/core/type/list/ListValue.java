@@ -196,21 +196,13 @@ public final class ListValue extends DbObject {
 
     public void pushTail(byte[] b, int off, int len) {
         Node t = tail;
-        if (t == null) {
-            linkOnly(Node.of(b, off, len));
-        } else if (allowInsert(t, len)) {
-            t.pushTail(this, b, off, len);
-        } else {
-            t.trim(this);
-            linkAfter(t, Node.of(b, off, len));
-        }
-        size++;
+        appendLoaded(b, off, len, t != null && !allowInsert(t, len), 0);
     }
 
     /**
-     * Appends an element for a load that keeps an RDB quicklist's nodes as they were saved, as
-     * Redis does: {@code newNode} starts a node (with room for {@code room} bytes of entries),
-     * otherwise the element joins the last node whatever its limit.
+     * Appends an element: {@code newNode} starts a node (with room for {@code room} bytes of
+     * entries), otherwise the element joins the last node whatever its limit. {@link #pushTail}
+     * decides by the node limit; an RDB load by the saved nodes, which Redis keeps as they were.
      */
     public void appendLoaded(byte[] b, int off, int len, boolean newNode, int room) {
         Node t = tail;

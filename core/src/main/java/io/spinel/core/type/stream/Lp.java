@@ -130,26 +130,17 @@ final class Lp {
 
     /** Encoded size (element and backlen) of an integer. */
     static int intSize(long v) {
-        int s;
-        if (v >= 0 && v <= 127) s = 1;
-        else if (v >= -4096 && v <= 4095) s = 2;
-        else if (v >= -32768 && v <= 32767) s = 3;
-        else if (v >= -8388608 && v <= 8388607) s = 4;
-        else if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) s = 5;
-        else s = 9;
-        return s + backlenSize(s);
+        return Listpack.intSize(v);
     }
 
     /** Encoded size of a string stored as it is. */
     static int strSize(int len) {
-        int s = len < 64 ? 1 + len : len < 4096 ? 2 + len : 5 + len;
-        return s + backlenSize(s);
+        return Listpack.stringSize(len);
     }
 
     /** Encoded size of bytes added with lpAppend (integer-looking strings become integers). */
     static int size(byte[] s, int o, int l) {
-        if (l > 0 && l <= 20 && Bytes.isLong(s, o, l)) return intSize(Bytes.parseLong(s, o, l));
-        return strSize(l);
+        return Listpack.elementSize(s, o, l);
     }
 
     static int count(byte[] b) {

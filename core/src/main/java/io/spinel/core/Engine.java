@@ -1711,6 +1711,8 @@ public final class Engine {
 
     /** The value CONFIG GET shows. */
     String configValueForGet(Config.Option o) {
+        // Redis prints the event flags without 'n' when 'A' is there (the flag stays on)
+        if (o.name.equals("notify-keyspace-events")) return Notify.toLetters(Notify.parse(o.value()));
         return o.value();
     }
 

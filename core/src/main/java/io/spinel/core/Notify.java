@@ -50,6 +50,17 @@ public final class Notify {
     }
 
     /** Notify bits back to the canonical letters CONFIG GET shows. */
+    /**
+     * The flags in letters that keep every one of them: {@link #toLetters} as Redis prints them,
+     * and 'n' after 'A', which Redis's printing drops though the flag stays on (CONFIG SET
+     * notify-keyspace-events KEAn shows AKE and sends "new" events). The option holds this form;
+     * CONFIG GET and CONFIG REWRITE show Redis's.
+     */
+    public static String toLosslessLetters(int flags) {
+        String shown = toLetters(flags);
+        return (flags & ALL) == ALL && (flags & NEW) != 0 ? "A" + "n" + shown.substring(1) : shown;
+    }
+
     public static String toLetters(int flags) {
         StringBuilder sb = new StringBuilder();
         if ((flags & ALL) == ALL) {

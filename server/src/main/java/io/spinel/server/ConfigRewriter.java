@@ -139,9 +139,12 @@ public final class ConfigRewriter {
             case "oom-score-adj-values":
                 state.rewriteLine(name, name + " " + value, !words(value).equals(words(o.defaultValue)));
                 return;
-            case "notify-keyspace-events":
-                state.rewriteLine(name, name + " " + repr(value), !value.isEmpty());
+            case "notify-keyspace-events": {
+                // as Redis writes it back: its printed form (which leaves out 'n' beside 'A')
+                String shown = io.spinel.core.Notify.toLetters(io.spinel.core.Notify.parse(value));
+                state.rewriteLine(name, name + " " + repr(shown), !shown.isEmpty());
                 return;
+            }
             case "bind":
                 if (words(value).equals(words(o.defaultValue))) {
                     state.markProcessed(name);

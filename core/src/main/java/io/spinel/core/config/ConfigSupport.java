@@ -219,7 +219,7 @@ public final class ConfigSupport {
                 case "notify-keyspace-events": {
                     int flags = Notify.parse(v);
                     if (flags < 0) throw new Config.ConfigException("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
-                    return Notify.toLetters(flags);
+                    return Notify.toLosslessLetters(flags);
                 }
                 case "client-output-buffer-limit":
                     return validateOutputBufferLimit(v, current);

@@ -261,6 +261,7 @@ public final class KeyCommands {
         Args a = c.args();
         byte[] b = a.buf(arg);
         int i = a.off(arg), end = i + a.len(arg);
+        if (i == end) return 0; // strtoul of "": no digits, nothing left over: cursor 0
         boolean neg = false;
         if (i < end && (b[i] == '+' || b[i] == '-')) {
             neg = b[i] == '-';

@@ -113,7 +113,10 @@ public final class BlockingListCommands {
             }
             List<byte[]> keys = new ArrayList<>(1);
             keys.add(a.copy(1));
-            c.block(ValueType.LIST, keys, deadline, r -> r.nullBulk());
+            // Redis 7.0 answers a timed-out (or CLIENT UNBLOCKed) BLMOVE/BRPOPLPUSH as every
+            // blocked list pop, with a null array (*-1 in RESP2), though the command's own empty
+            // reply, in MULTI above, is a null bulk
+            c.block(ValueType.LIST, keys, deadline, r -> r.nullArray());
             return;
         }
         ListValue to = ListCommands.writeList(c, 2);

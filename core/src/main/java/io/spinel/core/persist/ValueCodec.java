@@ -328,7 +328,7 @@ final class ValueCodec {
             if (container == Rdb.CONTAINER_PLAIN) { // one big element, a node of its own
                 byte[] data = in.readString();
                 if (data.length == 0) throw new RdbException("Quicklist integrity check failed.");
-                l.appendLoaded(data, 0, data.length, true, 0);
+                l.append(data, 0, data.length, true, 0);
                 continue;
             }
             byte[] data = in.readTransient();
@@ -345,9 +345,9 @@ final class ValueCodec {
             while (el.next()) {
                 if (el.isInt()) {
                     byte[] t = Bytes.longToBytes(el.intValue());
-                    l.appendLoaded(t, 0, t.length, first, room);
+                    l.append(t, 0, t.length, first, room);
                 } else {
-                    l.appendLoaded(el.buf, el.off, el.len, first, room);
+                    l.append(el.buf, el.off, el.len, first, room);
                 }
                 first = false;
             }

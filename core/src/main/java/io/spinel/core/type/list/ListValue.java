@@ -196,7 +196,7 @@ public final class ListValue extends DbObject {
 
     public void pushTail(byte[] b, int off, int len) {
         Node t = tail;
-        appendLoaded(b, off, len, t != null && !allowInsert(t, len), 0);
+        append(b, off, len, t != null && !allowInsert(t, len), 0);
     }
 
     /**
@@ -204,7 +204,7 @@ public final class ListValue extends DbObject {
      * entries), otherwise the element joins the last node whatever its limit. {@link #pushTail}
      * decides by the node limit; an RDB load by the saved nodes, which Redis keeps as they were.
      */
-    public void appendLoaded(byte[] b, int off, int len, boolean newNode, int room) {
+    public void append(byte[] b, int off, int len, boolean newNode, int room) {
         Node t = tail;
         if (t == null) {
             linkOnly(Node.of(b, off, len, room));

@@ -371,7 +371,7 @@ class ListValueTest {
         ListValue grown = new ListValue(-2);
         for (int i = 0; i < 5; i++) {
             byte[] e = b("e" + i + "x");
-            sized.appendLoaded(e, 0, e.length, i == 0, i == 0 ? 25 : 0);
+            sized.append(e, 0, e.length, i == 0, i == 0 ? 25 : 0);
             rpush(grown, "e" + i + "x");
         }
         sized.verify();
@@ -380,9 +380,9 @@ class ListValueTest {
         assertThat(sized.memoryUsage()).isLessThan(grown.memoryUsage()); // no doubling slack
         // the saved nodes stay as they were, past the node limit (count 2) and under it
         ListValue l = new ListValue(2);
-        for (int i = 0; i < 4; i++) l.appendLoaded(b("x" + i), 0, 2, i == 0, 0);
-        l.appendLoaded(b("y"), 0, 1, true, 0);
-        l.appendLoaded(b("z"), 0, 1, true, 0);
+        for (int i = 0; i < 4; i++) l.append(b("x" + i), 0, 2, i == 0, 0);
+        l.append(b("y"), 0, 1, true, 0);
+        l.append(b("z"), 0, 1, true, 0);
         l.verify();
         assertThat(l.nodeCount()).isEqualTo(3);
         assertThat(l.size()).isEqualTo(6);

@@ -143,6 +143,17 @@ public final class Lzf {
     }
 
     /**
+     * The most one compressed byte can stand for: a long back reference, 3 bytes, copies
+     * 7 + 255 + 2 = 264 bytes.
+     */
+    private static final int MAX_EXPANSION = 264 / 3;
+
+    /** Whether clen compressed bytes can expand to ulen: lets a reader refuse a length before allocating it. */
+    public static boolean canExpandTo(long clen, long ulen) {
+        return ulen >= 0 && clen >= 0 && ulen <= clen * MAX_EXPANSION;
+    }
+
+    /**
      * Decompresses in[inOff, inOff+inLen) into exactly outLen bytes at out[outOff].
      *
      * @throws IllegalArgumentException if the data is not a valid stream of that length

@@ -179,7 +179,7 @@ public final class RdbIn {
         if (encoded) {
             if (len != Rdb.ENC_LZF) return readEncodedInteger(len);
             int clen = readIntLen();
-            int ulen = readIntLen();
+            int ulen = lzfLength(clen);
             return decompress(clen, new byte[ulen], ulen);
         }
         int n = plainLength(len);
@@ -212,7 +212,7 @@ public final class RdbIn {
                 return b;
             }
             int clen = readIntLen();
-            int ulen = readIntLen();
+            int ulen = lzfLength(clen);
             transientLength = ulen;
             return decompress(clen, transientBuffer(ulen), ulen);
         }
@@ -280,6 +280,18 @@ public final class RdbIn {
             default:
                 throw new RdbException("Unknown RDB string encoding type " + encoding);
         }
+    }
+
+    /**
+     * The expanded length of an LZF string of clen bytes, checked before anything of that size is
+     * allocated: a damaged or crafted payload (RESTORE's checksum is no proof against the latter)
+     * must not make the server take gigabytes it then fails to fill.
+     */
+    private int lzfLength(int clen) {
+        int ulen = readIntLen();
+        if (in == null && clen > limit - pos) throw eof();
+        if (!Lzf.canExpandTo(clen, ulen)) throw new RdbException("Invalid LZF compressed string");
+        return ulen;
     }
 
     /** Reads clen compressed bytes and expands them into out[0, ulen). */

@@ -207,7 +207,7 @@ final class FunctionsPayload {
                 case 3: {
                     long clen = readLen(p, pos, limit);
                     long len = readLen(p, pos, limit);
-                    if (clen < 0 || len < 0 || pos[0] + clen > limit || len > Integer.MAX_VALUE) throw new BadPayload(err);
+                    if (pos[0] + clen > limit || len > Integer.MAX_VALUE || !Lzf.canExpandTo(clen, len)) throw new BadPayload(err);
                     byte[] outb = new byte[(int) len];
                     try {
                         Lzf.decompress(p, pos[0], (int) clen, outb, 0, (int) len);

@@ -92,6 +92,37 @@ class CodecTest {
     }
 
     @Test
+    void lzfLengthBeyondWhatTheDataCanExpandToIsRefusedBeforeAllocating() {
+        // the densest stream: a 1-byte literal, then back references copying 264 bytes each
+        int refs = 100;
+        byte[] dense = new byte[2 + 3 * refs];
+        dense[0] = 0;
+        dense[1] = 'a';
+        for (int i = 0; i < refs; i++) {
+            dense[2 + 3 * i] = (byte) 0xE0;
+            dense[3 + 3 * i] = (byte) 0xFF;
+        }
+        int ulen = 1 + 264 * refs;
+        assertThat(Lzf.canExpandTo(dense.length, ulen)).isTrue();
+        byte[] back = new byte[ulen];
+        Lzf.decompress(dense, 0, dense.length, back, 0, ulen);
+        assertThat(back).containsOnly('a');
+        assertThat(Lzf.canExpandTo(dense.length, 88L * dense.length + 1)).isFalse();
+
+        // an LZF string of 5 bytes claiming 2 GB expanded: refused without taking the 2 GB
+        byte[] claim = {(byte) 0xC3, 5, (byte) 0x80, 0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xEF, 0, 'a', (byte) 0xE0, (byte) 0xFF, 0};
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long self = Thread.currentThread().getId();
+        for (boolean transientRead : new boolean[] {false, true}) {
+            long before = threads.getThreadAllocatedBytes(self);
+            RdbIn in = new RdbIn(claim, 0, claim.length);
+            assertThatThrownBy(transientRead ? in::readTransient : in::readString)
+                    .isInstanceOf(RdbException.class).hasMessage("Invalid LZF compressed string");
+            assertThat(threads.getThreadAllocatedBytes(self) - before).isLessThan(1 << 20);
+        }
+    }
+
+    @Test
     void truncatedInputIsAnRdbException() {
         RdbOut out = new RdbOut(16, false);
         out.writeString(Bytes.ascii("hello world"));

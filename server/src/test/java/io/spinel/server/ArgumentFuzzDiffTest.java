@@ -58,9 +58,19 @@ class ArgumentFuzzDiffTest {
 
     @Test
     void randomArgumentsToEveryCommand() throws IOException {
-        long seed = Long.getLong("fuzz.seed", 18_2026L);
+        fuzz(Long.getLong("fuzz.seed", 18_2026L), 2);
+    }
+
+    /** The same in RESP3, whose replies carry types of their own: maps, sets, doubles, nulls. */
+    @Test
+    void randomArgumentsToEveryCommandInResp3() throws IOException {
+        fuzz(Long.getLong("fuzz.seed", 6_12_2026L), 3);
+    }
+
+    private void fuzz(long seed, int protocol) throws IOException {
         rnd = new Random(seed);
-        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "argument fuzz seed " + seed)) {
+        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "argument fuzz RESP" + protocol + " seed " + seed)) {
+            d.both("HELLO", String.valueOf(protocol));
             List<String> commands = new ArrayList<>();
             // subcommands come as "xgroup|create": called as XGROUP CREATE
             for (Object o : DualRun.list(d.redisOnly("COMMAND", "LIST"))) {

@@ -89,7 +89,7 @@ final class ConnectionCommands {
     private static boolean authenticate(Client c, String user, byte[] password) {
         String pass = c.engine.requirePass;
         boolean ok = user.equals("default")
-                && (pass.isEmpty() || MessageDigest.isEqual(sha256(pass.getBytes(StandardCharsets.UTF_8)),
+                && (pass.isEmpty() || MessageDigest.isEqual(sha256(pass.getBytes(StandardCharsets.ISO_8859_1)),
                         sha256(password)));
         if (ok) {
             c.authenticated = true;

@@ -1716,9 +1716,9 @@ public final class Engine {
         return o.value();
     }
 
-    /** Where files (RDB, AOF) go: the dir option, an absolute path. */
+    /** Where files (RDB, AOF) go: the dir option, an absolute path (as the file system's string). */
     public String workingDirectory() {
-        return config.get("dir");
+        return Config.fileName(config.get("dir"));
     }
 
     /** enable-protected-configs: no, yes, or local (only from loopback/unix connections). */

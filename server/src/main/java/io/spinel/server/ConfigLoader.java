@@ -88,17 +88,17 @@ public final class ConfigLoader {
                 haveOption = true;
             } else {
                 if (!haveOption) throw new ConfigError(0, a, "Invalid option: arguments must follow a --name option");
-                sb.append(' ').append(quote(a));
+                sb.append(' ').append(quote(Config.valueOfFileName(a))); // the argument's bytes
             }
         }
         if (haveOption) sb.append('\n');
         return sb.toString();
     }
 
-    /** Quotes like sdscatrepr: printable chars as is, the rest escaped, inside double quotes. */
+    /** Quotes a value's bytes like sdscatrepr: printable chars as is, the rest escaped, inside double quotes. */
     static String quote(String s) {
         StringBuilder sb = new StringBuilder("\"");
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+        for (byte b : s.getBytes(StandardCharsets.ISO_8859_1)) {
             int c = b & 0xff;
             switch (c) {
                 case '\\': sb.append("\\\\"); break;
@@ -118,7 +118,8 @@ public final class ConfigLoader {
 
     /** Loads a file (with its includes). */
     public void loadFile(Path file) throws ConfigError, IOException {
-        load(Files.readString(file, StandardCharsets.UTF_8), file.getParent());
+        // one char per byte: values are the file's bytes (Config)
+        load(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1), file.getParent());
     }
 
     /** Parses config text; {@code base} resolves relative include paths (may be null). */
@@ -255,7 +256,7 @@ public final class ConfigLoader {
     /** The lower-case hex SHA-256 of a password, as ACL rules name it ("#..."). */
     static String sha256Hex(String password) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8));
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.ISO_8859_1));
             StringBuilder sb = new StringBuilder(64);
             for (byte b : d) sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
             return sb.toString();
@@ -268,7 +269,7 @@ public final class ConfigLoader {
         switch (name) {
             case "include":
                 if (values.size() != 1) throw new Config.ConfigException("Bad directive or wrong number of arguments");
-                Path p = Path.of(values.get(0));
+                Path p = Path.of(Config.fileName(values.get(0)));
                 if (!p.isAbsolute() && base != null) p = base.resolve(p);
                 try {
                     loadFile(p);

@@ -113,7 +113,7 @@ public final class Main {
             if (!args.isEmpty() && !args.get(0).startsWith("--")) {
                 configFile = args.remove(0);
                 if (configFile.equals("-")) {
-                    stdinConfig = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+                    stdinConfig = new String(System.in.readAllBytes(), StandardCharsets.ISO_8859_1);
                     loader.load(stdinConfig, null);
                 } else {
                     Path p = Path.of(configFile);
@@ -152,7 +152,7 @@ public final class Main {
 
         Log log = new Log(System.out);
         log.setLevel(Log.parseLevel(config.get("loglevel")));
-        String logfile = config.get("logfile");
+        String logfile = Config.fileName(config.get("logfile"));
         if (!logfile.isEmpty()) {
             try {
                 log.setOutput(new PrintStream(new FileOutputStream(logfile, true), true, StandardCharsets.UTF_8));
@@ -192,7 +192,7 @@ public final class Main {
 
         // Written before the server answers anyone, as Redis writes it before its event loop runs:
         // a client that got a reply can rely on the file being there.
-        String pidfile = config.get("pidfile");
+        String pidfile = Config.fileName(config.get("pidfile"));
         if (!pidfile.isEmpty()) writePidFile(pidfile, log);
         SpinelServer server;
         try {
@@ -355,7 +355,7 @@ public final class Main {
             Process child = pb.start();
             if (stdinConfig != null) {
                 try (var in = child.getOutputStream()) {
-                    in.write(stdinConfig.getBytes(StandardCharsets.UTF_8));
+                    in.write(stdinConfig.getBytes(StandardCharsets.ISO_8859_1));
                 }
             }
         } catch (IOException e) {

@@ -110,7 +110,8 @@ public final class SpinelServer implements AutoCloseable {
         private final CommandRenames renames = new CommandRenames();
 
         /**
-         * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would.
+         * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would; a value
+         * stands for its UTF-8 bytes, as a client sending the same string would set it.
          *
          * <p>Unlike redis-server, an in-process server has no save points unless "save" is set,
          * and reads the RDB or AOF of a previous run only when "dir" (or "appendonly yes") is
@@ -178,7 +179,7 @@ public final class SpinelServer implements AutoCloseable {
             }
             for (String[] o : all) {
                 try {
-                    config.set(o[0], o[1]);
+                    config.set(o[0], io.spinel.core.util.Bytes.latin1(io.spinel.core.util.Bytes.utf8(o[1]))); // its UTF-8 bytes
                 } catch (Config.ConfigException e) {
                     throw new IllegalArgumentException("Invalid option '" + o[0] + "' value '" + o[1] + "': "
                             + e.getMessage(), e);
@@ -269,7 +270,7 @@ public final class SpinelServer implements AutoCloseable {
         // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
         // mean no TCP listener at all)
         if (randomPort && wantedPort == 0 && port != 0) config.set("port", Integer.toString(port));
-        String socketPath = config.get("unixsocket");
+        String socketPath = Config.fileName(config.get("unixsocket"));
         if (!socketPath.isEmpty()) {
             Path p = Path.of(socketPath);
             Files.deleteIfExists(p);

@@ -89,6 +89,46 @@ class ConfigRandomDiffTest {
         }
     }
 
+    /**
+     * Values are bytes: a Latin-1 byte that is no UTF-8, UTF-8 itself and control bytes come back
+     * from CONFIG GET as sent (and in the errors that quote them), and a password so set is the
+     * one AUTH takes. Spinel re-encoded them as UTF-8 on the way out, which also locked clients out
+     * of a non-ASCII requirepass.
+     */
+    @Test
+    void valuesAreTheirBytes() throws IOException {
+        byte[][] values = {bytes(0x63, 0x61, 0x66, 0xE9), bytes(0x70, 0xC3, 0xA4, 0x73, 0x73), bytes(0xFF, 0x01, 0x7F, 0x80),
+            bytes(0x7B, 0x74, 0x69, 0x74, 0x6C, 0x65, 0x7D, 0x20, 0xC3, 0xA9)};
+        String[] options = {"requirepass", "masteruser", "masterauth", "proc-title-template", "cluster-announce-ip",
+            "replica-announce-ip", "notify-keyspace-events", "dbfilename", "save", "hz"};
+        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "config bytes")) {
+            Map<String, String> start = new TreeMap<>();
+            for (String o : options) start.put(o, config(d.redisOnly("CONFIG", "GET", o)).get(o));
+            try {
+                for (String o : options) {
+                    for (byte[] v : values) {
+                        d.same("CONFIG", "SET", o, v);
+                        d.same("CONFIG", "GET", o);
+                    }
+                }
+                d.same("CONFIG", "SET", "requirepass", values[1]);
+                d.same("AUTH", values[1]);
+                d.same("AUTH", "default", values[1]);
+                d.same("AUTH", bytes(0x70, 0xE4, 0x73, 0x73)); // the same text in Latin-1: other bytes
+                d.same("AUTH", values[1]);
+            } finally {
+                for (Map.Entry<String, String> e : start.entrySet()) d.both("CONFIG", "SET", e.getKey(), e.getValue());
+            }
+            if (!d.mismatches().isEmpty()) fail(d.mismatches().size() + " differences:\n" + String.join("\n", d.mismatches()));
+        }
+    }
+
+    private static byte[] bytes(int... b) {
+        byte[] out = new byte[b.length];
+        for (int i = 0; i < b.length; i++) out[i] = (byte) b[i];
+        return out;
+    }
+
     /** A value shaped by the parameter's starting value, now and then one of another shape. */
     private String value(String start) {
         if (rnd.nextInt(6) == 0) {

@@ -60,7 +60,9 @@ class ConfigRewriterTest {
         assertThat(ConfigRewriter.repr("")).isEqualTo("\"\"");
         assertThat(ConfigRewriter.repr("a b\"c\\d")).isEqualTo("\"a b\\\"c\\\\d\"");
         assertThat(ConfigRewriter.repr("\n\r\t\u0007\b\u0001\u007f")).isEqualTo("\"\\n\\r\\t\\a\\b\\x01\\x7f\"");
-        assertThat(ConfigRewriter.repr("é")).isEqualTo("\"\\xc3\\xa9\"");
+        // values are bytes, one char each: UTF-8's two bytes of é, and Latin-1's one
+        assertThat(ConfigRewriter.repr("\u00c3\u00a9")).isEqualTo("\"\\xc3\\xa9\"");
+        assertThat(ConfigRewriter.repr("\u00e9")).isEqualTo("\"\\xe9\"");
     }
 
     @Test

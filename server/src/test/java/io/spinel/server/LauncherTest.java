@@ -374,6 +374,65 @@ class LauncherTest {
         }
     }
 
+    /**
+     * A config file's values are its bytes, whatever their encoding, as are the command line's:
+     * a Latin-1 password (no UTF-8) is the one AUTH takes, a UTF-8 file name is the file SAVE
+     * writes, and CONFIG GET and CONFIG REWRITE give the same bytes back.
+     */
+    @Test
+    void configValuesAreTheirBytes(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path conf = dir.resolve("redis.conf");
+        byte[] latin1Password = {'c', 'a', 'f', (byte) 0xE9};
+        byte[] utf8Name = "d\u00e4.rdb".getBytes(StandardCharsets.UTF_8);
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        text.writeBytes("requirepass ".getBytes(StandardCharsets.US_ASCII));
+        text.writeBytes(latin1Password);
+        text.writeBytes("\ndbfilename ".getBytes(StandardCharsets.US_ASCII));
+        text.writeBytes(utf8Name);
+        text.writeBytes("\n".getBytes(StandardCharsets.US_ASCII));
+        Files.write(conf, text.toByteArray());
+        String[] args = {conf.toString(), "--port", Integer.toString(port), "--dir", dir.toString(), "--masteruser", "\u00fc"};
+        Process p = launch(dir.resolve("out.log"), args);
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.call(List.of("AUTH".getBytes(StandardCharsets.US_ASCII), latin1Password))).isEqualTo("+OK\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(c.call("CONFIG", "GET", "dbfilename")).endsWith(bulk(utf8Name));
+                assertThat(c.call("CONFIG", "GET", "masteruser")).endsWith(bulk("\u00fc".getBytes(StandardCharsets.UTF_8)));
+                assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+                assertThat(dir.resolve("d\u00e4.rdb")).isRegularFile();
+                assertThat(c.callString("CONFIG", "REWRITE")).isEqualTo("+OK\r\n");
+            }
+            assertThat(new String(Files.readAllBytes(conf), StandardCharsets.ISO_8859_1))
+                    .startsWith("requirepass \"caf\\xe9\"\n").contains("\ndbfilename \"d\\xc3\\xa4.rdb\"\n")
+                    .contains("\nmasteruser \"\\xc3\\xbc\"\n");
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+        // the rewritten file (its user line hashing the password's bytes) starts the server again
+        Process again = launch(dir.resolve("again.log"), conf.toString(), "--port", Integer.toString(port));
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.call(List.of("AUTH".getBytes(StandardCharsets.US_ASCII), latin1Password))).isEqualTo("+OK\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(c.call("CONFIG", "GET", "dbfilename")).endsWith(bulk(utf8Name));
+            }
+        } finally {
+            again.destroy();
+            again.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    private static byte[] bulk(byte[] value) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(("$" + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        b.writeBytes(value);
+        b.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        return b.toByteArray();
+    }
+
     @Test
     void configRewriteNeedsAConfigFile(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();

@@ -23,6 +23,11 @@ import java.util.function.Consumer;
  * client can observe) are accepted and noted in the log. Any other option is accepted only at its
  * default value: setting it to something else would make Spinel silently behave unlike the
  * configuration asks, so it is refused with a message naming the option.
+ *
+ * <p>Values are byte strings, one char per byte (ISO-8859-1), as Redis keeps them: what CONFIG SET
+ * receives, what a config file holds and what CONFIG GET, CONFIG REWRITE and AUTH compare or write
+ * back are the same bytes. A value that names a file is turned into the file system's string by
+ * {@link #fileName} where the file is opened.
  */
 public final class Config {
     /** A rejected value; the message is Redis's reason ("argument must be 'yes' or 'no'"). */
@@ -221,6 +226,36 @@ public final class Config {
 
     public String get(String name) {
         return require(name).value;
+    }
+
+    /** The file system's charset: how the JVM turns file names into the bytes the kernel sees. */
+    private static final java.nio.charset.Charset FILE_NAMES = fileNameCharset();
+
+    private static java.nio.charset.Charset fileNameCharset() {
+        try {
+            return java.nio.charset.Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (RuntimeException e) {
+            return StandardCharsets.UTF_8;
+        }
+    }
+
+    /** A value's bytes as a file name the JVM opens with those bytes (where the file system's charset can say them). */
+    public static String fileName(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            if (value.charAt(i) >= 0x80) return new String(value.getBytes(StandardCharsets.ISO_8859_1), FILE_NAMES);
+        }
+        return value;
+    }
+
+    /**
+     * The reverse of {@link #fileName}: a file name (a canonical path), or a command-line argument
+     * (the JVM decodes both with the same charset), as a value's bytes.
+     */
+    public static String valueOfFileName(String fileName) {
+        for (int i = 0; i < fileName.length(); i++) {
+            if (fileName.charAt(i) >= 0x80) return new String(fileName.getBytes(FILE_NAMES), StandardCharsets.ISO_8859_1);
+        }
+        return fileName;
     }
 
     public long getLong(String name) {

@@ -86,7 +86,7 @@ public final class ConfigSupport {
     /** Applies Spinel's support levels, its own defaults and the special validators to a Config. */
     public static void install(Config config) {
         config.support(SUPPORTED);
-        config.overrideDefault("dir", new File(System.getProperty("user.dir")).getAbsolutePath());
+        config.overrideDefault("dir", Config.valueOfFileName(new File(System.getProperty("user.dir")).getAbsolutePath()));
         config.tolerate(HARMLESS);
         for (String name : CHECKED) config.support(name, new Check(name));
         config.support("unixsocketperm", null);
@@ -382,10 +382,10 @@ public final class ConfigSupport {
     }
 
     private static String validateDir(String v) throws Config.ConfigException {
-        File f = new File(v);
+        File f = new File(Config.fileName(v));
         if (!f.isDirectory()) throw new Config.ConfigException("No such file or directory");
         try {
-            return f.getCanonicalPath();
+            return Config.valueOfFileName(f.getCanonicalPath());
         } catch (java.io.IOException e) {
             throw new Config.ConfigException(e.getMessage());
         }

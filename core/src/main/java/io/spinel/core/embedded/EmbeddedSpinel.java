@@ -95,7 +95,8 @@ public final class EmbeddedSpinel implements AutoCloseable {
         /**
          * Sets a configuration option as redis.conf or CONFIG SET would ("maxmemory", "100mb";
          * "databases", "4"; "requirepass", "secret"; "dir", "/tmp/data"; ...). Values are checked
-         * at {@link #start()}, which fails with the reason for a bad one.
+         * at {@link #start()}, which fails with the reason for a bad one. A value stands for its
+         * UTF-8 bytes, as a client sending the same string would set it.
          *
          * <p>Persistence is opt-in: there are no save points unless "save" is set, and the RDB or
          * AOF of a previous run is read only when "dir" (or "appendonly yes") is given.
@@ -132,7 +133,7 @@ public final class EmbeddedSpinel implements AutoCloseable {
                     load = true;
                 }
                 try {
-                    config.set(o[0], o[1]);
+                    config.set(o[0], io.spinel.core.util.Bytes.latin1(io.spinel.core.util.Bytes.utf8(o[1])));
                 } catch (Config.ConfigException e) {
                     throw new IllegalArgumentException("Invalid option '" + o[0] + "' value '" + o[1] + "': "
                             + e.getMessage(), e);

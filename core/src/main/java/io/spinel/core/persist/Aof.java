@@ -81,11 +81,11 @@ final class Aof implements Engine.PropagationListener {
     }
 
     private String fileName() {
-        return config.get("appendfilename");
+        return Config.fileName(config.get("appendfilename"));
     }
 
     private Path dir() {
-        return Path.of(engine.workingDirectory()).resolve(config.get("appenddirname"));
+        return Path.of(engine.workingDirectory()).resolve(Config.fileName(config.get("appenddirname")));
     }
 
     boolean enabled() {

@@ -182,7 +182,7 @@ public final class Persistence {
     }
 
     private Path rdbPath() {
-        return dir().resolve(config.get("dbfilename"));
+        return dir().resolve(Config.fileName(config.get("dbfilename")));
     }
 
     private static long pid() {

@@ -107,14 +107,17 @@ public final class SplitArgs {
         }
     }
 
-    /** Splits a line into strings (one char per byte); null on unbalanced quotes. */
+    /**
+     * Splits a line of bytes, one char per byte (a config file's line), into strings of the same
+     * kind, "\xNN" escapes giving that byte; null on unbalanced quotes.
+     */
     public static List<String> split(String line) {
-        byte[] b = line.getBytes(StandardCharsets.UTF_8);
+        byte[] b = line.getBytes(StandardCharsets.ISO_8859_1);
         Args args = new Args();
         if (!split(b, 0, b.length, new byte[b.length], args)) return null;
         List<String> out = new ArrayList<>(args.count());
         for (int i = 0; i < args.count(); i++) {
-            out.add(new String(args.buf(i), args.off(i), args.len(i), StandardCharsets.UTF_8));
+            out.add(new String(args.buf(i), args.off(i), args.len(i), StandardCharsets.ISO_8859_1));
         }
         return out;
     }

@@ -129,6 +129,20 @@ class EmbeddedSpinelTest {
                 .cause().hasMessageStartingWith("WRONGTYPE");
     }
 
+    /** Option values are their UTF-8 bytes, as a client's CONFIG SET of the same strings: a non-ASCII dir and password work. */
+    @Test
+    void nonAsciiOptionsAreTheirUtf8Bytes(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createDirectory(tmp.resolve("d\u00e4t\u00e4"));
+        try (EmbeddedSpinel s = EmbeddedSpinel.builder().option("dir", dir.toString()).option("requirepass", "p\u00e4ss")
+                .option("dbfilename", "\u00fc.rdb").start();
+             SpinelClient c = s.newClient()) {
+            assertThat(c.execute("AUTH", "p\u00e4ss")).isEqualTo("OK");
+            assertThat(c.execute("CONFIG", "GET", "dir")).isEqualTo(List.of("dir", dir.toRealPath().toString()));
+            assertThat(c.execute("SAVE")).isEqualTo("OK");
+            assertThat(dir.resolve("\u00fc.rdb")).isRegularFile();
+        }
+    }
+
     @Test
     void blockingOnTheEngineThreadIsRefusedInsteadOfDeadlocking() {
         try (EmbeddedSpinel s = EmbeddedSpinel.builder().option("enable-debug-command", "yes").start()) {

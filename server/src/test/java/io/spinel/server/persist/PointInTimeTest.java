@@ -63,7 +63,7 @@ class PointInTimeTest {
             assertThat(c.callString("BGSAVE")).isEqualTo("+Background saving started\r\n");
             for (String m : MUTATIONS) {
                 List<byte[]> args = new ArrayList<>();
-                for (String a : SplitArgs.split(m)) args.add(a.getBytes(StandardCharsets.UTF_8));
+                for (String a : SplitArgs.split(m)) args.add(a.getBytes(StandardCharsets.ISO_8859_1));
                 byte[] reply = c.call(args);
                 assertThat(reply[0]).as("%s -> %s", m, new String(reply, StandardCharsets.ISO_8859_1)).isNotEqualTo((byte) '-');
             }

@@ -142,7 +142,7 @@ class PropagationDiffTest {
                 continue;
             }
             List<byte[]> args = new ArrayList<>();
-            for (String a : SplitArgs.split(line)) args.add(a.getBytes(StandardCharsets.UTF_8));
+            for (String a : SplitArgs.split(line)) args.add(a.getBytes(StandardCharsets.ISO_8859_1));
             c.call(args);
         }
     }

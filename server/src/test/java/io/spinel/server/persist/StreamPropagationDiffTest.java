@@ -105,7 +105,7 @@ class StreamPropagationDiffTest {
     private static void run(RawClient c) throws IOException {
         for (String line : SCRIPT.split("\n")) {
             List<byte[]> args = new ArrayList<>();
-            for (String a : SplitArgs.split(line)) args.add(a.getBytes(StandardCharsets.UTF_8));
+            for (String a : SplitArgs.split(line)) args.add(a.getBytes(StandardCharsets.ISO_8859_1));
             c.call(args);
         }
     }

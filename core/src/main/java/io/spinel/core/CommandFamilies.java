@@ -48,6 +48,7 @@ public final class CommandFamilies {
     private static final int PERSIST_COMMANDS = 24;
     private static final int EVAL_SCRIPTS = 25;
     private static final int FUNCTIONS = 26;
+    private static final int LOLWUT = 27;
 
     /**
      * Which big arguments the query buffer reads with room for a command to keep them: SET key
@@ -168,6 +169,7 @@ public final class CommandFamilies {
         t.registerLazily(new FamilyHandlers(FUNCTIONS),
                 "fcall", "fcall_ro", "function|load", "function|delete", "function|list", "function|flush",
                 "function|dump", "function|restore", "function|stats", "function|kill", "function|help");
+        t.registerLazily(new FamilyHandlers(LOLWUT), "lolwut");
     }
 
     /**
@@ -214,6 +216,7 @@ public final class CommandFamilies {
                 case PERSIST_COMMANDS: return io.spinel.core.persist.PersistCommands.handler(name);
                 case EVAL_SCRIPTS: return io.spinel.core.script.EvalScripts.handler(name);
                 case FUNCTIONS: return io.spinel.core.script.Functions.handler(name);
+                case LOLWUT: return Lolwut.handler(name);
                 default: throw new IllegalStateException("no command family " + family);
             }
         }

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * where the reply's order is a table's; of a HELP reply only its usage line, the rest being
  * Spinel's own words). Left out: commands that block, leave the connection in another mode, reach
  * other servers or the disk, stop or stall the server, or answer with clocks, idle times and
- * random picks; COMMAND's whole-table replies, which list the seven commands Spinel lacks; and
+ * random picks; COMMAND's whole-table replies, which list the six commands Spinel lacks; and
  * ACL and CLUSTER, which Spinel does not implement (docs/COMMANDS.md). Set -Dfuzz.seed=N to replay
  * a run.
  */

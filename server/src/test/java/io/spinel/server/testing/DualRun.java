@@ -36,6 +36,11 @@ public final class DualRun implements AutoCloseable {
         this.redis = new RawClient(redisPort);
         this.spinel = new RawClient(spinelPort);
         this.context = context;
+        // -Ddiff.protocol=3 runs every differential test built on this in RESP3
+        if (Integer.getInteger("diff.protocol", 2) == 3) {
+            redis.call(List.of("HELLO".getBytes(), "3".getBytes()));
+            spinel.call(List.of("HELLO".getBytes(), "3".getBytes()));
+        }
     }
 
     public void setStep(int step) {

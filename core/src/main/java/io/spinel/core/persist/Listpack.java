@@ -227,6 +227,15 @@ public final class Listpack {
             return this;
         }
 
+        /**
+         * Leaves the header's element count unchecked: Redis validates a stream's listpacks entry
+         * by entry but not their count (streamValidateListpackIntegrity), and keeps them as they are.
+         */
+        Reader ignoringDeclaredCount() {
+            declared = COUNT_UNKNOWN;
+            return this;
+        }
+
         @Override
         boolean next() {
             byte[] b = buf;
@@ -285,8 +294,14 @@ public final class Listpack {
             // the backlen must follow and encode the entry's length
             int bl = backlenSize(entryLen);
             if (p + bl > end) throw new RdbException("Listpack integrity check failed.");
+            // decoded as a reader walking back decodes it (Redis's lpDecodeBacklen): from the last
+            // byte back while the high bit says more, at most five bytes
             long v = 0;
-            for (int i = p + bl - 1, shift = 0; i >= p; i--, shift += 7) v |= (long) (b[i] & 127) << shift;
+            for (int i = p + bl - 1, shift = 0; ; i--, shift += 7) {
+                if (shift > 28) throw new RdbException("Listpack integrity check failed.");
+                v |= (long) (b[i] & 127) << shift;
+                if ((b[i] & 128) == 0) break;
+            }
             if (v != entryLen) throw new RdbException("Listpack integrity check failed.");
             p += bl;
             seen++;

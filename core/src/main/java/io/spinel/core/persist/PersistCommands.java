@@ -192,7 +192,9 @@ public final class PersistCommands {
         byte[] key = a.copy(1);
         Object entry;
         try {
-            RdbIn in = new RdbIn(a.buf(3), a.off(3), a.len(3) - 10);
+            // the whole payload, footer included: a value whose last length runs into the
+            // footer's bytes is read from them, as Redis's RESTORE reads it
+            RdbIn in = new RdbIn(a.buf(3), a.off(3), a.len(3));
             int type = in.readByte();
             if (!Rdb.isObjectType(type)) throw CommandError.err("Bad data format");
             // the expire is set below, once it is known to be in the future

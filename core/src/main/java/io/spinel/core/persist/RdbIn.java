@@ -132,11 +132,27 @@ public final class RdbIn {
     /** Set by {@link #readLenOrEncoding()} when the value read is a special string encoding. */
     private boolean encoded;
 
-    /** rdbLoadLen for plain lengths; a special encoding here is a format error. */
+    /**
+     * rdbLoadLen for plain lengths. A special-encoding byte here is read as its low six bits, as
+     * Redis's rdbLoadLen reads it when the caller does not ask about encodings.
+     */
     public long readLen() {
-        long v = readLenOrEncoding();
-        if (encoded) throw new RdbException("Unexpected special encoding where a length was expected");
-        return v;
+        return readLenOrEncoding();
+    }
+
+    /**
+     * A length where Redis does not check for its read error (a stream's IDs and counters): a
+     * first byte of no known length encoding is read as Redis's RDB_LENERR, all bits set (-1),
+     * and loading goes on from the next byte.
+     */
+    public long readLenUnchecked() {
+        if (pos >= limit && !fill(1)) throw eof();
+        int b = buf[pos] & 0xff;
+        if ((b & 0xC0) == 0x80 && b != Rdb.LEN_32BIT && b != Rdb.LEN_64BIT) {
+            pos++;
+            return -1;
+        }
+        return readLen();
     }
 
     /** A length that must fit an int (an element count or a string size Java can hold). */
@@ -294,11 +310,15 @@ public final class RdbIn {
         return ulen;
     }
 
-    /** Reads clen compressed bytes and expands them into out[0, ulen). */
+    /**
+     * Reads clen compressed bytes and expands them into out[0, ulen). An expanded length of 0
+     * takes whatever the bytes are, as in Redis, whose lzf_decompress answers 0 on any error.
+     */
     private byte[] decompress(int clen, byte[] out, int ulen) {
         if (in == null && clen > limit - pos) throw eof();
         byte[] c = clen > TRANSIENT_REUSE_LIMIT ? new byte[clen] : (compressedBuf = atLeast(compressedBuf, clen));
         readFully(c, 0, clen);
+        if (ulen == 0) return out;
         try {
             Lzf.decompress(c, 0, clen, out, 0, ulen);
         } catch (IllegalArgumentException e) {

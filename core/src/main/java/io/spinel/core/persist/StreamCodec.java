@@ -80,7 +80,7 @@ final class StreamCodec {
             int elements = 0;
             Listpack.Reader r;
             try {
-                r = new Listpack.Reader(lp, 0, lp.length);
+                r = new Listpack.Reader(lp, 0, lp.length).ignoringDeclaredCount();
                 while (r.next()) elements++;
             } catch (RdbException e) {
                 throw new RdbException("Stream listpack integrity check failed.");
@@ -94,12 +94,13 @@ final class StreamCodec {
             prev = master;
             s.addLoadedNode(master, lp, lp.length, elements);
         }
-        s.setLength(in.readLen());
-        s.setLastId(new StreamId(in.readLen(), in.readLen()));
+        // Redis reads these without checking for a length error (RdbIn.readLenUnchecked)
+        s.setLength(in.readLenUnchecked());
+        s.setLastId(new StreamId(in.readLenUnchecked(), in.readLenUnchecked()));
         if (v2) {
-            s.setFirstId(new StreamId(in.readLen(), in.readLen()));
-            s.setMaxDeletedId(new StreamId(in.readLen(), in.readLen()));
-            s.setEntriesAdded(in.readLen());
+            s.setFirstId(new StreamId(in.readLenUnchecked(), in.readLenUnchecked()));
+            s.setMaxDeletedId(new StreamId(in.readLenUnchecked(), in.readLenUnchecked()));
+            s.setEntriesAdded(in.readLenUnchecked());
         } else {
             s.setMaxDeletedId(StreamId.ZERO);
             s.setEntriesAdded(s.length());
@@ -110,8 +111,8 @@ final class StreamCodec {
         long groups = in.readLen();
         while (groups-- > 0) {
             byte[] name = in.readString();
-            StreamId last = new StreamId(in.readLen(), in.readLen());
-            long entriesRead = v2 ? in.readLen() : s.estimateDistanceFromFirstEverEntry(last);
+            StreamId last = new StreamId(in.readLenUnchecked(), in.readLenUnchecked());
+            long entriesRead = v2 ? in.readLenUnchecked() : s.estimateDistanceFromFirstEverEntry(last);
             StreamValue.Group g = s.createGroup(name, last, entriesRead);
             if (g == null) throw new RdbException("Duplicated consumer group name " + Bytes.latin1(name));
             long pel = in.readLen();
@@ -120,7 +121,7 @@ final class StreamCodec {
                 in.readFully(raw, 0, 16);
                 StreamId id = StreamId.decode(raw, 0);
                 long time = in.readLongLE();
-                long count = in.readLen();
+                long count = in.readLenUnchecked();
                 if (g.pel.putIfAbsent(id, new StreamValue.Nack(time, count, null)) != null) {
                     throw new RdbException("Duplicated global PEL entry loading stream consumer group");
                 }

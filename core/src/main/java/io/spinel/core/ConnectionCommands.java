@@ -146,7 +146,7 @@ final class ConnectionCommands {
                 setName(c, a.string(j + 1));
                 j++;
             } else {
-                throw CommandError.err("Syntax error in HELLO option '" + a.string(j) + "'");
+                throw CommandError.err("Syntax error in HELLO option '" + a.cString(j) + "'");
             }
         }
         if (!c.authenticated) {
@@ -213,7 +213,7 @@ final class ConnectionCommands {
         } else if (a.is(2, "lib-ver")) {
             c.libVersion = value.isEmpty() ? null : value;
         } else {
-            throw CommandError.err("Unrecognized option '" + a.string(2) + "'");
+            throw CommandError.err("Unrecognized option '" + a.cString(2) + "'");
         }
         c.reply().ok();
     }

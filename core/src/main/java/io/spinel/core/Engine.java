@@ -774,7 +774,7 @@ public final class Engine {
         Command cmd = commands.resolve(args);
         if (cmd == null) {
             if (args.count() > 1 && commands.isContainer(args.buf(0), args.off(0), args.len(0))) {
-                reject(c, null, "ERR unknown subcommand '" + truncate(args.string(1), 128) + "'. Try "
+                reject(c, null, "ERR unknown subcommand '" + truncate(args.cString(1), 128) + "'. Try "
                         + args.string(0).toUpperCase() + " HELP.");
             } else {
                 reject(c, null, unknownCommandMessage(args));

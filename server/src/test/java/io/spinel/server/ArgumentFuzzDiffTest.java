@@ -52,7 +52,9 @@ class ArgumentFuzzDiffTest {
         "WEIGHTS", "AGGREGATE", "SUM", "MIN", "MAX", "ASC", "DESC", "ALPHA", "WITHCOORD", "WITHDIST", "WITHHASH",
         "FROMMEMBER", "FROMLONLAT", "BYRADIUS", "BYBOX", "km", "m", "mi", "ft", "AND", "OR", "XOR", "NOT", "BIT",
         "BYTE", "OVERFLOW", "WRAP", "SAT", "FAIL", "u8", "i16", "#1", "LEN", "IDX", "MINMATCHLEN", "WITHMATCHLEN",
-        "REPLACE", "DB", "ABSTTL", "IDLETIME", "FREQ", "channel", "f", "m1", "a", "b", "13.36", "38.11", "90", "200"};
+        "REPLACE", "DB", "ABSTTL", "IDLETIME", "FREQ", "channel", "f", "m1", "a", "b", "13.36", "38.11", "90", "200",
+        // bytes past ASCII (a string is sent one byte per char): Latin-1, UTF-8, and a NUL
+        "\u00e9", "caf\u00c3\u00a9", "\u00ff\u0000x", "return '\u00e9'", "return \u00e9", "error('\u00e9')"};
 
     private Random rnd;
 

@@ -73,6 +73,37 @@ class RestoreFuzzDiffTest {
     }
 
     /**
+     * The same for FUNCTION RESTORE: Redis's FUNCTION DUMP of two libraries (one LZF-compressed)
+     * damaged, then restored with REPLACE on both; the libraries loaded must be the same.
+     */
+    @Test
+    void damagedFunctionPayloadsAreAcceptedAndRefusedAsRedisDoes() throws IOException {
+        long seed = Long.getLong("fuzz.seed", 7_12_2026L);
+        Random rnd = new Random(seed);
+        try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "function restore fuzz seed " + seed)) {
+            d.both("FUNCTION", "FLUSH");
+            d.redisOnly("FUNCTION", "LOAD", "#!lua name=lib1\nredis.register_function('f1', function(keys, args) return 1 end)");
+            d.redisOnly("FUNCTION", "LOAD", "#!lua name=lib2\nredis.register_function{function_name='f2', "
+                    + "callback=function(keys, args) return redis.call('get', keys[1]) end, flags={'no-writes'}}\n-- " + "x".repeat(100));
+            byte[] payload = bulk(d.redisOnly("FUNCTION", "DUMP"));
+            d.redisOnly("FUNCTION", "FLUSH");
+            int accepted = 0;
+            for (int step = 0; step < 3000; step++) {
+                d.setStep(step);
+                byte[] damaged = damaged(payload, rnd);
+                byte[] r = d.same("FUNCTION", "RESTORE", damaged, "REPLACE");
+                if (r[0] == '+') {
+                    accepted++;
+                    d.sameUnordered("FUNCTION", "LIST", "WITHCODE");
+                }
+                d.both("FUNCTION", "FLUSH");
+            }
+            if (accepted < 100) d.fail("only " + accepted + " damaged payloads accepted by both");
+            if (!d.mismatches().isEmpty()) fail(d.mismatches().size() + " differences:\n" + String.join("\n", d.mismatches()));
+        }
+    }
+
+    /**
      * The restored value read back. Not its DUMP: Redis keeps a valid listpack as it came, with
      * an element in a longer encoding than needed, where Spinel writes every element anew.
      */

@@ -500,7 +500,7 @@ public final class KeyCommands {
             else if (a.is(j, "xx")) flags |= EXP_XX;
             else if (a.is(j, "gt")) flags |= EXP_GT;
             else if (a.is(j, "lt")) flags |= EXP_LT;
-            else throw CommandError.err("Unsupported option " + a.string(j));
+            else throw CommandError.err("Unsupported option " + a.cString(j));
         }
         if ((flags & EXP_NX) != 0 && (flags & (EXP_XX | EXP_GT | EXP_LT)) != 0) {
             throw CommandError.err("NX and XX, GT or LT options at the same time are not compatible");

@@ -116,6 +116,16 @@ public final class Args {
         return Bytes.latin1(buf(i), offs[i], lens[i]);
     }
 
+    /**
+     * Argument i as a C string: up to its first NUL, as Redis's error texts quote an argument
+     * (printf's %s); one char per byte.
+     */
+    public String cString(int i) {
+        String s = string(i);
+        int nul = s.indexOf('\0');
+        return nul < 0 ? s : s.substring(0, nul);
+    }
+
     public boolean is(int i, String lowerToken) {
         return Bytes.equalsIgnoreCase(buf(i), offs[i], lens[i], lowerToken);
     }

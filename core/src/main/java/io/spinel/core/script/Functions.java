@@ -278,10 +278,10 @@ public final class Functions {
     /** Redis's luaExtractErrorInformation for errors of a load run (no error handler there). */
     private static String loadErrorMessage(Object v) {
         String msg = null;
-        if (v instanceof LuaString || v instanceof Double) msg = "ERR " + LuaValues.toLuaString(v).toUtf8();
+        if (v instanceof LuaString || v instanceof Double) msg = "ERR " + LuaValues.toLuaString(v).toString();
         if (v instanceof LuaTable) {
             Object e = ((LuaTable) v).getStr(LuaResp.ERR);
-            if (e instanceof LuaString || e instanceof Double) msg = LuaValues.toLuaString(e).toUtf8();
+            if (e instanceof LuaString || e instanceof Double) msg = LuaValues.toLuaString(e).toString();
         }
         return msg == null ? "(null)" : msg;
     }
@@ -420,7 +420,7 @@ public final class Functions {
                 pos++;
                 continue;
             }
-            throw CommandError.err("Unknown option given: " + a.string(pos));
+            throw CommandError.err("Unknown option given: " + a.cString(pos));
         }
         if (pos >= a.count()) throw CommandError.err("Function code is missing");
         String name;
@@ -455,7 +455,7 @@ public final class Functions {
                 pattern = a.copy(++i);
                 continue;
             }
-            throw CommandError.err("Unknown argument " + a.string(i));
+            throw CommandError.err("Unknown argument " + a.cString(i));
         }
         Reply r = c.reply();
         List<Library> libs = new ArrayList<>();
@@ -531,14 +531,8 @@ public final class Functions {
         if (!FunctionsPayload.verify(payload)) throw CommandError.err("DUMP payload version or checksum are wrong");
         LibCtx tmp = new LibCtx();
         try {
-            for (byte[] code : FunctionsPayload.read(payload)) {
-                try {
-                    create(code, false, tmp, 0);
-                } catch (LoadError e) {
-                    throw CommandError.err(e.getMessage());
-                }
-            }
-        } catch (FunctionsPayload.BadPayload e) {
+            FunctionsPayload.read(payload, code -> create(code, false, tmp, 0));
+        } catch (FunctionsPayload.BadPayload | LoadError e) {
             throw CommandError.err(e.getMessage());
         }
         if (policy == 0) {

@@ -72,12 +72,23 @@ final class FunctionsPayload {
         }
     }
 
-    /** The library codes in a verified payload, in order. */
-    static List<byte[]> read(byte[] p) throws BadPayload {
-        List<byte[]> codes = new ArrayList<>();
+    /** Takes each library's code as it is read; may refuse it (FUNCTION RESTORE compiles it). */
+    interface LibrarySink<E extends Exception> {
+        void accept(byte[] code) throws E;
+    }
+
+    /**
+     * Reads the library codes of a verified payload in order, handing each to the sink before
+     * the next is read, as Redis loads a library as soon as it is read: a bad record after a
+     * library that does not compile is not what the error names. A string is read from the
+     * whole payload, its footer included, as Redis's reader of the payload buffer does; records
+     * start until the footer.
+     */
+    static <E extends Exception> void read(byte[] p, LibrarySink<E> sink) throws BadPayload, E {
         int[] pos = {0};
-        int limit = p.length - 10;
-        while (limit - pos[0] > 0) {
+        int records = p.length - 10;
+        int limit = p.length;
+        while (records - pos[0] > 0) {
             int type = p[pos[0]++] & 0xff;
             if (type != OPCODE_FUNCTION && type != OPCODE_FUNCTION2) throw new BadPayload("given type is not a function");
             if (type == OPCODE_FUNCTION) {
@@ -96,12 +107,11 @@ final class FunctionsPayload {
                 b.write(name, 0, name.length);
                 b.write('\n');
                 b.write(blob, 0, blob.length);
-                codes.add(b.toByteArray());
+                sink.accept(b.toByteArray());
             } else {
-                codes.add(readString(p, pos, limit, "Failed loading library payload"));
+                sink.accept(readString(p, pos, limit, "Failed loading library payload"));
             }
         }
-        return codes;
     }
 
     // ---- RDB length and string encodings ---------------------------------------------------------
@@ -121,12 +131,15 @@ final class FunctionsPayload {
         }
     }
 
-    /** Length, or -1 when the bytes run out or an encoded-object marker stands there. */
+    /**
+     * Length, or -1 when the bytes run out or no length encoding stands there; an encoded-object
+     * marker reads as its six low bits, as Redis's rdbLoadLen reads it for a plain length.
+     */
     private static long readLen(byte[] p, int[] pos, int limit) {
         if (pos[0] >= limit) return -1;
         int b = p[pos[0]++] & 0xff;
         int type = (b & 0xc0) >> 6;
-        if (type == 0) return b & 0x3f;
+        if (type == 0 || type == 3) return b & 0x3f;
         if (type == 1) {
             if (pos[0] >= limit) return -1;
             return ((long) (b & 0x3f) << 8) | (p[pos[0]++] & 0xff);
@@ -209,6 +222,11 @@ final class FunctionsPayload {
                     long len = readLen(p, pos, limit);
                     if (pos[0] + clen > limit || len > Integer.MAX_VALUE || !Lzf.canExpandTo(clen, len)) throw new BadPayload(err);
                     byte[] outb = new byte[(int) len];
+                    // an expanded length of 0 takes any bytes: Redis's lzf_decompress answers 0 on error
+                    if (len == 0) {
+                        pos[0] += (int) clen;
+                        return outb;
+                    }
                     try {
                         Lzf.decompress(p, pos[0], (int) clen, outb, 0, (int) len);
                     } catch (IllegalArgumentException e) {

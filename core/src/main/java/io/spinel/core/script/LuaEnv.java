@@ -95,7 +95,7 @@ final class LuaEnv {
             Object key = th.stack()[base + 1];
             LuaString name = LuaValues.toLuaString(key);
             if (name == null) throw L.error(th, "Second argument to luaProtectedTableError must be a string or number");
-            throw L.error(th, "Script attempted to access nonexistent global variable '" + Interp.cString(name.toUtf8()) + "'");
+            throw L.error(th, "Script attempted to access nonexistent global variable '" + Interp.cString(name.toString()) + "'");
         });
     }
 

@@ -214,7 +214,7 @@ final class LuaResp {
         }
         msg = trimCrLf(msg);
         LuaTable t = new LuaTable();
-        t.rawset(ERR, LuaString.utf8(code + " " + msg));
+        t.rawset(ERR, LuaString.valueOf(code + " " + msg)); // one char per byte, as the script's strings
         return t;
     }
 

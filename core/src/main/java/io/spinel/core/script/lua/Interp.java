@@ -162,7 +162,7 @@ public final class Interp {
 
     /** Lua's luaL_error from a builtin: message prefixed with the caller's position. */
     public LuaError error(Coroutine th, String msg) {
-        return new LuaError(LuaString.utf8(where(th, 1) + msg));
+        return new LuaError(LuaString.valueOf(where(th, 1) + msg));
     }
 
     /** Adds the position prefix to a runtime error raised while th's top frame was running. */

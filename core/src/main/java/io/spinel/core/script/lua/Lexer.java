@@ -130,8 +130,12 @@ final class Lexer {
         ++linenumber;
     }
 
+    /**
+     * Lua's check_next, whose strchr(set, c) also finds a NUL byte (the set's own terminator):
+     * "a.\0" lexes as "a" "..", "1\0" as a numeral with an exponent mark.
+     */
     private boolean checkNext(String set) {
-        if (current == EOZ || set.indexOf(current) < 0) return false;
+        if (current == EOZ || current != 0 && set.indexOf(current) < 0) return false;
         saveAndNext();
         return true;
     }

@@ -31,7 +31,7 @@ public final class LuaError extends RuntimeException {
 
     /** An error whose value is exactly this message (no position added). */
     public static LuaError of(String message) {
-        return new LuaError(LuaString.utf8(message));
+        return new LuaError(LuaString.valueOf(message));
     }
 
     /** A runtime error raised from outside the interpreter package (position added like Lua's luaG_runerror). */
@@ -41,7 +41,7 @@ public final class LuaError extends RuntimeException {
 
     /** A runtime error: the position of the running Lua function is prepended when it is raised. */
     static LuaError runtime(String message) {
-        LuaError e = new LuaError(LuaString.utf8(message));
+        LuaError e = new LuaError(LuaString.valueOf(message));
         e.needsPosition = true;
         return e;
     }
@@ -61,6 +61,7 @@ public final class LuaError extends RuntimeException {
 
     @Override
     public String getMessage() {
-        return value instanceof LuaString ? ((LuaString) value).toUtf8() : String.valueOf(value);
+        // one char per byte: a reply made of it carries the script's own bytes
+        return value instanceof LuaString ? value.toString() : String.valueOf(value);
     }
 }

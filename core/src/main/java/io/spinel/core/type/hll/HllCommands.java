@@ -241,7 +241,7 @@ public final class HllCommands {
             }
             r.integer(converted ? 1 : 0);
         } else {
-            throw CommandError.err("Unknown PFDEBUG subcommand '" + a.string(1) + "'");
+            throw CommandError.err("Unknown PFDEBUG subcommand '" + a.cString(1) + "'");
         }
     }
 

@@ -111,8 +111,9 @@ public final class StreamCommands {
         return c.engine().keyspace().clock().millis();
     }
 
+    /** An argument as an error text quotes it: up to a NUL, as Redis's %s. */
     private static String arg(Client c, int i) {
-        return new String(c.args().copy(i), java.nio.charset.StandardCharsets.ISO_8859_1);
+        return c.args().cString(i);
     }
 
     private static CommandError subcommandSyntax(Client c) {
@@ -898,7 +899,7 @@ public final class StreamCommands {
             }
             cg = s.group(grpname);
             if (cg == null && (setid || a.is(1, "createconsumer") || a.is(1, "delconsumer"))) {
-                throw new CommandError("NOGROUP No such consumer group '" + Bytes.latin1(grpname) + "' for key name '"
+                throw new CommandError("NOGROUP No such consumer group '" + arg(c, 3) + "' for key name '"
                         + arg(c, 2) + "'");
             }
         }

@@ -126,30 +126,43 @@ public final class ConfigLoader {
     public void load(String text, Path base) throws ConfigError {
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
-            String raw = lines[i];
-            String line = raw.trim();
+            // trimmed of spaces, tabs, CR and LF only, and quoted so in an error, as Redis does
+            String line = trimBlanks(lines[i]);
             if (line.isEmpty() || line.startsWith("#")) continue;
             List<String> argv = SplitArgs.split(line);
-            if (argv == null) throw new ConfigError(i + 1, raw, "Unbalanced quotes in configuration line");
+            if (argv == null) throw new ConfigError(i + 1, line, "Unbalanced quotes in configuration line");
             if (argv.isEmpty()) continue;
             String name = argv.get(0).toLowerCase(Locale.ROOT);
             List<String> values = argv.subList(1, argv.size());
-            if (name.equals("user") && !values.isEmpty()) {
-                declareUser(i + 1, raw, values);
+            if (name.equals("user") && !values.isEmpty() && config.option(name) == null) {
+                declareUser(i + 1, line, values);
                 continue;
             }
             try {
                 apply(name, values, base);
             } catch (Config.ConfigException e) {
-                throw new ConfigError(i + 1, raw, e.getMessage());
+                throw new ConfigError(i + 1, line, e.getMessage());
+            }
+            if (moduleConfigLine < 0) {
+                moduleConfigLine = i + 1;
+                moduleConfigText = line;
             }
         }
+    }
+
+    /** sdstrim(line, " \t\r\n"): other control characters stay (String.trim would take them too). */
+    private static String trimBlanks(String s) {
+        int a = 0;
+        int e = s.length();
+        while (a < e && " \t\r\n".indexOf(s.charAt(a)) >= 0) a++;
+        while (e > a && " \t\r\n".indexOf(s.charAt(e - 1)) >= 0) e--;
+        return s.substring(a, e);
     }
 
     /**
      * Spinel has one user, "default", whose password is requirepass. A "user default" line (as
      * CONFIG REWRITE writes it, in Redis and in Spinel) is accepted when it describes that user;
-     * whether it agrees with requirepass is checked by {@link #checkUsers()} once all lines are
+     * whether it agrees with requirepass is checked by {@link #checkAfterLoading()} once all lines are
      * read, since either may come first.
      */
     private void declareUser(int lineNumber, String raw, List<String> values) throws ConfigError {
@@ -165,11 +178,17 @@ public final class ConfigLoader {
     }
 
     /**
-     * Applies the rules of the "user default" line, as Redis does on a reset user, and checks the
-     * result is what Spinel's single user can be: on, all keys, all channels, all commands, and
-     * no password when requirepass is empty, else requirepass as its only password.
+     * What can only be checked once every line is read: a module's option with no module to take
+     * it (Redis stops there), and the "user default" line, whose rules are applied as Redis does
+     * on a reset user, the result checked to be what Spinel's single user can be: on, all keys,
+     * all channels, all commands, and no password when requirepass is empty, else requirepass as
+     * its only password.
      */
-    public void checkUsers() throws ConfigError {
+    public void checkAfterLoading() throws ConfigError {
+        if (moduleConfigLine > 0) {
+            throw new ConfigError(moduleConfigLine, moduleConfigText,
+                    "Module Configuration detected without loadmodule directive or no ApplyConfig call: aborting");
+        }
         if (defaultUser == null) return;
         DefaultUserLine u = defaultUser;
         // a user line starts from a reset user: off, no password, no access, sanitize-payload
@@ -265,10 +284,25 @@ public final class ConfigLoader {
         }
     }
 
+    /**
+     * One directive, in Redis's order (loadServerConfigFromString): a known option first (one
+     * value unless it takes several), then the deprecated options Redis ignores, then the other
+     * directives, each with the argument count it needs, else "Bad directive".
+     */
     private void apply(String name, List<String> values, Path base) throws Config.ConfigException, ConfigError {
-        switch (name) {
+        Config.Option o = config.option(name);
+        if (o != null) {
+            if (!o.multiArg() && values.size() != 1) throw new Config.ConfigException("wrong number of arguments");
+            applyOption(o, values);
+            return;
+        }
+        if (DEPRECATED_IGNORED.contains(name) && values.size() == 1) return;
+        switch (values.size() == 1 && name.equals("include") ? "include"
+                : values.size() == 2 && name.equals("rename-command") ? "rename-command"
+                : !values.isEmpty() && name.equals("loadmodule") ? "loadmodule"
+                : name.indexOf('.') >= 0 ? "module-config"
+                : name.equals("sentinel") ? "sentinel" : "") {
             case "include":
-                if (values.size() != 1) throw new Config.ConfigException("Bad directive or wrong number of arguments");
                 Path p = Path.of(Config.fileName(values.get(0)));
                 if (!p.isAbsolute() && base != null) p = base.resolve(p);
                 try {
@@ -279,7 +313,6 @@ public final class ConfigLoader {
                 }
                 return;
             case "rename-command":
-                if (values.size() != 2) throw new Config.ConfigException("Bad directive or wrong number of arguments");
                 try {
                     renames.add(values.get(0), values.get(1));
                 } catch (IllegalArgumentException e) {
@@ -287,14 +320,40 @@ public final class ConfigLoader {
                 }
                 return;
             case "loadmodule":
+                throw new Config.ConfigException("'loadmodule' is not supported by Spinel yet");
+            case "module-config":
+                // a module's option: Redis queues it for the module, and with no module loaded
+                // stops once the file is read
+                if (values.isEmpty()) throw new Config.ConfigException("Module config specified without value");
+                if (moduleConfigLine == 0) moduleConfigLine = -1;
+                return;
             case "sentinel":
-                throw new Config.ConfigException("'" + name + "' is not supported by Spinel yet");
+                // alone, the line is ignored (sentinel mode comes from the command line)
+                if (!values.isEmpty()) throw new Config.ConfigException("sentinel directive while not in sentinel mode");
+                return;
             default:
-                break;
+                throw new Config.ConfigException("Bad directive or wrong number of arguments");
         }
-        Config.Option o = config.option(name);
-        if (o == null || values.isEmpty() || (!o.multiArg() && values.size() != 1)) {
-            throw new Config.ConfigException("Bad directive or wrong number of arguments");
+    }
+
+    /** Options Redis 7.0 still reads and ignores (deprecatedConfig), with one value. */
+    private static final Set<String> DEPRECATED_IGNORED = Set.of("list-max-ziplist-entries", "list-max-ziplist-value",
+            "lua-replicate-commands");
+
+    /** The first line that set a module's option (-1 while being read, 0 if none): no module can take it. */
+    private int moduleConfigLine;
+    private String moduleConfigText;
+
+    private void applyOption(Config.Option o, List<String> values) throws Config.ConfigException {
+        if (o.multiArg() && values.size() == 1 && !values.get(0).isEmpty()) {
+            // one argument to an option of several is split at its spaces (save "900 1"); one
+            // that does not split (unbalanced quotes) counts as none, as in Redis
+            List<String> split = SplitArgs.split(values.get(0));
+            values = split == null ? List.of() : split;
+        }
+        if (o.name.equals("replicaof")) {
+            checkReplicaOf(values);
+            return;
         }
         String value;
         if (o.multiArg()) {
@@ -310,5 +369,35 @@ public final class ConfigLoader {
             value = values.get(0);
         }
         config.apply(o, config.validate(o, value));
+    }
+
+    /**
+     * replicaof (slaveof): checked as Redis checks it, a host and a port of 0..65535 that strtol
+     * reads whole, or "no one". Spinel does not replicate, so a master is then refused.
+     */
+    private static void checkReplicaOf(List<String> values) throws Config.ConfigException {
+        if (values.size() != 2) throw new Config.ConfigException("wrong number of arguments");
+        if (values.get(0).equalsIgnoreCase("no") && values.get(1).equalsIgnoreCase("one")) return;
+        if (!strtolWhole(values.get(1), 0, 65535)) throw new Config.ConfigException("Invalid master port");
+        throw new Config.ConfigException("Spinel does not implement replication yet: 'replicaof' can only be 'no one'");
+    }
+
+    /** Whether C's strtol(s, &end, 10) reads all of s (leading blanks and a sign allowed; "" reads as 0) into [min, max]. */
+    static boolean strtolWhole(String s, long min, long max) {
+        int i = 0;
+        int n = s.length();
+        while (i < n && (s.charAt(i) == ' ' || (s.charAt(i) >= '\t' && s.charAt(i) <= '\r'))) i++;
+        boolean negative = false;
+        if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) negative = s.charAt(i++) == '-';
+        int digits = i;
+        long v = 0;
+        while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
+            v = v * 10 + (s.charAt(i++) - '0');
+            if (v > 1_000_000_000L) v = 1_000_000_000L; // far past any bound asked for
+        }
+        if (i == digits) return n == 0; // no digits: strtol stops at the start, so only "" is read whole
+        if (i != n) return false;
+        if (negative) v = -v;
+        return v >= min && v <= max;
     }
 }

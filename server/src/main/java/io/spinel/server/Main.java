@@ -127,7 +127,7 @@ public final class Main {
                 }
             }
             loader.load(ConfigLoader.optionsToConfig(args), null);
-            loader.checkUsers();
+            loader.checkAfterLoading();
         } catch (ConfigLoader.ConfigError e) {
             System.err.println(e.report(Engine.SPINEL_VERSION));
             System.exit(1);
@@ -200,6 +200,11 @@ public final class Main {
                 try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
                     config.set("port", Integer.toString(probe.getLocalPort()));
                 }
+            }
+            // as Redis before it loads anything: a server no client can reach stops
+            boolean tcp = config.getInt("port") != 0 && !config.get("bind").isEmpty();
+            if (!tcp && config.get("unixsocket").isEmpty()) {
+                throw new IllegalStateException("Configured to not listen anywhere, exiting.");
             }
             io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, log);
             // checked line by line while the configuration loaded: these cannot fail now

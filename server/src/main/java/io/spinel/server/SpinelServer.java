@@ -300,6 +300,10 @@ public final class SpinelServer implements AutoCloseable {
      * When a required address fails, what this call opened is closed again.
      */
     private int listenTcp(String bindSpec, int wantedPort) throws IOException {
+        if (bindSpec.isEmpty()) { // bind "": no TCP listener, the port stays what was asked
+            boundAddresses = bindSpec;
+            return wantedPort;
+        }
         int backlog = config.getInt("tcp-backlog");
         int keepalive = config.getInt("tcp-keepalive");
         int bindPort = wantedPort;

@@ -13,7 +13,7 @@ class ConfigLoaderUserTest {
     private static ConfigLoader load(String text) throws Exception {
         ConfigLoader loader = new ConfigLoader(new Config());
         loader.load(text, null);
-        loader.checkUsers();
+        loader.checkAfterLoading();
         return loader;
     }
 

@@ -182,7 +182,7 @@ class ConfigRewriteDiffTest {
             loader.loadFile(file);
             String[] a = args();
             loader.load(ConfigLoader.optionsToConfig(Arrays.asList(a).subList(1, a.length)), null);
-            loader.checkUsers();
+            loader.checkAfterLoading();
             io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, Log.silent());
             loader.renames().applyTo(engine.commands());
             spinel = SpinelServer.start(engine, SpinelServer.newStandaloneTransport());

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The redis-server compatible command line, run as a separate JVM as a user runs it. */
 class LauncherTest {
@@ -431,6 +432,39 @@ class LauncherTest {
         b.writeBytes(value);
         b.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
         return b.toByteArray();
+    }
+
+    /**
+     * bind "" opens no TCP listener (clients come through the unix socket), and a server that
+     * listens nowhere stops before it loads anything, as Redis does.
+     */
+    @Test
+    void bindNothingListensOnTheUnixSocketOnlyAndNowhereStops(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path socket = dir.resolve("s.sock");
+        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port), "--bind", "", "--unixsocket", socket.toString(),
+                "--dir", dir.toString());
+        try {
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!Files.exists(socket) && System.currentTimeMillis() < deadline) Thread.sleep(100);
+            assertThat(socket).exists();
+            try (var ch = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(socket))) {
+                ch.write(java.nio.ByteBuffer.wrap("*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$4\r\nbind\r\n".getBytes(StandardCharsets.US_ASCII)));
+                java.nio.ByteBuffer in = java.nio.ByteBuffer.allocate(100);
+                String expected = "*2\r\n$4\r\nbind\r\n$0\r\n\r\n";
+                while (in.position() < expected.length() && ch.read(in) > 0) { }
+                assertThat(new String(in.array(), 0, in.position(), StandardCharsets.US_ASCII)).isEqualTo(expected);
+            }
+            assertThatThrownBy(() -> new RawClient(port).close()).isInstanceOf(IOException.class);
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+        Path log = dir.resolve("nowhere.log");
+        Process nowhere = launch(log, "--port", "0", "--dir", dir.toString());
+        assertThat(nowhere.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(nowhere.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(log)).contains("Configured to not listen anywhere, exiting.");
     }
 
     @Test

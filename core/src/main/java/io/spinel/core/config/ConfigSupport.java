@@ -212,9 +212,9 @@ public final class ConfigSupport {
                 case "dir":
                     return validateDir(v);
                 case "bind": {
+                    // no address at all: no TCP listener (Redis listens on the unix socket only)
                     String t = v.trim();
-                    if (t.isEmpty()) throw new Config.ConfigException("Too many bind addresses specified.");
-                    return String.join(" ", Config.words(t));
+                    return t.isEmpty() ? "" : String.join(" ", Config.words(t));
                 }
                 case "notify-keyspace-events": {
                     int flags = Notify.parse(v);
@@ -306,6 +306,7 @@ public final class ConfigSupport {
      * limits and printed in Redis's canonical form (bytes, "slave" for replicas).
      */
     static String validateOutputBufferLimit(String v, String current) throws Config.ConfigException {
+        if (v.trim().isEmpty()) return current; // no class named: nothing changes, as in Redis
         String[] cur = current.split(" ");
         java.util.Map<String, String[]> classes = new java.util.LinkedHashMap<>();
         for (int i = 0; i + 3 < cur.length; i += 4) {

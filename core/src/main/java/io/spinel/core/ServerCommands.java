@@ -307,7 +307,7 @@ final class ServerCommands {
         r.mapHeader(found.size());
         for (Map.Entry<String, Config.Option> e : found.entrySet()) {
             r.bulk(e.getKey());
-            r.bulk(Bytes.ascii(c.engine.configValueForGet(e.getValue()))); // a value's bytes (Config)
+            r.bulkLatin1(c.engine.configValueForGet(e.getValue())); // a value's bytes (Config)
         }
     }
 

@@ -151,7 +151,7 @@ public final class ConfigLoader {
     }
 
     /** sdstrim(line, " \t\r\n"): other control characters stay (String.trim would take them too). */
-    private static String trimBlanks(String s) {
+    static String trimBlanks(String s) {
         int a = 0;
         int e = s.length();
         while (a < e && " \t\r\n".indexOf(s.charAt(a)) >= 0) a++;

@@ -292,11 +292,7 @@ public final class ConfigRewriter {
 
         /** Redis trims config lines of spaces, tabs, CR and LF at both ends. */
         private static String trim(String s) {
-            int from = 0;
-            int to = s.length();
-            while (from < to && " \t\r\n".indexOf(s.charAt(from)) >= 0) from++;
-            while (to > from && " \t\r\n".indexOf(s.charAt(to - 1)) >= 0) to--;
-            return s.substring(from, to);
+            return ConfigLoader.trimBlanks(s);
         }
 
         void markProcessed(String option) {

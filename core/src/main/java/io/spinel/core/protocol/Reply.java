@@ -308,6 +308,16 @@ public final class Reply {
                 return;
             }
         }
+        bulkLatin1(s);
+    }
+
+    /** A bulk string of a string of bytes, one char each (a config value, an argument's copy). */
+    public void bulkLatin1(String s) {
+        int n = s.length();
+        if (n > SPILL_THRESHOLD) {
+            bulk(s.getBytes(StandardCharsets.ISO_8859_1));
+            return;
+        }
         ensure(n + 16);
         buf[len++] = '$';
         len = Bytes.writeLong(buf, len, n);

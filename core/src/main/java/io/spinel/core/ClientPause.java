@@ -50,8 +50,7 @@ final class ClientPause {
     private static void pauseCommand(Client c) {
         int type = ALL;
         if (c.argc() > 4) {
-            throw CommandError.err("unknown subcommand or wrong number of arguments for '" + c.argString(1)
-                    + "'. Try CLIENT HELP.");
+            throw CommandError.subcommandSyntax(c.args());
         }
         if (c.argc() == 4) {
             if (c.argIs(3, "write")) type = WRITE;

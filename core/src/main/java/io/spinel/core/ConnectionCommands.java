@@ -395,15 +395,15 @@ final class ConnectionCommands {
 
     static void unblock(Client c) {
         Args a = c.args();
-        long id = c.argLong(2);
+        // as Redis checks them: the count, then the reason, then the id
+        if (a.count() > 4) throw CommandError.subcommandSyntax(a);
         boolean withError = false;
         if (a.count() == 4) {
             if (a.is(3, "timeout")) withError = false;
             else if (a.is(3, "error")) withError = true;
             else throw CommandError.err("CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
-        } else if (a.count() > 4) {
-            throw CommandError.SYNTAX;
         }
+        long id = c.argLong(2);
         Client target = c.engine.client(id);
         c.reply().integer(target != null && target != c && c.engine.unblock(target, withError) ? 1 : 0);
     }

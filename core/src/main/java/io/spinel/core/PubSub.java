@@ -328,8 +328,7 @@ final class PubSub {
 
     void listChannels(Client c, boolean shard) {
         Args a = c.args();
-        if (a.count() > 3) throw CommandError.err("unknown subcommand or wrong number of arguments for '"
-                + a.string(1) + "'. Try PUBSUB HELP.");
+        if (a.count() > 3) throw CommandError.subcommandSyntax(a);
         byte[] pat = a.count() == 3 ? a.copy(2) : null;
         List<byte[]> out = new ArrayList<>();
         for (Name n : (shard ? shardChannels : channels).keySet()) {

@@ -491,8 +491,7 @@ final class ServerCommands {
                     "SLEEP <seconds>",
                     "    Stop the server for <seconds> (decimals allowed).");
         } else {
-            throw CommandError.err("unknown subcommand or wrong number of arguments for '" + a.cString(1)
-                    + "'. Try DEBUG HELP.");
+            throw CommandError.subcommandSyntax(a);
         }
     }
 

@@ -113,8 +113,7 @@ final class SlowLog {
             if (count < -1) throw range;
             if (count == -1) count = log.entries.size();
         } else if (c.argc() > 3) {
-            throw CommandError.err("unknown subcommand or wrong number of arguments for '" + c.argString(1)
-                    + "'. Try " + c.argString(0).toUpperCase(java.util.Locale.ROOT) + " HELP.");
+            throw CommandError.subcommandSyntax(c.args());
         }
         int sent = (int) Math.min(count, log.entries.size());
         Reply r = c.reply();

@@ -25,4 +25,16 @@ public class CommandError extends RuntimeException {
     public static CommandError err(String message) {
         return new CommandError("ERR " + message);
     }
+
+    /**
+     * Redis's addReplySubcommandSyntaxError: a subcommand unknown, or known with the wrong
+     * number of arguments. The subcommand is quoted as printf's %.128s quotes it (up to 128
+     * bytes and its first NUL).
+     */
+    public static CommandError subcommandSyntax(io.spinel.core.protocol.Args a) {
+        String sub = a.cString(1);
+        if (sub.length() > 128) sub = sub.substring(0, 128);
+        return err("unknown subcommand or wrong number of arguments for '" + sub + "'. Try "
+                + a.cString(0).toUpperCase(java.util.Locale.ROOT) + " HELP.");
+    }
 }

@@ -507,8 +507,7 @@ public final class Functions {
     }
 
     private static CommandError subcommandSyntax(Client c) {
-        return CommandError.err("unknown subcommand or wrong number of arguments for '" + c.argString(1)
-                + "'. Try " + c.argString(0).toUpperCase(Locale.ROOT) + " HELP.");
+        return CommandError.subcommandSyntax(c.args());
     }
 
     private void dump(Client c) {

@@ -117,8 +117,7 @@ public final class StreamCommands {
     }
 
     private static CommandError subcommandSyntax(Client c) {
-        return CommandError.err("unknown subcommand or wrong number of arguments for '" + arg(c, 1) + "'. Try "
-                + c.argString(0).toUpperCase(Locale.ROOT) + " HELP.");
+        return CommandError.subcommandSyntax(c.args());
     }
 
     /**

@@ -134,7 +134,7 @@ public final class ConfigLoader {
             if (argv.isEmpty()) continue;
             String name = argv.get(0).toLowerCase(Locale.ROOT);
             List<String> values = argv.subList(1, argv.size());
-            if (name.equals("user") && !values.isEmpty() && config.option(name) == null) {
+            if (name.equals("user") && !values.isEmpty()) {
                 declareUser(i + 1, line, values);
                 continue;
             }

@@ -34,11 +34,6 @@ public final class LuaString implements Comparable<LuaString> {
         return wrap(s.getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    /** A Java string encoded as UTF-8 (text that may hold any character, e.g. error messages). */
-    public static LuaString utf8(String s) {
-        return wrap(s.getBytes(StandardCharsets.UTF_8));
-    }
-
     public int length() {
         return bytes.length;
     }

@@ -1166,21 +1166,15 @@ public final class Engine {
     }
 
     private static String unknownCommandMessage(Args args) {
-        String name = cString(args.string(0));
+        String name = args.cString(0);
         StringBuilder sb = new StringBuilder();
         // Arguments shown until the preview reaches 128 chars, each cut to what fits.
         for (int i = 1; i < args.count() && sb.length() < 128; i++) {
-            String a = cString(args.string(i));
+            String a = args.cString(i);
             int room = 128 - sb.length();
             sb.append('\'').append(a, 0, Math.min(a.length(), room)).append("' ");
         }
         return "ERR unknown command '" + truncate(name, 128) + "', with args beginning with: " + sb;
-    }
-
-    /** Up to the first NUL: Redis formats these names and arguments with printf's %s. */
-    private static String cString(String s) {
-        int nul = s.indexOf('\0');
-        return nul < 0 ? s : s.substring(0, nul);
     }
 
     static String truncate(String s, int n) {

@@ -27,21 +27,15 @@ final class Lolwut {
 
     private static void lolwut(Client c) {
         Args a = c.args();
-        int first = 1; // where the version's own arguments start
-        String version = Engine.REDIS_VERSION;
+        // Redis picks by its own version (7.0.15: the version line alone) or by VERSION n, cast
+        // to an unsigned int: 5 draws Schotter, 6 the skyline, any other the line alone
+        int version = 7;
+        int first = 1; // where the drawing's own arguments start
         if (a.count() >= 3 && a.is(1, "version")) {
-            // Redis prints the number as an unsigned int and picks by the text: 5 and 6 draw
-            version = Integer.toUnsignedString((int) c.argLong(2)) + ".0.0";
+            version = (int) c.argLong(2);
             first = 3;
         }
-        String art;
-        if (version.startsWith("5.") && !version.startsWith("5.9") || version.startsWith("4.9")) {
-            art = schotter(c, first);
-        } else if (version.startsWith("6.") && !version.startsWith("6.9") || version.startsWith("5.9")) {
-            art = skyline(c, first);
-        } else {
-            art = "";
-        }
+        String art = version == 5 ? schotter(c, first) : version == 6 ? skyline(c, first) : "";
         c.reply().verbatim(art + "Redis ver. " + Engine.REDIS_VERSION + "\n", "txt");
     }
 

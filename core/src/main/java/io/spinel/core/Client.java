@@ -102,7 +102,8 @@ public final class Client {
     String libName;
     String libVersion;
     boolean authenticated;
-    String user = "default";
+    /** The ACL user the connection runs as (the default user until AUTH or HELLO names another). */
+    io.spinel.core.acl.AclUser user;
     final long createdAt;
     long lastInteraction;
     Command lastCommand;

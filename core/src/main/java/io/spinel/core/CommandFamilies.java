@@ -49,6 +49,7 @@ public final class CommandFamilies {
     private static final int EVAL_SCRIPTS = 25;
     private static final int FUNCTIONS = 26;
     private static final int LOLWUT = 27;
+    private static final int ACL_COMMANDS = 28;
 
     /**
      * Which big arguments the query buffer reads with room for a command to keep them: SET key
@@ -170,6 +171,9 @@ public final class CommandFamilies {
                 "fcall", "fcall_ro", "function|load", "function|delete", "function|list", "function|flush",
                 "function|dump", "function|restore", "function|stats", "function|kill", "function|help");
         t.registerLazily(new FamilyHandlers(LOLWUT), "lolwut");
+        t.registerLazily(new FamilyHandlers(ACL_COMMANDS),
+                "acl|setuser", "acl|deluser", "acl|getuser", "acl|list", "acl|users", "acl|whoami", "acl|load",
+                "acl|save", "acl|cat", "acl|genpass", "acl|log", "acl|dryrun", "acl|help");
     }
 
     /**
@@ -217,6 +221,7 @@ public final class CommandFamilies {
                 case EVAL_SCRIPTS: return io.spinel.core.script.EvalScripts.handler(name);
                 case FUNCTIONS: return io.spinel.core.script.Functions.handler(name);
                 case LOLWUT: return Lolwut.handler(name);
+                case ACL_COMMANDS: return AclCommands.handler(name);
                 default: throw new IllegalStateException("no command family " + family);
             }
         }

@@ -8,15 +8,12 @@ import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Connection commands (Redis's networking.c and acl.c parts): PING, ECHO, SELECT, AUTH, HELLO,
- * QUIT, RESET and CLIENT. There are no ACL users yet: the only user is "default", whose password
- * is requirepass.
+ * QUIT, RESET and CLIENT. Users and their passwords are the ACL's ({@link io.spinel.core.acl.Acl}).
  */
 final class ConnectionCommands {
     private ConnectionCommands() {
@@ -85,25 +82,20 @@ final class ConnectionCommands {
         c.reply().ok();
     }
 
-    /** Checks a user/password pair; there is one user, "default", with password requirepass. */
+    /**
+     * Checks a user/password pair (Redis's ACLAuthenticateUser): on success the connection runs
+     * as that user; a failure is logged (reason "auth", the command's name as typed).
+     */
     private static boolean authenticate(Client c, String user, byte[] password) {
-        String pass = c.engine.requirePass;
-        boolean ok = user.equals("default")
-                && (pass.isEmpty() || MessageDigest.isEqual(sha256(pass.getBytes(StandardCharsets.ISO_8859_1)),
-                        sha256(password)));
-        if (ok) {
+        io.spinel.core.acl.AclUser u = c.engine.acl.authenticate(user, password);
+        if (u != null) {
             c.authenticated = true;
-            c.user = "default";
+            c.user = u;
+            return true;
         }
-        return ok;
-    }
-
-    private static byte[] sha256(byte[] b) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(b);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        c.engine.acl.log(io.spinel.core.acl.Acl.DENIED_AUTH, c.multi != null ? "multi" : "toplevel", c.args().copy(0),
+                user, clientInfo(c));
+        return false;
     }
 
     static void auth(Client c) {
@@ -112,7 +104,7 @@ final class ConnectionCommands {
         String user;
         byte[] pass;
         if (a.count() == 2) {
-            if (c.engine.requirePass.isEmpty()) {
+            if (c.engine.acl.defaultUser().nopass()) {
                 throw CommandError.err("AUTH <password> called without any password configured for the default "
                         + "user. Are you sure your configuration is correct?");
             }
@@ -176,8 +168,7 @@ final class ConnectionCommands {
     static void reset(Client c) {
         c.db = c.engine.keyspace.db(0);
         c.reply().setProtocol(2);
-        c.authenticated = c.engine.requirePass.isEmpty();
-        c.user = "default";
+        c.engine.setDefaultUser(c);
         c.name = null;
         c.replyMode = 0;
         c.skipThisReply = false;
@@ -285,7 +276,7 @@ final class ConnectionCommands {
                 + " tot-mem=" + totMem
                 + " events=r"
                 + " cmd=" + cmd
-                + " user=" + c.user
+                + " user=" + c.user.name
                 + " redir=" + c.engine.trackingRedirect(c)
                 + " resp=" + c.resp()
                 + " lib-name=" + (c.libName == null ? "" : c.libName)
@@ -339,7 +330,8 @@ final class ConnectionCommands {
 
     static void kill(Client c) {
         Args a = c.args();
-        String addr = null, laddr = null, type = null, user = null;
+        String addr = null, laddr = null, type = null;
+        io.spinel.core.acl.AclUser user = null;
         long id = 0;
         boolean skipMe = true;
         if (a.count() == 3) {
@@ -359,8 +351,9 @@ final class ConnectionCommands {
                 } else if (a.is(i, "laddr") && more) {
                     laddr = a.string(i + 1);
                 } else if (a.is(i, "user") && more) {
-                    user = a.string(i + 1);
-                    if (!user.equals("default")) throw CommandError.err("No such user '" + user + "'");
+                    String name = a.string(i + 1);
+                    user = c.engine.acl.user(name);
+                    if (user == null) throw CommandError.err("No such user '" + a.cString(i + 1) + "'");
                 } else if (a.is(i, "skipme") && more) {
                     if (a.is(i + 1, "yes")) skipMe = true;
                     else if (a.is(i + 1, "no")) skipMe = false;
@@ -377,7 +370,7 @@ final class ConnectionCommands {
             if (laddr != null && !o.connection.localAddress().equals(laddr)) continue;
             if (type != null && !isType(o, type)) continue;
             if (id != 0 && o.id != id) continue;
-            if (user != null && !o.user.equals(user)) continue;
+            if (user != null && o.user != user) continue;
             if (o == c && skipMe) continue;
             if (o == c) killSelf = true;
             else victims.add(o);

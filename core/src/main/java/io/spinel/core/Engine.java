@@ -52,6 +52,8 @@ public final class Engine {
     private final SharedQueryBuffer sharedQueryBuffer = new SharedQueryBuffer();
     final Transactions transactions = new Transactions(this);
     final PubSub pubsub;
+    /** The ACL users, the permission checks and the ACL log. */
+    final io.spinel.core.acl.Acl acl;
     final Tracking tracking;
     final Evictor evictor;
     final SlowLog slowlog = new SlowLog();
@@ -129,6 +131,9 @@ public final class Engine {
         this.keyspace = new Keyspace(config.getInt("databases"), keyspaceListener);
         this.encodings = new io.spinel.core.keyspace.EncodingConfig(config);
         this.pubsub = new PubSub(this);
+        this.acl = new io.spinel.core.acl.Acl(() -> config.get("acl-pubsub-default").equals("allchannels"),
+                () -> config.getLong("acllog-max-len"));
+        acl.setHooks(new AclClients());
         this.tracking = new Tracking(this);
         this.evictor = new Evictor(this);
         CommandFamilies.registerAll(commands);
@@ -176,7 +181,10 @@ public final class Engine {
         switch (o.name) {
             case "proto-max-bulk-len" -> protoMaxBulkLen = Long.parseLong(o.value());
             case "client-query-buffer-limit" -> queryBufferLimit = Long.parseLong(o.value());
-            case "requirepass" -> requirePass = o.value();
+            case "requirepass" -> {
+                requirePass = o.value();
+                acl.updateDefaultUserPassword(requirePass);
+            }
             case "maxclients" -> maxClients = Integer.parseInt(o.value());
             case "timeout" -> idleTimeoutSeconds = Long.parseLong(o.value());
             case "protected-mode" -> protectedMode = o.value().equals("yes");
@@ -339,6 +347,7 @@ public final class Engine {
      */
     public Client newInternalClient(long id, Client.Connection conn) {
         Client c = new Client(id, this, conn, keyspace.db(0), System.currentTimeMillis());
+        c.user = acl.defaultUser();
         c.script = true;
         return c;
     }
@@ -653,7 +662,7 @@ public final class Engine {
             stats.rejectedConnections++;
             return null;
         }
-        if (protectedMode && requirePass.isEmpty() && !conn.isLocal()) {
+        if (protectedMode && acl.defaultUser().nopass() && !conn.isLocal()) {
             byte[] msg = Bytes.ascii(PROTECTED_MODE_DENIED);
             conn.write(msg, 0, msg.length);
             conn.flush();
@@ -663,7 +672,7 @@ public final class Engine {
         }
         long now = System.currentTimeMillis();
         Client c = new Client(nextClientId++, this, conn, keyspace.db(0), now);
-        c.authenticated = requirePass.isEmpty();
+        setDefaultUser(c);
         clients.put(c.id, c);
         c.memTracked = true;
         updateClientMemory(c);
@@ -724,7 +733,7 @@ public final class Engine {
         long clock = System.nanoTime();
         c.lastInteraction = keyspace.systemMillis(clock);
         while (!c.closed && !c.closeAfterReply && !c.paused) {
-            int r = reader.next(!c.authenticated, protoMaxBulkLen);
+            int r = reader.next(authRequired(c), protoMaxBulkLen);
             if (r == RespReader.NEED_MORE) break;
             if (r == RespReader.ERROR) {
                 c.error("ERR " + reader.error());
@@ -797,9 +806,26 @@ public final class Engine {
                 return;
             }
         }
-        if (!c.authenticated && !cmd.has(CommandFlags.NO_AUTH)) {
+        if (authRequired(c) && !cmd.has(CommandFlags.NO_AUTH)) {
             reject(c, cmd, "NOAUTH Authentication required.");
             return;
+        }
+        if (c.multi != null && cmd.has(CommandFlags.NO_MULTI)) {
+            reject(c, cmd, "ERR Command not allowed inside a transaction");
+            return;
+        }
+        if (!c.user.unrestricted()) {
+            int denied = aclCheck(c, c.user, cmd, args, c.multi != null ? "multi" : "toplevel");
+            if (denied != io.spinel.core.acl.Acl.OK) {
+                reject(c, cmd, switch (denied) {
+                    case io.spinel.core.acl.Acl.DENIED_CMD -> "NOPERM this user has no permissions to run the '"
+                            + cmd.name + "' command";
+                    case io.spinel.core.acl.Acl.DENIED_KEY ->
+                            "NOPERM this user has no permissions to access one of the keys used as arguments";
+                    default -> "NOPERM this user has no permissions to access one of the channels used as arguments";
+                });
+                return;
+            }
         }
         tracking.limitTable();
         // Clients that use too much go first (before keys), once the last command's output is counted.
@@ -862,10 +888,6 @@ public final class Engine {
             return;
         }
         if (c.multi != null) {
-            if (cmd.has(CommandFlags.NO_MULTI)) {
-                reject(c, cmd, "ERR Command not allowed inside a transaction");
-                return;
-            }
             if (!Transactions.runsImmediately(cmd)) {
                 transactions.queue(c, cmd);
                 return;
@@ -1266,6 +1288,97 @@ public final class Engine {
         blocking.keyTouched(db, k, off, len);
     }
 
+    // ---- ACL ----------------------------------------------------------------------------------
+
+    public io.spinel.core.acl.Acl acl() {
+        return acl;
+    }
+
+    /** A connection's user and state as it starts, and after RESET: the default user, authenticated if it needs no password. */
+    void setDefaultUser(Client c) {
+        io.spinel.core.acl.AclUser d = acl.defaultUser();
+        c.user = d;
+        c.authenticated = d.nopass() && d.enabled();
+    }
+
+    /** Redis's authRequired: the default user needs a password (or is off) and the client has not authenticated. */
+    boolean authRequired(Client c) {
+        io.spinel.core.acl.AclUser d = acl.defaultUser();
+        return (!d.nopass() || !d.enabled()) && !c.authenticated;
+    }
+
+    /**
+     * Checks a command against a user's permissions and logs a denial (context "toplevel",
+     * "multi" or "lua"); returns the Acl result. {@code c} is the client that asks (for a script,
+     * its caller), args the command's arguments.
+     */
+    public int aclCheck(Client c, io.spinel.core.acl.AclUser user, Command cmd, Args args, String context) {
+        int denied = acl.check(user, cmd, args);
+        if (denied != io.spinel.core.acl.Acl.OK) {
+            int pos = acl.deniedPos();
+            byte[] object = denied == io.spinel.core.acl.Acl.DENIED_CMD ? Bytes.ascii(cmd.name) : args.copy(pos);
+            acl.log(denied, context, object, user.name, ConnectionCommands.clientInfo(c));
+        }
+        return denied;
+    }
+
+    /**
+     * Whether the client's user may run its current command and read every key (SORT's BY and
+     * GET patterns read keys the arguments do not name: Redis's ACLUserCheckCmdWithUnrestrictedKeyAccess).
+     */
+    public boolean mayReadEveryKey(Client c) {
+        return c.user.unrestricted() || acl.checkWithEveryKey(c.user, c.currentCommand, c.args, false);
+    }
+
+    /** The user a client runs as. */
+    public io.spinel.core.acl.AclUser userOf(Client c) {
+        return c.user;
+    }
+
+    /**
+     * The check of a command a script runs (Redis's scriptVerifyACL): the script's client takes
+     * its caller's user, and a denial is logged as the caller's, in context "lua".
+     */
+    public int aclCheckFromScript(Client caller, Client scriptClient, Command cmd, Args args) {
+        scriptClient.user = caller.user;
+        if (caller.user.unrestricted()) return io.spinel.core.acl.Acl.OK;
+        return aclCheck(caller, caller.user, cmd, args, "lua");
+    }
+
+    /** What the ACL asks of the connected clients when users go or lose channels. */
+    private final class AclClients implements io.spinel.core.acl.Acl.Hooks {
+        @Override
+        public void userRemoved(io.spinel.core.acl.AclUser u) {
+            for (Client c : new ArrayList<>(clients.values())) {
+                if (c.user != u) continue;
+                c.user = acl.defaultUser();
+                c.authenticated = false;
+                if (c == currentClient) c.closeAfterReply();
+                else closeClient(c);
+            }
+        }
+
+        @Override
+        public void channelsRevoked(io.spinel.core.acl.AclUser u, List<String> allowed) {
+            for (Client c : new ArrayList<>(clients.values())) {
+                if (c.user != u || c.subscriptions == null || !c.subscriptions.any()) continue;
+                boolean kill = false;
+                for (PubSub.Name n : c.subscriptions.patterns) {
+                    kill |= !io.spinel.core.acl.Acl.channelAllowed(allowed, n.bytes, true);
+                }
+                for (PubSub.Name n : c.subscriptions.channels) {
+                    kill |= !io.spinel.core.acl.Acl.channelAllowed(allowed, n.bytes, false);
+                }
+                for (PubSub.Name n : c.subscriptions.shardChannels) {
+                    kill |= !io.spinel.core.acl.Acl.channelAllowed(allowed, n.bytes, false);
+                }
+                if (!kill) continue;
+                if (c == currentClient) c.closeAfterReply();
+                else closeClient(c);
+            }
+        }
+    }
+
     /** The client whose script is running (Redis's server.script_caller), null outside scripts. */
     private Client scriptCaller;
 
@@ -1397,6 +1510,7 @@ public final class Engine {
      */
     public Client internalClient() {
         Client c = new Client(nextClientId++, this, NO_CONNECTION, keyspace.db(0), System.currentTimeMillis());
+        c.user = acl.defaultUser();
         c.authenticated = true;
         c.denyBlocking = true;
         return c;
@@ -1708,6 +1822,13 @@ public final class Engine {
         // Redis prints the event flags without 'n' when 'A' is there (the flag stays on)
         if (o.name.equals("notify-keyspace-events")) return Notify.toLetters(Notify.parse(o.value()));
         return o.value();
+    }
+
+    /** The ACL file (aclfile, relative to dir as Redis's is to its working directory), or null when none is set. */
+    public java.nio.file.Path aclFile() {
+        String f = config.get("aclfile");
+        if (f.isEmpty()) return null;
+        return java.nio.file.Path.of(workingDirectory()).resolve(Config.fileName(f));
     }
 
     /** Where files (RDB, AOF) go: the dir option, an absolute path (as the file system's string). */

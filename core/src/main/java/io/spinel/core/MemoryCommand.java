@@ -60,7 +60,7 @@ final class MemoryCommand {
         int dbsWithKeys = 0;
         for (int i = 0; i < ks.count(); i++) if (ks.db(i).size() > 0) dbsWithKeys++;
         Reply r = c.reply();
-        r.mapHeader(26 + dbsWithKeys);
+        r.mapHeader(27 + dbsWithKeys);
         r.bulk("peak.allocated");
         r.integer(peak);
         r.bulk("total.allocated");

@@ -1,5 +1,7 @@
 package io.spinel.core;
 
+import io.spinel.core.acl.Acl;
+
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
@@ -137,7 +139,19 @@ final class Transactions {
             c.reply().arrayHeader(s.commands.size());
             for (int i = 0; i < s.commands.size(); i++) {
                 c.args.set(s.argvs.get(i));
-                engine.call(c, s.commands.get(i));
+                Command cmd = s.commands.get(i);
+                // permissions are checked again: they may have changed since the command was queued
+                int denied = c.user.unrestricted() ? Acl.OK : engine.aclCheck(c, c.user, cmd, c.args, "multi");
+                if (denied != Acl.OK) {
+                    c.error("NOPERM ACLs rules changed between the moment the transaction was accumulated and the "
+                            + "EXEC call. This command is no longer allowed for the following reason: " + switch (denied) {
+                                case Acl.DENIED_CMD -> "no permission to execute the command or subcommand";
+                                case Acl.DENIED_KEY -> "no permission to touch the specified keys";
+                                default -> "no permission to access one of the channels used as arguments";
+                            });
+                    continue;
+                }
+                engine.call(c, cmd);
             }
         } finally {
             engine.keyspace.freezeTime(false);

@@ -1,5 +1,6 @@
 package io.spinel.server;
 
+import io.spinel.core.acl.Acl;
 import io.spinel.core.command.CommandRenames;
 import io.spinel.core.config.Config;
 import io.spinel.core.protocol.SplitArgs;
@@ -8,10 +9,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -48,22 +47,8 @@ public final class ConfigLoader {
     /** rename-command directives, each checked at its line. */
     private final CommandRenames renames = new CommandRenames();
     private final Set<String> multiArgSeen = new HashSet<>();
-    /** The "user default ..." line, checked against requirepass once everything is loaded. */
-    private DefaultUserLine defaultUser;
-    /** The payload flag of the default user, as ACL rules name it ("" when no user line set one). */
-    private String defaultUserPayloadFlag = "";
-
-    private static final class DefaultUserLine {
-        final int lineNumber;
-        final String line;
-        final List<String> rules;
-
-        DefaultUserLine(int lineNumber, String line, List<String> rules) {
-            this.lineNumber = lineNumber;
-            this.line = line;
-            this.rules = rules;
-        }
-    }
+    /** The "user" lines: each the user's name then its rules (selectors merged), applied at start. */
+    private final List<List<String>> users = new ArrayList<>();
 
     public ConfigLoader(Config config) {
         this.config = config;
@@ -135,7 +120,7 @@ public final class ConfigLoader {
             String name = argv.get(0).toLowerCase(Locale.ROOT);
             List<String> values = argv.subList(1, argv.size());
             if (name.equals("user") && !values.isEmpty()) {
-                declareUser(i + 1, line, values);
+                declareUser(i + 1, line, argv);
                 continue;
             }
             try {
@@ -160,127 +145,38 @@ public final class ConfigLoader {
     }
 
     /**
-     * Spinel has one user, "default", whose password is requirepass. A "user default" line (as
-     * CONFIG REWRITE writes it, in Redis and in Spinel) is accepted when it describes that user;
-     * whether it agrees with requirepass is checked by {@link #checkAfterLoading()} once all lines are
-     * read, since either may come first.
+     * A "user NAME rules..." line, checked as Redis checks it while reading (a name defined twice,
+     * a rule that cannot be right); rules naming unknown commands stop the start later, as in
+     * Redis. {@code argv} is the whole line.
      */
-    private void declareUser(int lineNumber, String raw, List<String> values) throws ConfigError {
-        if (!values.get(0).equals("default")) {
-            throw new ConfigError(lineNumber, raw, "Spinel has only the default user: ACL users ('user "
-                    + values.get(0) + "') are not supported yet");
+    private void declareUser(int lineNumber, String raw, List<String> argv) throws ConfigError {
+        String name = argv.get(1);
+        for (List<String> u : users) {
+            if (u.get(0).equals(name)) {
+                throw new ConfigError(lineNumber, raw, "Error in user declaration '" + name
+                        + "': Duplicate user found. A user can only be defined once in config files");
+            }
         }
-        if (defaultUser != null) {
-            throw new ConfigError(lineNumber, raw, "Error in user declaration 'default': Duplicate user found. "
-                    + "A user can only be defined once in config files");
-        }
-        defaultUser = new DefaultUserLine(lineNumber, raw, List.copyOf(values.subList(1, values.size())));
+        List<String> rules = new ArrayList<>();
+        String error = Acl.checkConfigUser(argv, rules);
+        if (error != null) throw new ConfigError(lineNumber, raw, error);
+        rules.add(0, name);
+        users.add(List.copyOf(rules));
+    }
+
+    /** The users the configuration declares, each its name and rules, for {@link Acl#loadAtStartup}. */
+    public List<List<String>> users() {
+        return users;
     }
 
     /**
      * What can only be checked once every line is read: a module's option with no module to take
-     * it (Redis stops there), and the "user default" line, whose rules are applied as Redis does
-     * on a reset user, the result checked to be what Spinel's single user can be: on, all keys,
-     * all channels, all commands, and no password when requirepass is empty, else requirepass as
-     * its only password.
+     * it (Redis stops there).
      */
     public void checkAfterLoading() throws ConfigError {
         if (moduleConfigLine > 0) {
             throw new ConfigError(moduleConfigLine, moduleConfigText,
                     "Module Configuration detected without loadmodule directive or no ApplyConfig call: aborting");
-        }
-        if (defaultUser == null) return;
-        DefaultUserLine u = defaultUser;
-        // a user line starts from a reset user: off, no password, no access, sanitize-payload
-        boolean channelsByDefault = config.get("acl-pubsub-default").equals("allchannels");
-        boolean on = false;
-        boolean nopass = false;
-        boolean allKeys = false;
-        boolean allChannels = channelsByDefault;
-        boolean allCommands = false;
-        String payloadFlag = "sanitize-payload";
-        Set<String> hashes = new LinkedHashSet<>();
-        for (String rule : u.rules) {
-            String r = rule.toLowerCase(Locale.ROOT);
-            if (r.equals("reset")) {
-                on = nopass = allKeys = allCommands = false;
-                allChannels = channelsByDefault;
-                payloadFlag = "sanitize-payload";
-                hashes.clear();
-            } else if (r.equals("sanitize-payload") || r.equals("skip-sanitize-payload")) {
-                payloadFlag = r;
-            } else if (r.equals("on") || r.equals("off")) {
-                on = r.equals("on");
-            } else if (r.equals("nopass")) {
-                nopass = true;
-                hashes.clear();
-            } else if (r.equals("resetpass")) {
-                nopass = false;
-                hashes.clear();
-            } else if (rule.startsWith(">") || rule.startsWith("<")) {
-                String h = sha256Hex(rule.substring(1));
-                if (rule.charAt(0) == '>') {
-                    hashes.add(h);
-                    nopass = false;
-                } else {
-                    hashes.remove(h);
-                }
-            } else if (rule.startsWith("#") || rule.startsWith("!")) {
-                String h = rule.substring(1);
-                if (!h.matches("[0-9a-f]{64}")) {
-                    throw new ConfigError(u.lineNumber, u.line, "Error in user declaration '" + rule + "': The password "
-                            + "hash must be exactly 64 characters and contain only lowercase hexadecimal characters");
-                }
-                if (rule.charAt(0) == '#') {
-                    hashes.add(h);
-                    nopass = false;
-                } else {
-                    hashes.remove(h);
-                }
-            } else if (r.equals("~*") || r.equals("allkeys") || r.equals("resetkeys")) {
-                allKeys = !r.equals("resetkeys");
-            } else if (r.equals("&*") || r.equals("allchannels") || r.equals("resetchannels")) {
-                allChannels = !r.equals("resetchannels");
-            } else if (r.equals("+@all") || r.equals("allcommands") || r.equals("-@all") || r.equals("nocommands")) {
-                allCommands = r.equals("+@all") || r.equals("allcommands");
-            } else {
-                throw new ConfigError(u.lineNumber, u.line, "ACL rule '" + rule + "' is not supported by Spinel: "
-                        + "its only user is 'default', with full access ('on ~* &* +@all')");
-            }
-        }
-        if (!on || !allKeys || !allChannels || !allCommands) {
-            throw new ConfigError(u.lineNumber, u.line, "Spinel's only user is 'default', with full access: "
-                    + "its rules must give 'on ~* &* +@all'");
-        }
-        String requirepass = config.get("requirepass");
-        boolean agrees = requirepass.isEmpty() ? nopass && hashes.isEmpty()
-                : !nopass && hashes.equals(Set.of(sha256Hex(requirepass)));
-        if (!agrees) {
-            throw new ConfigError(u.lineNumber, u.line, (requirepass.isEmpty()
-                    ? "the default user must be 'nopass' as requirepass is not set"
-                    : "the default user's only password must be the requirepass one")
-                    + ": Spinel keeps the default user's password in requirepass");
-        }
-        defaultUserPayloadFlag = payloadFlag;
-    }
-
-    /**
-     * "sanitize-payload" or "skip-sanitize-payload" when a user line gave the default user that
-     * flag, else "": Redis's description of the user (and so CONFIG REWRITE's user line) shows it.
-     */
-    public String defaultUserPayloadFlag() {
-        return defaultUserPayloadFlag;
-    }
-
-    /** The lower-case hex SHA-256 of a password, as ACL rules name it ("#..."). */
-    static String sha256Hex(String password) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.ISO_8859_1));
-            StringBuilder sb = new StringBuilder(64);
-            for (byte b : d) sb.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
-            return sb.toString();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
     }
 

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * CONFIG REWRITE as Redis 7.0 does it: the file the server started with is read again, every
@@ -49,26 +50,32 @@ public final class ConfigRewriter {
     private final Config config;
     private final Path file;
     private final Log log;
-    private final String userPayloadFlag;
+    private final Supplier<List<String>> userLines;
 
     /**
-     * @param userPayloadFlag the default user's payload flag, part of the user line written
-     *                        ({@link ConfigLoader#defaultUserPayloadFlag()})
+     * @param userLines the ACL users as configuration lines ("user NAME rules"), in name order
      */
-    public ConfigRewriter(Config config, Path file, Log log, String userPayloadFlag) {
+    public ConfigRewriter(Config config, Path file, Log log, Supplier<List<String>> userLines) {
         this.config = config;
         this.file = file.toAbsolutePath();
         this.log = log;
-        this.userPayloadFlag = userPayloadFlag;
+        this.userLines = userLines;
     }
 
     /**
      * Makes CONFIG REWRITE on this engine rewrite the file the server started with, which
      * {@code loader} read.
      */
-    public static void install(Engine engine, Path file, ConfigLoader loader) {
-        ConfigRewriter r = new ConfigRewriter(engine.config(), file, engine.log(), loader.defaultUserPayloadFlag());
+    public static void install(Engine engine, Path file) {
+        ConfigRewriter r = new ConfigRewriter(engine.config(), file, engine.log(), () -> userLines(engine));
         engine.setConfigRewriter(r::rewriteForCommand);
+    }
+
+    /** The engine's ACL users as configuration lines (CONFIG REWRITE runs on the engine's thread). */
+    static List<String> userLines(Engine engine) {
+        List<String> out = new ArrayList<>();
+        for (io.spinel.core.acl.AclUser u : engine.acl().users()) out.add("user " + u.name + " " + u.describe());
+        return out;
     }
 
     /** CONFIG REWRITE: null on success, else Redis's error reply. */
@@ -92,7 +99,7 @@ public final class ConfigRewriter {
         } catch (NoSuchFileException e) {
             old = "";
         }
-        overwrite(file, render(old, config, userPayloadFlag).getBytes(StandardCharsets.ISO_8859_1));
+        overwrite(file, render(old, config, userLines.get()).getBytes(StandardCharsets.ISO_8859_1));
     }
 
     // ---- the new text -----------------------------------------------------------------------
@@ -101,16 +108,14 @@ public final class ConfigRewriter {
      * The rewritten text of a configuration file whose current text is {@code old} (bytes as
      * ISO-8859-1 characters, so lines Spinel does not understand come back byte for byte).
      */
-    static String render(String old, Config config, String userPayloadFlag) {
+    static String render(String old, Config config, List<String> userLines) {
         State state = new State(old, config);
         for (Config.Option o : config.options()) rewriteOption(state, o, config);
-        // Spinel's one user, described as Redis's ACL describes it: flags, password hashes, access
-        String requirepass = config.get("requirepass");
-        state.rewriteLine("user", "user default on "
-                + (requirepass.isEmpty() ? "nopass " : "")
-                + (userPayloadFlag.isEmpty() ? "" : userPayloadFlag + " ")
-                + (requirepass.isEmpty() ? "" : "#" + ConfigLoader.sha256Hex(requirepass) + " ")
-                + "~* &* +@all", true);
+        // the users, unless an ACL file keeps them (then the file's user lines go)
+        if (config.get("aclfile").isEmpty()) {
+            for (String line : userLines) state.rewriteLine("user", line, true);
+        }
+        state.markProcessed("user");
         // Spinel loads no modules: loadmodule lines (it would not have started with any) go
         state.markProcessed("loadmodule");
         return state.content();

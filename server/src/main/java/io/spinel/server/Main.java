@@ -209,6 +209,7 @@ public final class Main {
             io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, log);
             // checked line by line while the configuration loaded: these cannot fail now
             loader.renames().applyTo(engine.commands());
+            SpinelServer.loadUsers(engine, loader.users());
             server = SpinelServer.start(engine, awaitTransport(transport));
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit
@@ -225,7 +226,7 @@ public final class Main {
         server.engine().setHostInfo(server.multiplexingApi(),
                 ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
-        if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable, loader);
+        if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable);
         boolean notifySystemd = "systemd".equals(supervisor);
         server.onStopped(() -> {
             if (notifySystemd) Supervisor.notifySystemd("STOPPING=1\n");

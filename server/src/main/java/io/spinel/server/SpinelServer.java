@@ -187,6 +187,11 @@ public final class SpinelServer implements AutoCloseable {
             }
             Engine engine = new Engine(config, log);
             renames.applyTo(engine.commands());
+            try {
+                loadUsers(engine, List.of());
+            } catch (IllegalStateException e) {
+                throw new IllegalArgumentException("cannot start Spinel: " + e.getMessage(), e);
+            }
             SpinelServer s = new SpinelServer(config, log, load, clock, newTransport(transport), engine);
             try {
                 s.bind(randomPort);
@@ -196,6 +201,15 @@ public final class SpinelServer implements AutoCloseable {
             }
             return s;
         }
+    }
+
+    /**
+     * The ACL users at start: the configuration's "user" lines, or the ACL file's (aclfile), as
+     * Redis loads them once everything else is configured. Throws with Redis's message when they
+     * cannot be loaded (the server does not start).
+     */
+    static void loadUsers(Engine engine, List<List<String>> configured) {
+        engine.acl().loadAtStartup(configured, engine.aclFile(), engine.config().get("aclfile"));
     }
 
     static ServerTransport newTransport(Transport kind) {

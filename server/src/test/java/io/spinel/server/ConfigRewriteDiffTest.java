@@ -185,8 +185,9 @@ class ConfigRewriteDiffTest {
             loader.checkAfterLoading();
             io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, Log.silent());
             loader.renames().applyTo(engine.commands());
+            SpinelServer.loadUsers(engine, loader.users());
             spinel = SpinelServer.start(engine, SpinelServer.newStandaloneTransport());
-            ConfigRewriter.install(spinel.engine(), file, loader);
+            ConfigRewriter.install(spinel.engine(), file);
             client = new RawClient(port);
             String pass = config.get("requirepass");
             if (!pass.isEmpty()) assertThat(client.callString("AUTH", pass)).isEqualTo("+OK\r\n");

@@ -36,7 +36,16 @@ class ConfigRewriterTest {
     }
 
     private String render(String old) {
-        return ConfigRewriter.render(old, config, "");
+        return ConfigRewriter.render(old, config, userLines());
+    }
+
+    /** The users an engine with this configuration has: the default user, with requirepass as its password. */
+    private java.util.List<String> userLines() {
+        io.spinel.core.acl.Acl acl = new io.spinel.core.acl.Acl(() -> false, () -> 128);
+        acl.updateDefaultUserPassword(config.get("requirepass"));
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (io.spinel.core.acl.AclUser u : acl.users()) out.add("user " + u.name + " " + u.describe());
+        return out;
     }
 
     @Test
@@ -190,7 +199,7 @@ class ConfigRewriterTest {
         Path file = dir.resolve("redis.conf");
         Files.writeString(file, "# mine\ndatabases 16\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        ConfigRewriter r = new ConfigRewriter(config, file, Log.silent(), "");
+        ConfigRewriter r = new ConfigRewriter(config, file, Log.silent(), this::userLines);
         assertThat(r.rewriteForCommand()).isNull();
         assertThat(Files.readString(file)).startsWith("# mine\ndatabases 16\n\n" + ConfigRewriter.SIGNATURE + "\n");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");

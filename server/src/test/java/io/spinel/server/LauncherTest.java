@@ -483,15 +483,60 @@ class LauncherTest {
     }
 
     @Test
-    void userLinesMustDescribeTheDefaultUser(@TempDir Path dir) throws Exception {
+    void usersComeFromTheConfigurationOrTheAclFile(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
         Path conf = dir.resolve("redis.conf");
-        Files.writeString(conf, "requirepass secret\nuser default on nopass ~* &* +@all\n", StandardCharsets.UTF_8);
-        Path log = dir.resolve("out.log");
-        Process p = launch(log, conf.toString(), "--port", "0");
-        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        // the default user's line wins over requirepass (users load after the options, as in Redis)
+        Files.writeString(conf, "requirepass secret\nuser default on nopass ~* &* +@all\nuser alice on >pw ~app:* +get\n");
+        Process p = launch(dir.resolve("out.log"), conf.toString(), "--port", Integer.toString(port), "--dir", dir.toString());
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+                assertThat(c.callString("CONFIG", "REWRITE")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("AUTH", "alice", "pw")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("GET", "other")).startsWith("-NOPERM");
+            }
+            assertThat(Files.readString(conf)).contains("user alice on #" + io.spinel.core.acl.AclUser.sha256Hex("pw")
+                    + " ~app:* resetchannels -@all +get\n").contains("user default on nopass sanitize-payload ~* &* +@all\n");
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+        assertStartFails(dir, "user bob on +nosuchcommand\n",
+                "Error loading ACL rule '+nosuchcommand' for the user named 'bob': Unknown command or category name in ACL");
+        assertStartFails(dir, "aclfile users.acl\nuser bob on\n",
+                "Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid");
+        Files.writeString(dir.resolve("users.acl"), "user carol on +nosuch\n");
+        assertStartFails(dir, "aclfile users.acl\n", "Aborting Redis startup because of ACL errors: users.acl:1: Error in "
+                + "applying operation '+nosuch': Unknown command or category name in ACL.");
+        // the ACL file, relative to dir: its users at start, ACL SAVE writes them back
+        Files.writeString(dir.resolve("users.acl"), "user carol on nopass ~* +@all\n");
+        Files.writeString(conf, "aclfile users.acl\n");
+        p = launch(dir.resolve("acl.log"), conf.toString(), "--port", Integer.toString(port), "--dir", dir.toString());
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("AUTH", "carol", "x")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("ACL", "SETUSER", "dave", "on")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("ACL", "SAVE")).isEqualTo("+OK\r\n");
+            }
+            assertThat(Files.readString(dir.resolve("users.acl"))).isEqualTo("user carol on nopass ~* resetchannels +@all\n"
+                    + "user dave on resetchannels -@all\nuser default on nopass ~* &* +@all\n");
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void assertStartFails(Path dir, String config, String message) throws Exception {
+        Path conf = dir.resolve("bad.conf");
+        Files.writeString(conf, config);
+        Path log = dir.resolve("bad.log");
+        Process p = launch(log, conf.toString(), "--port", Integer.toString(RedisServerProcess.freePort()), "--dir", dir.toString());
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).isEqualTo(1);
-        assertThat(Files.readString(log)).contains("at line 2").contains(">>> 'user default on nopass ~* &* +@all'")
-                .contains("the default user's only password must be the requirepass one");
+        assertThat(Files.readString(log)).contains(message);
     }
 
     private static void waitForPing(int port) throws Exception {

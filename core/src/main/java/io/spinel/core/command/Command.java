@@ -27,6 +27,8 @@ public final class Command {
     public final String group;
     public final String since;
     public final Command parent;
+    /** The command's index in Redis's table, which ACL permission bitmaps use ({@link CommandTable#aclIdCount}). */
+    public final int aclId;
     /** Subcommands in name order (see CommandTable), with their short names; empty for most commands. */
     private Command[] subcommands = NONE;
     private String[] subcommandNames = NO_NAMES;
@@ -75,8 +77,9 @@ public final class Command {
 
     Command(String name, int arity, int flags, List<String> flagNames, int firstKey, int lastKey, int keyStep,
             List<String> aclCategories, List<String> tips, List<KeySpec> keySpecs, String group, String since,
-            Command parent) {
+            Command parent, int aclId) {
         this.name = name;
+        this.aclId = aclId;
         this.arity = arity;
         this.flags = flags;
         this.flagNames = flagNames;

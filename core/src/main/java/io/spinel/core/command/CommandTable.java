@@ -66,7 +66,7 @@ public final class CommandTable {
     private Command make(int i, Command parent) {
         Spec m = SPECS[i];
         Command c = new Command(m.name, m.arity, m.flags, m.flagNames, m.firstKey, m.lastKey, m.keyStep,
-                m.aclCategories, m.tips, m.keySpecs, m.group, m.since, parent);
+                m.aclCategories, m.tips, m.keySpecs, m.group, m.since, parent, i);
         Object r = registered[i];
         if (r instanceof HandlerSource) c.lazily((HandlerSource) r);
         else if (r != null) c.eagerly((CommandHandler) r);
@@ -404,6 +404,49 @@ public final class CommandTable {
         List<Command> out = new ArrayList<>(TOP_LEVEL.length);
         for (int t : TOP_LEVEL) out.add(command(t));
         return out;
+    }
+
+    // ---- the ACL's view: every command of Redis's table, implemented or not, by id --------------
+
+    /**
+     * How many commands and subcommands Redis's table has: ACL ids run from 0 to this (exclusive).
+     * ACL rules name commands from the whole table, as Redis's do (its original command table,
+     * which rename-command does not change), whether Spinel implements them or not.
+     */
+    public static int aclIdCount() {
+        return SPECS.length;
+    }
+
+    /** The full name ("get", "config|get") of the command with this ACL id. */
+    public static String aclName(int id) {
+        return SPECS[id].name;
+    }
+
+    /** The ACL categories of the command with this ACL id. */
+    public static List<String> aclCategories(int id) {
+        return SPECS[id].aclCategories;
+    }
+
+    /** The ACL ids of a container's subcommands (empty for other commands), in name order. */
+    public static int[] aclSubcommands(int id) {
+        int container = Arrays.binarySearch(CONTAINERS, id);
+        return container >= 0 ? SUBCOMMANDS[container] : new int[0];
+    }
+
+    /** The ACL id of the container of a subcommand, or -1 for a top-level command. */
+    public static int aclParent(int id) {
+        return SPECS[id].parent;
+    }
+
+    /** The ACL ids of the top-level commands, in name order. */
+    public static int[] aclTopLevel() {
+        return TOP_LEVEL.clone();
+    }
+
+    /** The ACL id of a command by its full lower-case name ("config|get"), or -1. */
+    public static int aclId(String lowerFullName) {
+        Integer i = BY_NAME.get(lowerFullName);
+        return i == null ? -1 : i;
     }
 
     public void resetStats() {

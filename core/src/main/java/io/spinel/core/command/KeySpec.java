@@ -41,6 +41,11 @@ public final class KeySpec {
         this.firstKey = firstKey;
     }
 
+    /** Whether the spec marks arguments that are not keys (NOT_KEY): ACL key checks skip them. */
+    public boolean notKey() {
+        return flags.contains("not_key");
+    }
+
     /** Parses "FLAG,FLAG|i1|r0:1:0" (see {@link CommandRows}). */
     static KeySpec parse(String s) {
         String[] p = s.split("\\|");

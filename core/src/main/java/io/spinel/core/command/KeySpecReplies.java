@@ -121,9 +121,14 @@ public final class KeySpecReplies {
      * when its flags vary, otherwise those of the key spec that found the key.
      */
     public static void keyFlags(Reply r, Command cmd, int p, Args args) {
-        List<String> flags = cmd.keyFlags() != null ? cmd.keyFlags().of(args, p) : specFlags(cmd, p, args);
+        List<String> flags = flagsOf(cmd, p, args);
         r.setHeader(flags.size());
         for (String f : flags) r.status(f);
+    }
+
+    /** The flags ("RW", "access", ...) of the key at argument position p of this call. */
+    public static List<String> flagsOf(Command cmd, int p, Args args) {
+        return cmd.keyFlags() != null ? cmd.keyFlags().of(args, p) : specFlags(cmd, p, args);
     }
 
     private static List<String> specFlags(Command cmd, int p, Args args) {

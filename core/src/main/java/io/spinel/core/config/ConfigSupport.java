@@ -43,6 +43,8 @@ public final class ConfigSupport {
         // slow log and latency monitor (SlowLog, LatencyMonitor)
         "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "latency-tracking",
         "latency-tracking-info-percentiles",
+        // ACL (the acl package)
+        "aclfile", "acllog-max-len", "acl-pubsub-default",
     };
 
     /**
@@ -59,13 +61,13 @@ public final class ConfigSupport {
         "crash-log-enabled", "crash-memcheck-enabled", "use-exit-on-panic", "disable-thp", "oom-score-adj",
         "oom-score-adj-values", "syslog-enabled", "syslog-ident", "syslog-facility",
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
-        "acllog-max-len", "hash-max-listpack-entries",
+        "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
         "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
         "loading-process-events-interval-bytes",
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
-        "maxmemory-eviction-tenacity", "propagation-error-behavior", "acl-pubsub-default",
+        "maxmemory-eviction-tenacity", "propagation-error-behavior",
         "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
         "repl-diskless-sync-max-replicas", "repl-diskless-load", "repl-timeout", "repl-ping-replica-period",
         "repl-backlog-size", "repl-backlog-ttl", "replica-lazy-flush", "replica-serve-stale-data",

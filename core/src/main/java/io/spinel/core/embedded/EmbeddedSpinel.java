@@ -48,6 +48,8 @@ public final class EmbeddedSpinel implements AutoCloseable {
                 Engine e = new Engine(config, loop, loop::inLoop, log);
                 if (clock != null) e.keyspace().setClock(clock);
                 e.setHostInfo("embedded", "", "");
+                // the ACL file's users (aclfile), as a server loads them at start
+                e.acl().loadAtStartup(java.util.List.of(), e.aclFile(), config.get("aclfile"));
                 e.persistence().startUp(loadData);
                 e.start();
                 f.complete(e);

@@ -102,8 +102,16 @@ public final class SortCommand {
                 storeKey = a.copy(++j);
             } else if (a.is(j, "by") && left >= 1) {
                 sortBy = a.copy(++j);
-                if (indexOf(sortBy, (byte) '*') < 0) dontsort = true;
+                if (indexOf(sortBy, (byte) '*') < 0) {
+                    dontsort = true;
+                } else if (!c.engine().mayReadEveryKey(c)) {
+                    // a pattern reads keys the command does not name: only for who may read them all
+                    throw CommandError.err("BY option of SORT denied due to insufficient ACL permissions.");
+                }
             } else if (a.is(j, "get") && left >= 1) {
+                if (!c.engine().mayReadEveryKey(c)) {
+                    throw CommandError.err("GET option of SORT denied due to insufficient ACL permissions.");
+                }
                 gets.add(a.copy(++j));
             } else {
                 throw CommandError.SYNTAX;

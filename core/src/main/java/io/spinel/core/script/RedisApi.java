@@ -2,6 +2,7 @@ package io.spinel.core.script;
 
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
+import io.spinel.core.acl.Acl;
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandFlags;
 import io.spinel.core.script.lua.Builtin;
@@ -78,12 +79,12 @@ final class RedisApi {
         r.rawset("REPL_REPLICA", LuaValues.num(RunContext.PROPAGATE_REPL));
         r.rawset("REPL_ALL", LuaValues.num(RunContext.PROPAGATE_AOF | RunContext.PROPAGATE_REPL));
         r.rawset("acl_check_cmd", Builtin.of("acl_check_cmd", (L, th, base, n) -> {
-            context(L, th, "redis.acl_check_cmd can only be called inside a script invocation");
+            RunContext ctx = context(L, th, "redis.acl_check_cmd can only be called inside a script invocation");
             byte[][] argv = toArgv(th, base, n);
-            Command cmd = s.engine.commands().resolve(argvArgs(argv));
+            io.spinel.core.protocol.Args args = argvArgs(argv);
+            Command cmd = s.engine.commands().resolve(args);
             if (cmd == null) throw raise("Invalid command passed to redis.acl_check_cmd()");
-            // Spinel has a single user with every permission.
-            th.stack()[base] = Boolean.TRUE;
+            th.stack()[base] = s.engine.acl().check(s.engine.userOf(ctx.caller), cmd, args) == Acl.OK;
             return 1;
         }));
         return r;
@@ -191,6 +192,15 @@ final class RedisApi {
         if (!cmd.arityOk(argc)) return "Wrong number of args calling Redis command from script";
         if (cmd.has(CommandFlags.NOSCRIPT) && !s.engine.scriptDenyDisabled()) {
             return "This Redis command is not allowed from script";
+        }
+        int denied = s.engine.aclCheckFromScript(ctx.caller, ctx.client, cmd, ctx.client.args());
+        if (denied != Acl.OK) {
+            return switch (denied) {
+                case Acl.DENIED_CMD -> "The user executing the script can't run this command or subcommand";
+                case Acl.DENIED_KEY -> "The user executing the script can't access at least one of the keys mentioned "
+                        + "in the command arguments";
+                default -> "The user executing the script can't publish to the channel mentioned in the command";
+            };
         }
         int flags = cmd.flags(ctx.client);
         if (ctx.readOnly && ((flags & CommandFlags.WRITE) != 0 || mayReplicate(cmd))) {

@@ -93,7 +93,8 @@ final class ConnectionCommands {
             c.user = u;
             return true;
         }
-        c.engine.acl.log(io.spinel.core.acl.Acl.DENIED_AUTH, c.multi != null ? "multi" : "toplevel", c.args().copy(0),
+        // (inside EXEC Redis's client is still flagged MULTI)
+        c.engine.acl.log(io.spinel.core.acl.Acl.DENIED_AUTH, c.multi != null || c.inExec ? "multi" : "toplevel", c.args().copy(0),
                 user, clientInfo(c));
         return false;
     }

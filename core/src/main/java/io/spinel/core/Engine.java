@@ -1303,8 +1303,9 @@ public final class Engine {
 
     /** Redis's authRequired: the default user needs a password (or is off) and the client has not authenticated. */
     boolean authRequired(Client c) {
+        if (c.authenticated) return false;
         io.spinel.core.acl.AclUser d = acl.defaultUser();
-        return (!d.nopass() || !d.enabled()) && !c.authenticated;
+        return !d.nopass() || !d.enabled();
     }
 
     /**

@@ -250,6 +250,7 @@ class AclDiffTest {
                     {"RENAME", "app:1", "w:moved"}, {"EXISTS", "app:1", "w:1"},
                     {"MULTI"}, {"GET", "app:1"}, {"GET", "other"}, {"FLUSHALL"}, {"EXEC"},
                     {"MULTI"}, {"GET", "app:1"}, {"EXEC"},
+                    {"MULTI"}, {"AUTH", "alice", "bad"}, {"EXEC"},
                     {"ACL", "LOG", "1"},
             };
             for (String[] c : commands) u.call(c);

@@ -38,11 +38,12 @@ class ConfigFileDiffTest {
     private static final String[] VALUES = {"yes", "no", "YES", "0", "1", "-1", "100", "1k", "2mb", "1gb", "10%", "1.5",
         "abc", "", "900 1", "900", "allkeys-lru", "noeviction", "everysec", "KEA", "notice", "debug", "9223372036854775808",
         "-2147483649", "3600 1 300 100", "normal 0 0 0", "pubsub 32mb 8mb 60", "relative", "0 200 800", "nosave", "local",
-        "a\u00e9", "\u00c3\u00a9"};
+        "a\u00e9", "\u00c3\u00a9", "alice on >pw ~* +@all", "bob #abc", "carol (+get", "dan on &* ~x", "eve +nosuch",
+        "default on nopass ~* &* +@all", "fay on (~a +get) %R~r"};
     private static final String[] EXTRA_NAMES = {"rename-command", "slaveof", "replicaof", "save",
         "client-output-buffer-limit", "oom-score-adj-values", "bind", "no-such-option", "notify-keyspace-events",
         "SAVE", "Maxmemory", "slave-read-only", "list-max-ziplist-size", "hash-max-ziplist-entries", "tls-port",
-        "requirepass", "masterauth", "dir", "sentinel"};
+        "requirepass", "masterauth", "dir", "sentinel", "user", "USER"};
 
     @Test
     void randomConfigFilesFailWhereRedisFailsWithRedisReasons(@TempDir Path dir) throws Exception {

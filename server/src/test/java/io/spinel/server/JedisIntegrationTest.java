@@ -142,4 +142,25 @@ class JedisIntegrationTest {
             assertThat(j.get("x")).isEqualTo("3");
         }
     }
+
+    /** ACL through Jedis's own API: a user made with ACL SETUSER, then a connection that authenticates as it. */
+    @Test
+    void aclUsers() {
+        try (Jedis admin = pool.getResource()) {
+            assertThat(admin.aclSetUser("reader", "on", ">pw", "~r:*", "+@read", "+acl|whoami")).isEqualTo("OK");
+            assertThat(admin.aclUsers()).contains("default", "reader");
+            assertThat(admin.aclGetUser("reader").getFlags()).contains("on");
+            admin.set("r:1", "v");
+            try (Jedis j = new Jedis("127.0.0.1", server.port())) {
+                assertThat(j.auth("reader", "pw")).isEqualTo("OK");
+                assertThat(j.aclWhoAmI()).isEqualTo("reader");
+                assertThat(j.get("r:1")).isEqualTo("v");
+                assertThatThrownBy(() -> j.set("r:1", "x")).isInstanceOf(JedisDataException.class)
+                        .hasMessageContaining("NOPERM this user has no permissions to run the 'set' command");
+                assertThatThrownBy(() -> j.auth("reader", "bad")).hasMessageContaining("WRONGPASS");
+            }
+            assertThat(admin.aclLog()).isNotEmpty();
+            assertThat(admin.aclDelUser("reader")).isEqualTo(1);
+        }
+    }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Spinel through Lettuce 7, which opens every connection with HELLO 3 (RESP3). */
 class LettuceIntegrationTest {
@@ -47,6 +48,36 @@ class LettuceIntegrationTest {
             assertThat(r.clientGetname()).isEqualTo("lettuce-test");
             assertThat(r.clientList()).contains("name=lettuce-test").contains("resp=3");
             assertThat(r.info("server")).contains("redis_version:7.0.15");
+        }
+    }
+
+    /** A user in the URI: Lettuce authenticates with HELLO 3 AUTH user password. */
+    @Test
+    void aclUserThroughTheUri() {
+        try (StatefulRedisConnection<String, String> admin = client.connect()) {
+            assertThat(admin.sync().aclSetuser("app", io.lettuce.core.AclSetuserArgs.Builder.on().addPassword("s3cret")
+                    .keyPattern("app:*").addCommand(io.lettuce.core.protocol.CommandType.GET)
+                    .addCommand(io.lettuce.core.protocol.CommandType.SET))).isEqualTo("OK");
+        }
+        RedisClient asApp = RedisClient.create(io.lettuce.core.RedisURI.builder().withHost("127.0.0.1")
+                .withPort(server.port()).withAuthentication("app", "s3cret").build());
+        try (StatefulRedisConnection<String, String> conn = asApp.connect()) {
+            RedisCommands<String, String> r = conn.sync();
+            assertThat(r.set("app:1", "v")).isEqualTo("OK");
+            assertThat(r.get("app:1")).isEqualTo("v");
+            assertThatThrownBy(() -> r.get("other")).hasMessageContaining(
+                    "NOPERM this user has no permissions to access one of the keys used as arguments");
+            assertThatThrownBy(() -> r.del("app:1")).hasMessageContaining(
+                    "NOPERM this user has no permissions to run the 'del' command");
+        } finally {
+            asApp.shutdown();
+        }
+        RedisClient wrong = RedisClient.create(io.lettuce.core.RedisURI.builder().withHost("127.0.0.1")
+                .withPort(server.port()).withAuthentication("app", "wrong").build());
+        try {
+            assertThatThrownBy(wrong::connect).hasStackTraceContaining("WRONGPASS");
+        } finally {
+            wrong.shutdown();
         }
     }
 

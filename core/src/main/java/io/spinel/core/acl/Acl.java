@@ -169,43 +169,51 @@ public final class Acl {
         if (u.unrestricted()) return OK;
         int relevant = DENIED_CMD;
         int lastPos = 0;
-        Keys keys = null;
+        Keys[] keys = new Keys[1];
         for (AclSelector s : u.selectors) {
-            int r = OK;
-            int pos = 0;
-            if (!s.allowsCommand(cmd.aclId, cmd.has(CommandFlags.NO_AUTH), args, cmd.parent != null)) {
-                r = DENIED_CMD;
-            }
-            if (r == OK && (s.flags & AclSelector.ALL_KEYS) == 0 && hasKeys(cmd)) {
-                if (keys == null) keys = keysOf(cmd, args);
-                for (int j = 0; j < keys.positions.size(); j++) {
-                    int p = keys.positions.get(j);
-                    if (!s.allowsKey(args.buf(p), args.off(p), args.len(p), keys.access[j])) {
-                        r = DENIED_KEY;
-                        pos = p;
-                        break;
-                    }
-                }
-            }
-            if (r == OK && (s.flags & AclSelector.ALL_CHANNELS) == 0) {
-                int ch = channelArgs(cmd, args.count());
-                boolean pattern = cmd.name.equals("psubscribe");
-                for (int p = 1; p < ch; p++) {
-                    if (!AclSelector.channelAllowed(s.channels, args.buf(p), args.off(p), args.len(p), pattern)) {
-                        r = DENIED_CHANNEL;
-                        pos = p;
-                        break;
-                    }
-                }
-            }
+            int r = checkSelector(s, cmd, args, keys);
             if (r == OK) return OK;
-            if (r > relevant || (r == relevant && pos > lastPos)) {
+            if (r > relevant || (r == relevant && selectorDeniedPos > lastPos)) {
                 relevant = r;
-                lastPos = pos;
+                lastPos = selectorDeniedPos;
             }
         }
         deniedPos = lastPos;
         return relevant;
+    }
+
+    /** Where {@link #checkSelector} found the key or channel it denies. */
+    private int selectorDeniedPos;
+
+    /**
+     * One selector's verdict (Redis's ACLSelectorCheckCmd): the command, then each key with the
+     * access its flags need, then the channels; the call's keys are found once for all selectors.
+     */
+    private int checkSelector(AclSelector s, Command cmd, Args args, Keys[] keys) {
+        selectorDeniedPos = 0;
+        if (!s.allowsCommand(cmd.aclId, cmd.has(CommandFlags.NO_AUTH), args, cmd.parent != null)) return DENIED_CMD;
+        if ((s.flags & AclSelector.ALL_KEYS) == 0 && hasKeys(cmd)) {
+            if (keys[0] == null) keys[0] = keysOf(cmd, args);
+            Keys k = keys[0];
+            for (int j = 0; j < k.positions.size(); j++) {
+                int p = k.positions.get(j);
+                if (!s.allowsKey(args.buf(p), args.off(p), args.len(p), k.access[j])) {
+                    selectorDeniedPos = p;
+                    return DENIED_KEY;
+                }
+            }
+        }
+        if ((s.flags & AclSelector.ALL_CHANNELS) == 0) {
+            int end = channelArgs(cmd, args.count());
+            boolean pattern = cmd.name.equals("psubscribe");
+            for (int p = 1; p < end; p++) {
+                if (!AclSelector.channelAllowed(s.channels, args.buf(p), args.off(p), args.len(p), pattern)) {
+                    selectorDeniedPos = p;
+                    return DENIED_CHANNEL;
+                }
+            }
+        }
+        return OK;
     }
 
     /** The argument position of the key or channel the last denied {@link #check} names. */
@@ -220,11 +228,9 @@ public final class Acl {
     public boolean checkWithEveryKey(AclUser u, Command cmd, Args args, boolean write) {
         if (u.unrestricted()) return true;
         int need = write ? AclSelector.WRITE : AclSelector.READ;
-        AclUser one = new AclUser(u.name, false);
+        Keys[] keys = new Keys[1];
         for (AclSelector s : u.selectors) {
-            one.selectors.clear();
-            one.selectors.add(s);
-            if (s.allowsEveryKey(need) && check(one, cmd, args) == OK) return true;
+            if (checkSelector(s, cmd, args, keys) == OK && s.allowsEveryKey(need)) return true;
         }
         return false;
     }

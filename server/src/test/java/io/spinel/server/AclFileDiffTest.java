@@ -72,7 +72,8 @@ class AclFileDiffTest {
                     "user dan  on  ~x\n",
                     "user eve #abc\n",
                     "user eve on ~* ~x\n",
-                    "user frank on nopass ~* &* +@all\r\nuser default off\r\n",
+                    "user frank on nopass ~* &* +@all\r\nuser default on nopass ~* &* +@all -flushall\r\n",
+                    // no default user in the file: it is made anew, with every permission
                     "",
             };
             for (String f : files) {

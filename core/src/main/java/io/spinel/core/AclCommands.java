@@ -51,20 +51,12 @@ final class AclCommands {
     private static void setUser(Client c) {
         Args a = c.args();
         String name = a.string(2);
-        if (hasSpaces(name)) throw CommandError.err("Usernames can't contain spaces or null characters");
+        if (Acl.badUserName(name)) throw CommandError.err("Usernames can't contain spaces or null characters");
         List<String> rules = new ArrayList<>();
         for (int j = 3; j < a.count(); j++) rules.add(a.string(j));
         String error = c.engine.acl.setUser(name, rules);
         if (error != null) throw CommandError.err(error.replace('\r', ' ').replace('\n', ' '));
         c.reply().ok();
-    }
-
-    private static boolean hasSpaces(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            if (ch == ' ' || (ch >= '\t' && ch <= '\r') || ch == 0) return true;
-        }
-        return false;
     }
 
     private static void delUser(Client c) {

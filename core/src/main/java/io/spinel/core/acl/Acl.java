@@ -74,6 +74,11 @@ public final class Acl {
         return u;
     }
 
+    /** Whether a user name is one Redis refuses: white space or NUL in it. */
+    public static boolean badUserName(String name) {
+        return AclSelector.hasSpaces(name);
+    }
+
     public AclUser defaultUser() {
         return defaultUser;
     }

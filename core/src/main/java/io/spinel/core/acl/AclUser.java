@@ -135,25 +135,15 @@ public final class AclUser {
             }
             default -> {
                 char first = op.charAt(0);
-                if (first == '>' || first == '#') {
-                    String hash;
-                    if (first == '>') {
-                        hash = sha256Hex(op.substring(1));
-                    } else {
-                        hash = op.substring(1);
-                        if (!validHash(hash)) return BAD_HASH;
+                if (first == '>' || first == '#' || first == '<' || first == '!') {
+                    String hash = first == '>' || first == '<' ? sha256Hex(op.substring(1)) : op.substring(1);
+                    if (!validHash(hash)) return BAD_HASH;
+                    if (first == '>' || first == '#') {
+                        if (!passwords.contains(hash)) passwords.add(hash);
+                        nopass = false;
+                    } else if (!passwords.remove(hash)) {
+                        return NO_SUCH_PASSWORD;
                     }
-                    if (!passwords.contains(hash)) passwords.add(hash);
-                    nopass = false;
-                } else if (first == '<' || first == '!') {
-                    String hash;
-                    if (first == '<') {
-                        hash = sha256Hex(op.substring(1));
-                    } else {
-                        hash = op.substring(1);
-                        if (!validHash(hash)) return BAD_HASH;
-                    }
-                    if (!passwords.remove(hash)) return NO_SUCH_PASSWORD;
                 } else if (first == '(' && op.charAt(op.length() - 1) == ')') {
                     AclSelector s = new AclSelector(channelsByDefault ? AclSelector.ALL_CHANNELS : 0);
                     List<String> ops = SplitArgs.split(op.substring(1, op.length() - 1));

@@ -128,6 +128,12 @@ public final class Client {
     byte[][] postponed;
     /** In MONITOR mode: receives every command others run (see Monitors). */
     boolean monitor;
+    /** Set once the client asked for the data set (SYNC/PSYNC): a replica of this server. */
+    Replication.Replica replica;
+    /** What REPLCONF told before PSYNC: the replica's port, address and psync2 capability. */
+    int replicaListeningPort;
+    String replicaAnnouncedIp;
+    boolean replicaCapaPsync2;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */

@@ -50,6 +50,7 @@ public final class CommandFamilies {
     private static final int FUNCTIONS = 26;
     private static final int LOLWUT = 27;
     private static final int ACL_COMMANDS = 28;
+    private static final int REPLICATION = 29;
 
     /**
      * Which big arguments the query buffer reads with room for a command to keep them: SET key
@@ -174,6 +175,7 @@ public final class CommandFamilies {
         t.registerLazily(new FamilyHandlers(ACL_COMMANDS),
                 "acl|setuser", "acl|deluser", "acl|getuser", "acl|list", "acl|users", "acl|whoami", "acl|load",
                 "acl|save", "acl|cat", "acl|genpass", "acl|log", "acl|dryrun", "acl|help");
+        t.registerLazily(new FamilyHandlers(REPLICATION), "sync", "psync", "replconf");
     }
 
     /**
@@ -222,6 +224,7 @@ public final class CommandFamilies {
                 case FUNCTIONS: return io.spinel.core.script.Functions.handler(name);
                 case LOLWUT: return Lolwut.handler(name);
                 case ACL_COMMANDS: return AclCommands.handler(name);
+                case REPLICATION: return Replication.handler(name);
                 default: throw new IllegalStateException("no command family " + family);
             }
         }

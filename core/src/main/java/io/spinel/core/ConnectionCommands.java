@@ -300,11 +300,14 @@ final class ConnectionCommands {
     private static boolean isType(Client c, String type) {
         switch (type.toLowerCase()) {
             case "normal":
-                return !c.engine.isPubSubClient(c);
+                return !c.engine.isPubSubClient(c) && c.replica == null;
             case "pubsub":
                 return c.engine.isPubSubClient(c);
+            case "replica":
+            case "slave":
+                return c.replica != null;
             default:
-                return false; // no replicas or masters yet
+                return false; // never a replica of a master: no master client
         }
     }
 

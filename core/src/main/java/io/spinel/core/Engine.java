@@ -52,6 +52,8 @@ public final class Engine {
     private final SharedQueryBuffer sharedQueryBuffer = new SharedQueryBuffer();
     final Transactions transactions = new Transactions(this);
     final PubSub pubsub;
+    /** The master side of replication: replicas, the backlog, the stream. */
+    final Replication replication = new Replication(this);
     /** The ACL users, the permission checks and the ACL log. */
     final io.spinel.core.acl.Acl acl;
     final Tracking tracking;
@@ -372,7 +374,8 @@ public final class Engine {
      * than are connected (Spinel has none) and min-replicas-max-lag is not 0.
      */
     public boolean hasGoodReplicas() {
-        return minReplicasToWrite == 0 || minReplicasMaxLag == 0;
+        return minReplicasToWrite == 0 || minReplicasMaxLag == 0
+                || replication.goodReplicas(minReplicasMaxLag) >= minReplicasToWrite;
     }
 
     /**
@@ -569,6 +572,7 @@ public final class Engine {
             tracking.limitTable();
             if (activeRehashing) keyspace.rehashStep();
             persistence.cron();
+            if (cronLoops % hz == 0) replication.cron();
             flushPending();
         } catch (RuntimeException e) {
             log.warning("Error in server cron: " + e);
@@ -637,7 +641,7 @@ public final class Engine {
             cronClients.set(cronNext, null); // a client that goes meanwhile is not kept
             if (c.closed) continue;
             long idleMs = now - c.lastInteraction;
-            if (idleTimeoutSeconds > 0 && idleMs > idleTimeoutSeconds * 1000) {
+            if (idleTimeoutSeconds > 0 && idleMs > idleTimeoutSeconds * 1000 && c.replica == null) {
                 log.verbose("Closing idle client");
                 closeClient(c);
                 continue;
@@ -690,6 +694,7 @@ public final class Engine {
         transactions.clientGone(c);
         pubsub.clientGone(c);
         tracking.clientGone(c);
+        replication.clientGone(c);
         clients.remove(c.id);
         untrackClientMemory(c);
         c.reader.reset();
@@ -1237,6 +1242,7 @@ public final class Engine {
     public void flushPending() {
         // the AOF reaches the disk (and with appendfsync always, stable storage) before any reply
         persistence.beforeReplies();
+        replication.beforeReplies();
         tracking.broadcast();
         ArrayList<Client> list = pendingWrites;
         int n = list.size();
@@ -1782,7 +1788,7 @@ public final class Engine {
 
     /** Extra CLIENT LIST flag letters (P pub/sub, x MULTI, b blocked, t tracking...). */
     String clientFlags(Client c) {
-        String f = c.monitor ? "O" : "";
+        String f = c.monitor ? "O" : c.replica != null ? "S" : "";
         if (PubSub.isSubscribed(c)) f += "P";
         if (c.multi != null) f += "x";
         if (c.blocked != null || c.postponed != null) f += "b";

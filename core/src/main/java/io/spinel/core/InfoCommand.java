@@ -68,7 +68,7 @@ final class InfoCommand {
                 case "memory": memory(e, sb); break;
                 case "persistence": persistence(e, sb); break;
                 case "stats": stats(e, sb); break;
-                case "replication": replication(e, sb); break;
+                case "replication": e.replication.info(sb); break;
                 case "cpu": cpu(sb); break;
                 case "module_list": sb.append("# Modules\r\n"); break;
                 case "commandstats": commandStats(e, sb); break;
@@ -82,7 +82,7 @@ final class InfoCommand {
         return sb.toString();
     }
 
-    private static void field(StringBuilder sb, String name, Object value) {
+    static void field(StringBuilder sb, String name, Object value) {
         sb.append(name).append(':').append(value).append("\r\n");
     }
 
@@ -124,7 +124,7 @@ final class InfoCommand {
 
     private static void clients(Engine e, StringBuilder sb) {
         sb.append("# Clients\r\n");
-        field(sb, "connected_clients", e.clients.size());
+        field(sb, "connected_clients", e.clients.size() - e.replication.replicaCount());
         field(sb, "cluster_connections", 0);
         field(sb, "maxclients", e.maxClients);
         long maxIn = 0, maxOut = 0;
@@ -225,7 +225,7 @@ final class InfoCommand {
         field(sb, "mem_fragmentation_ratio", Doubles.fixed(used == 0 ? 1.0 : (double) rss / used, 2));
         field(sb, "mem_fragmentation_bytes", rss - used);
         field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", 0);
+        field(sb, "mem_replication_backlog", e.replication.backlogBytes());
         field(sb, "mem_total_replication_buffers", 0);
         field(sb, "mem_clients_slaves", 0);
         field(sb, "mem_clients_normal", e.clientsMemory());
@@ -257,9 +257,9 @@ final class InfoCommand {
         field(sb, "instantaneous_input_repl_kbps", "0.00");
         field(sb, "instantaneous_output_repl_kbps", "0.00");
         field(sb, "rejected_connections", s.rejectedConnections);
-        field(sb, "sync_full", 0);
-        field(sb, "sync_partial_ok", 0);
-        field(sb, "sync_partial_err", 0);
+        field(sb, "sync_full", e.replication.syncFull);
+        field(sb, "sync_partial_ok", e.replication.syncPartialOk);
+        field(sb, "sync_partial_err", e.replication.syncPartialErr);
         field(sb, "expired_keys", ks.expiredKeys());
         field(sb, "expired_stale_perc", Doubles.fixed(ks.expiredStalePerc(), 2));
         field(sb, "expired_time_cap_reached_count", ks.expiredTimeCapReached());
@@ -295,21 +295,6 @@ final class InfoCommand {
         field(sb, "io_threaded_writes_processed", s.ioThreadedWrites);
         field(sb, "reply_buffer_shrinks", 0);
         field(sb, "reply_buffer_expands", 0);
-    }
-
-    private static void replication(Engine e, StringBuilder sb) {
-        sb.append("# Replication\r\n");
-        field(sb, "role", "master");
-        field(sb, "connected_slaves", 0);
-        field(sb, "master_failover_state", "no-failover");
-        field(sb, "master_replid", e.runId());
-        field(sb, "master_replid2", "0000000000000000000000000000000000000000");
-        field(sb, "master_repl_offset", 0);
-        field(sb, "second_repl_offset", -1);
-        field(sb, "repl_backlog_active", 0);
-        field(sb, "repl_backlog_size", e.config.get("repl-backlog-size"));
-        field(sb, "repl_backlog_first_byte_offset", 0);
-        field(sb, "repl_backlog_histlen", 0);
     }
 
     private static void cpu(StringBuilder sb) {

@@ -99,29 +99,21 @@ final class ServerCommands {
 
     /** ROLE: a master at replication offset 0 with no replicas (INFO replication says the same). */
     static void role(Client c) {
-        Reply r = c.reply();
-        r.arrayHeader(3);
-        r.bulk("master");
-        r.integer(0);
-        r.arrayHeader(0);
+        c.engine.replication.role(c.reply());
     }
 
     /**
-     * WAIT numreplicas timeout: no replica ever acknowledges, so 0 at once when no acknowledgement
-     * is asked for (or inside MULTI), otherwise 0 when the timeout (ms, 0 = never) passes or
-     * CLIENT UNBLOCK ends the wait, as a Redis master without replicas does.
+     * WAIT numreplicas timeout: the replicas that acknowledged the stream up to now, at once when
+     * enough did (or inside MULTI), else when enough do, the timeout (ms, 0 = never) passes or
+     * CLIENT UNBLOCK ends the wait.
      */
     static void waitReplicas(Client c) {
         long wanted = c.argLong(1);
         long ms = c.argLong(2, CommandError.err("timeout is not an integer or out of range"));
         if (ms < 0) throw CommandError.err("timeout is negative");
-        if (wanted <= 0 || c.inExec || c.inMulti()) {
-            c.reply().integer(0);
-            return;
-        }
         long now = c.engine.keyspace().clock().millis();
         long deadline = ms == 0 ? 0 : (ms > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + ms);
-        c.engine.blocking.block(c, -1, java.util.List.of(), deadline, r -> r.integer(0));
+        c.engine.replication.waitReplicas(c, wanted, deadline);
     }
 
     /** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]: Redis's checks, then "requires connected replicas". */

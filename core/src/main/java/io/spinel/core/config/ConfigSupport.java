@@ -45,6 +45,8 @@ public final class ConfigSupport {
         "latency-tracking-info-percentiles",
         // ACL (the acl package)
         "aclfile", "acllog-max-len", "acl-pubsub-default",
+        // replication, the master's side (Replication)
+        "repl-backlog-size", "repl-backlog-ttl", "repl-ping-replica-period", "repl-timeout", "min-replicas-max-lag",
     };
 
     /**
@@ -69,11 +71,10 @@ public final class ConfigSupport {
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
         "maxmemory-eviction-tenacity", "propagation-error-behavior",
         "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
-        "repl-diskless-sync-max-replicas", "repl-diskless-load", "repl-timeout", "repl-ping-replica-period",
-        "repl-backlog-size", "repl-backlog-ttl", "replica-lazy-flush", "replica-serve-stale-data",
+        "repl-diskless-sync-max-replicas", "repl-diskless-load", "replica-lazy-flush", "replica-serve-stale-data",
         "replica-read-only", "replica-ignore-maxmemory", "replica-announced", "replica-priority",
         "replica-announce-ip", "replica-announce-port", "replica-ignore-disk-write-errors", "masterauth",
-        "masteruser", "min-replicas-max-lag", "cluster-config-file", "cluster-require-full-coverage",
+        "masteruser", "cluster-config-file", "cluster-require-full-coverage",
         "cluster-replica-no-failover", "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down",
         "cluster-allow-replica-migration", "cluster-announce-ip", "cluster-announce-hostname",
         "cluster-preferred-endpoint-type", "cluster-replica-validity-factor", "cluster-migration-barrier",

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * Persistence for one engine (Redis's rdb.c/aof.c server side): SAVE and fork-less BGSAVE, save
@@ -80,6 +81,8 @@ public final class Persistence {
         long commandsSeen = -1;
         boolean serialized;
         boolean over;
+        /** For a snapshot made for replicas: who gets the file (or the error) instead of the RDB file's place. */
+        BiConsumer<Path, Throwable> forReplicas;
 
         Job(boolean rdb, Snapshot snapshot, FileSink sink, Path temp) {
             this.rdb = rdb;
@@ -546,6 +549,28 @@ public final class Persistence {
         return true;
     }
 
+    /**
+     * Starts a snapshot for replicas: an RDB written in slices to a temporary file, as BGSAVE's,
+     * handed to {@code done} when complete (or the error, also when FLUSHALL or shutdown kills
+     * it), on the executor; the RDB file itself is not touched (Redis sends it to replicas'
+     * sockets). Returns false when another job runs: the caller tries again later.
+     */
+    public boolean startReplicationSnapshot(BiConsumer<Path, Throwable> done) {
+        if (job != null) return false;
+        Path temp = dir().resolve("temp-repl-" + pid() + "-" + (++jobSeq) + ".rdb");
+        FileSink sink;
+        try {
+            sink = new FileSink(temp, null, true, config.getBool("rdbchecksum"), true);
+        } catch (IOException e) {
+            log.warning("Can't start the snapshot for replicas: " + e.getMessage());
+            return false;
+        }
+        Snapshot s = new Snapshot(engine, Snapshot.Format.RDB, false, sink, functionCodes());
+        Job j = new Job(true, s, sink, temp);
+        j.forReplicas = done;
+        return begin(j);
+    }
+
     /** Starts an AOF rewrite (Redis's rewriteAppendOnlyFileBackground). Returns false if it could not start. */
     boolean startAofRewrite() {
         if (job != null) return false;
@@ -633,6 +658,10 @@ public final class Persistence {
         job = null;
         j.over = true;
         j.snapshot.abort();
+        if (j.forReplicas != null) {
+            j.forReplicas.accept(err == null ? j.temp : null, err);
+            return;
+        }
         long now = System.currentTimeMillis() / 1000;
         if (j.rdb) {
             if (err == null) {
@@ -668,8 +697,13 @@ public final class Persistence {
     /** Kills a running BGSAVE (FLUSHALL, shutdown); not counted as a failure. */
     void killRdbJob() {
         if (job == null || !job.rdb) return;
-        kill(job);
+        Job j = job;
+        kill(j);
         job = null;
+        if (j.forReplicas != null) {
+            j.forReplicas.accept(null, new IOException("the snapshot was killed"));
+            return;
+        }
         rdbSaveTimeLast = System.currentTimeMillis() / 1000 - rdbSaveTimeStart;
         rdbSaveTimeStart = -1;
     }

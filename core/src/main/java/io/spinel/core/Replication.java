@@ -1,0 +1,529 @@
+package io.spinel.core;
+
+import io.spinel.core.command.CommandError;
+import io.spinel.core.command.CommandHandler;
+import io.spinel.core.protocol.Args;
+import io.spinel.core.protocol.Reply;
+import io.spinel.core.util.Bytes;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The master side of replication (Redis's replication.c): replicas connect as clients and ask
+ * with PSYNC (or SYNC) for the data set; a partial resynchronization sends what they missed from
+ * the backlog, a full one an RDB snapshot (taken in slices, without fork, as BGSAVE's) followed
+ * by the commands written meanwhile; from then on every write goes to them as Redis streams it
+ * (SELECT when the database changes, MULTI/EXEC around what one command propagates), and they
+ * acknowledge the offset they processed (REPLCONF ACK), which WAIT, ROLE, INFO and
+ * min-replicas-to-write read.
+ *
+ * <p>Nothing of this costs a server without replicas: the backlog, and the propagation listener
+ * that feeds it, exist from the first synchronization on (as Redis creates its backlog then), and
+ * go after repl-backlog-ttl seconds without replicas.
+ */
+final class Replication implements Engine.PropagationListener {
+    /** A replica's state, as Redis's SLAVE_STATE_*. */
+    enum State {
+        WAIT_BGSAVE_START("wait_bgsave"), WAIT_BGSAVE_END("wait_bgsave"), ONLINE("online");
+
+        final String infoName;
+
+        State(String infoName) {
+            this.infoName = infoName;
+        }
+    }
+
+    /** A client that became a replica. */
+    static final class Replica {
+        final Client client;
+        State state;
+        /** The replica's own port and address, from REPLCONF listening-port / ip-address. */
+        int listeningPort;
+        String announcedIp;
+        boolean capaPsync2;
+        /** SYNC, not PSYNC: no +FULLRESYNC line before the RDB. */
+        boolean prePsync;
+        long ackOffset;
+        long ackTimeSeconds;
+        /** What was written while its snapshot was being made: sent right after the RDB. */
+        ByteArrayOutputStream pending;
+
+        Replica(Client client) {
+            this.client = client;
+        }
+    }
+
+    private static final byte[] NEWLINE = {'\n'};
+    private static final byte[][] PING = {Bytes.ascii("PING")};
+    private static final byte[][] GETACK = {Bytes.ascii("REPLCONF"), Bytes.ascii("GETACK"), Bytes.ascii("*")};
+
+    private final Engine engine;
+    private String replid = newReplid();
+    private String replid2 = "0000000000000000000000000000000000000000";
+    private long secondReplidOffset = -1;
+    private long masterReplOffset;
+    /** The backlog, a ring of repl-backlog-size bytes; null until the first replica. */
+    private byte[] backlog;
+    private int backlogWrite;
+    private long backlogHistlen;
+    private long backlogOffset;
+    /** The database the stream last SELECTed, -1 to SELECT again before the next command. */
+    private int streamDb = -1;
+    private final List<Replica> replicas = new ArrayList<>();
+    /** A snapshot for replicas is being made. */
+    private boolean snapshotRunning;
+    /** When the last replica went (for repl-backlog-ttl), in seconds; 0 while replicas are there. */
+    private long noReplicasSince;
+    private long cronTicks;
+    /** Clients blocked in WAIT: each waits for so many replicas to acknowledge an offset. */
+    private final List<Waiting> waiting = new ArrayList<>();
+    private boolean getAckPending;
+    long syncFull;
+    long syncPartialOk;
+    long syncPartialErr;
+
+    private record Waiting(Client client, long offset, long replicas) {
+    }
+
+    Replication(Engine engine) {
+        this.engine = engine;
+    }
+
+    private static String newReplid() {
+        byte[] b = new byte[20];
+        new SecureRandom().nextBytes(b);
+        StringBuilder sb = new StringBuilder(40);
+        for (byte x : b) sb.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+        return sb.toString();
+    }
+
+    static CommandHandler handler(String name) {
+        return switch (name) {
+            case "sync", "psync" -> c -> c.engine.replication.sync(c);
+            case "replconf" -> c -> c.engine.replication.replconf(c);
+            default -> null;
+        };
+    }
+
+    Replica replicaOf(Client c) {
+        return c.replica;
+    }
+
+    // ---- SYNC / PSYNC -------------------------------------------------------------------------
+
+    private void sync(Client c) {
+        if (c.replica != null) return; // already a replica: ignored, as Redis does
+        Args a = c.args();
+        boolean psync = a.is(0, "psync");
+        if (psync && a.count() > 3 && a.is(3, "failover")) {
+            throw CommandError.err("PSYNC FAILOVER can't be sent to a master.");
+        }
+        if (c.reply().length() > 0) throw CommandError.err("SYNC and PSYNC are invalid with pending output");
+        engine.log().notice("Replica " + name(c) + " asks for synchronization");
+        Replica r = new Replica(c);
+        r.capaPsync2 = c.replicaCapaPsync2;
+        r.listeningPort = c.replicaListeningPort;
+        r.announcedIp = c.replicaAnnouncedIp;
+        if (psync) {
+            long offset = c.argLong(2);
+            if (tryPartial(r, a.string(1), offset)) {
+                syncPartialOk++;
+                return;
+            }
+            if (!a.is(1, "?")) syncPartialErr++;
+        } else {
+            r.prePsync = true;
+        }
+        syncFull++;
+        c.replica = r;
+        replicas.add(r);
+        noReplicasSince = 0;
+        r.state = State.WAIT_BGSAVE_START;
+        r.ackTimeSeconds = nowSeconds();
+        // the client's commands from now on are the replica's (REPLCONF ACK): no replies but errors
+        createBacklog();
+        startSnapshotIfNeeded();
+    }
+
+    /** Redis's masterTryPartialResynchronization: +CONTINUE and the missing bytes, or false. */
+    private boolean tryPartial(Replica r, String askedReplid, long offset) {
+        boolean sameHistory = askedReplid.equalsIgnoreCase(replid)
+                || (askedReplid.equalsIgnoreCase(replid2) && offset <= secondReplidOffset);
+        if (!sameHistory) {
+            if (!askedReplid.equals("?")) {
+                engine.log().notice("Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '"
+                        + askedReplid + "', my replication IDs are '" + replid + "' and '" + replid2 + "')");
+            } else {
+                engine.log().notice("Full resync requested by replica " + name(r.client));
+            }
+            return false;
+        }
+        if (backlog == null || offset < backlogOffset || offset > backlogOffset + backlogHistlen) {
+            engine.log().notice("Unable to partial resync with replica " + name(r.client)
+                    + " for lack of backlog (Replica request was: " + offset + ").");
+            return false;
+        }
+        Client c = r.client;
+        c.replica = r;
+        replicas.add(r);
+        noReplicasSince = 0;
+        r.state = State.ONLINE;
+        r.ackTimeSeconds = nowSeconds();
+        send(r, Bytes.ascii(r.capaPsync2 ? "+CONTINUE " + replid + "\r\n" : "+CONTINUE\r\n"));
+        int skip = (int) (offset - backlogOffset);
+        int len = (int) (backlogHistlen - skip);
+        byte[] missing = new byte[len];
+        int start = Math.floorMod(backlogWrite - (int) backlogHistlen + skip, backlog.length);
+        int first = Math.min(len, backlog.length - start);
+        System.arraycopy(backlog, start, missing, 0, first);
+        System.arraycopy(backlog, 0, missing, first, len - first);
+        send(r, missing);
+        engine.log().notice("Partial resynchronization request from " + name(c) + " accepted. Sending " + len
+                + " bytes of backlog starting from offset " + offset + ".");
+        return true;
+    }
+
+    private void createBacklog() {
+        if (backlog != null) return;
+        backlog = new byte[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(16 * 1024,
+                engine.config().getLong("repl-backlog-size")))];
+        backlogWrite = 0;
+        backlogHistlen = 0;
+        backlogOffset = masterReplOffset + 1;
+        streamDb = -1;
+        engine.addPropagationListener(this);
+    }
+
+    /** Starts a snapshot for the replicas waiting for one, unless one is being made or cannot start now. */
+    private void startSnapshotIfNeeded() {
+        if (snapshotRunning) return;
+        boolean anyWaiting = false;
+        for (Replica r : replicas) anyWaiting |= r.state == State.WAIT_BGSAVE_START;
+        if (!anyWaiting) return;
+        long offset = masterReplOffset;
+        boolean started = engine.persistence().startReplicationSnapshot(this::snapshotDone);
+        if (!started) return; // another BGSAVE or AOF rewrite runs: retried from the cron
+        engine.log().notice("Starting BGSAVE for SYNC with target: replicas sockets");
+        snapshotRunning = true;
+        // what is written from now on is not in the snapshot: SELECT again, and keep it for them
+        streamDb = -1;
+        for (Replica r : replicas) {
+            if (r.state != State.WAIT_BGSAVE_START) continue;
+            r.state = State.WAIT_BGSAVE_END;
+            r.pending = new ByteArrayOutputStream();
+            if (!r.prePsync) send(r, Bytes.ascii("+FULLRESYNC " + replid + " " + offset + "\r\n"));
+        }
+    }
+
+    /** The snapshot is written (file, or the error): the waiting replicas get it, then what came meanwhile. */
+    private void snapshotDone(Path file, Throwable error) {
+        snapshotRunning = false;
+        byte[] rdb = null;
+        if (error == null) {
+            try {
+                rdb = Files.readAllBytes(file);
+            } catch (IOException e) {
+                error = e;
+            }
+        }
+        try {
+            if (file != null) Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // a temporary file left behind is all that happens
+        }
+        for (Replica r : new ArrayList<>(replicas)) {
+            if (r.state != State.WAIT_BGSAVE_END) continue;
+            if (rdb == null) {
+                engine.log().warning("BGSAVE for replication failed: " + error);
+                dropReplica(r);
+                engine.closeClient(r.client);
+                continue;
+            }
+            send(r, Bytes.ascii("$" + rdb.length + "\r\n"));
+            send(r, rdb);
+            send(r, r.pending.toByteArray());
+            r.pending = null;
+            r.state = State.ONLINE;
+            r.ackTimeSeconds = nowSeconds();
+            engine.log().notice("Synchronization with replica " + name(r.client) + " succeeded");
+        }
+        startSnapshotIfNeeded();
+        engine.flushPending();
+    }
+
+    // ---- REPLCONF -----------------------------------------------------------------------------
+
+    private void replconf(Client c) {
+        Args a = c.args();
+        if (a.count() % 2 == 0) throw CommandError.SYNTAX;
+        for (int j = 1; j < a.count(); j += 2) {
+            if (a.is(j, "listening-port")) {
+                c.replicaListeningPort = (int) c.argLong(j + 1);
+                if (c.replica != null) c.replica.listeningPort = c.replicaListeningPort;
+            } else if (a.is(j, "ip-address")) {
+                String ip = a.string(j + 1);
+                if (ip.length() >= 46) {
+                    throw CommandError.err("REPLCONF ip-address provided by replica instance is too long: "
+                            + ip.length() + " bytes");
+                }
+                c.replicaAnnouncedIp = ip;
+                if (c.replica != null) c.replica.announcedIp = ip;
+            } else if (a.is(j, "capa")) {
+                if (a.is(j + 1, "psync2")) c.replicaCapaPsync2 = true;
+            } else if (a.is(j, "ack")) {
+                Replica r = c.replica;
+                if (r == null) return;
+                long offset;
+                try {
+                    offset = Bytes.parseLong(a.buf(j + 1), a.off(j + 1), a.len(j + 1));
+                } catch (NumberFormatException e) {
+                    return;
+                }
+                if (offset > r.ackOffset) r.ackOffset = offset;
+                r.ackTimeSeconds = nowSeconds();
+                releaseWaiting();
+                return; // no reply
+            } else if (a.is(j, "getack")) {
+                return; // a master is not asked for acknowledgements: nothing to answer
+            } else if (a.is(j, "rdb-only")) {
+                long v = c.argLong(j + 1);
+                if (v < 0 || v > 1) throw CommandError.err("value is out of range, must be positive");
+            } else if (a.is(j, "rdb-filter-only")) {
+                List<String> filters = io.spinel.core.protocol.SplitArgs.split(a.string(j + 1));
+                if (filters == null) throw CommandError.err("Missing rdb-filter-only values");
+                for (String f : filters) {
+                    if (!f.equalsIgnoreCase("functions")) {
+                        throw CommandError.err("Unsupported rdb-filter-only option: " + f);
+                    }
+                }
+                throw CommandError.err("rdb-filter-only is not supported by Spinel");
+            } else {
+                throw CommandError.err("Unrecognized REPLCONF option: " + a.cString(j));
+            }
+        }
+        c.reply().ok();
+    }
+
+    // ---- the stream -----------------------------------------------------------------------------
+
+    @Override
+    public void propagate(int db, byte[][] argv) {
+        feed(db, argv);
+    }
+
+    /** Appends a command to the stream (backlog and replicas), SELECTing its database first if needed. */
+    private void feed(int db, byte[][] argv) {
+        if (backlog == null) return;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        if (db >= 0 && db != streamDb) {
+            appendCommand(out, new byte[][] {Bytes.ascii("SELECT"), Bytes.ascii(Integer.toString(db))});
+            streamDb = db;
+        }
+        appendCommand(out, argv);
+        byte[] bytes = out.toByteArray();
+        appendBacklog(bytes);
+        for (Replica r : replicas) {
+            if (r.state == State.ONLINE) send(r, bytes);
+            else if (r.state == State.WAIT_BGSAVE_END) r.pending.write(bytes, 0, bytes.length);
+        }
+    }
+
+    private static void appendCommand(ByteArrayOutputStream out, byte[][] argv) {
+        out.writeBytes(Bytes.ascii("*" + argv.length + "\r\n"));
+        for (byte[] arg : argv) {
+            out.writeBytes(Bytes.ascii("$" + arg.length + "\r\n"));
+            out.writeBytes(arg);
+            out.writeBytes(CRLF);
+        }
+    }
+
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private void appendBacklog(byte[] b) {
+        masterReplOffset += b.length;
+        int n = b.length;
+        int from = 0;
+        if (n > backlog.length) { // only the last backlog's worth can stay
+            from = n - backlog.length;
+            n = backlog.length;
+        }
+        int first = Math.min(n, backlog.length - backlogWrite);
+        System.arraycopy(b, from, backlog, backlogWrite, first);
+        System.arraycopy(b, from + first, backlog, 0, n - first);
+        backlogWrite = (backlogWrite + n) % backlog.length;
+        backlogHistlen = Math.min(backlog.length, backlogHistlen + b.length);
+        backlogOffset = masterReplOffset - backlogHistlen + 1;
+    }
+
+    private void send(Replica r, byte[] b) {
+        if (b.length == 0) return;
+        r.client.reply().raw(b);
+        r.client.markPendingWrite();
+    }
+
+    // ---- replicas going, the cron, WAIT ----------------------------------------------------------
+
+    /** The client went away (or was closed): if it was a replica, it is one no more. */
+    void clientGone(Client c) {
+        if (c.replica != null) dropReplica(c.replica);
+        waiting.removeIf(w -> w.client == c);
+    }
+
+    private void dropReplica(Replica r) {
+        if (!replicas.remove(r)) return;
+        r.client.replica = null;
+        engine.log().notice("Connection with replica " + name(r.client) + " lost.");
+        if (replicas.isEmpty()) noReplicasSince = nowSeconds();
+    }
+
+    /** Once a second: pings in the stream, keep-alives before the RDB, timeouts, the backlog's time to live. */
+    void cron() {
+        cronTicks++;
+        long now = nowSeconds();
+        long pingPeriod = Math.max(1, engine.config().getLong("repl-ping-replica-period"));
+        if (!replicas.isEmpty() && cronTicks % pingPeriod == 0) feed(streamDb, PING);
+        long timeout = engine.config().getLong("repl-timeout");
+        for (Replica r : new ArrayList<>(replicas)) {
+            if (r.state != State.ONLINE) {
+                send(r, NEWLINE); // before the RDB's first byte a replica reads newlines as keep-alives
+                continue;
+            }
+            if (!r.prePsync && now - r.ackTimeSeconds > timeout) {
+                engine.log().warning("Disconnecting timedout replica (streaming sync): " + name(r.client));
+                dropReplica(r);
+                engine.closeClient(r.client);
+            }
+        }
+        startSnapshotIfNeeded();
+        long ttl = engine.config().getLong("repl-backlog-ttl");
+        if (backlog != null && replicas.isEmpty() && noReplicasSince > 0 && ttl > 0 && now - noReplicasSince > ttl) {
+            // a new history: no replica could continue the old one from this backlog anyway
+            engine.removePropagationListener(this);
+            backlog = null;
+            replid = newReplid();
+            replid2 = "0000000000000000000000000000000000000000";
+            secondReplidOffset = -1;
+            engine.log().notice("Replication backlog freed after " + ttl + " seconds without connected replicas.");
+        }
+        timeOutWaiting();
+    }
+
+    /** Asks the replicas for their offsets when someone waits (once per batch, as Redis's beforeSleep). */
+    void beforeReplies() {
+        if (!getAckPending) return;
+        getAckPending = false;
+        feed(streamDb, GETACK);
+    }
+
+    /** WAIT numreplicas timeout, as a master with replicas answers it. */
+    void waitReplicas(Client c, long wanted, long deadline) {
+        long offset = masterReplOffset;
+        long acked = acknowledged(offset);
+        if (acked >= wanted || c.inExec || c.inMulti()) {
+            c.reply().integer(acked);
+            return;
+        }
+        waiting.add(new Waiting(c, offset, wanted));
+        getAckPending = true;
+        engine.blocking.block(c, -1, List.of(), deadline, r -> {
+            waiting.removeIf(w -> w.client == c);
+            r.integer(acknowledged(offset));
+        });
+    }
+
+    private long acknowledged(long offset) {
+        long n = 0;
+        for (Replica r : replicas) if (r.state == State.ONLINE && r.ackOffset >= offset) n++;
+        return n;
+    }
+
+    private void releaseWaiting() {
+        for (Waiting w : new ArrayList<>(waiting)) {
+            if (acknowledged(w.offset) >= w.replicas) engine.blocking.unblock(w.client, false);
+        }
+    }
+
+    private void timeOutWaiting() {
+        waiting.removeIf(w -> w.client.closed);
+    }
+
+    /** min-replicas-to-write: replicas online whose last acknowledgement is at most max-lag seconds old. */
+    int goodReplicas(long maxLagSeconds) {
+        long now = nowSeconds();
+        int n = 0;
+        for (Replica r : replicas) if (r.state == State.ONLINE && now - r.ackTimeSeconds <= maxLagSeconds) n++;
+        return n;
+    }
+
+    private static long nowSeconds() {
+        return System.currentTimeMillis() / 1000;
+    }
+
+    private String name(Client c) {
+        Replica r = c.replica;
+        String addr = c.connection().remoteAddress();
+        String ip = r != null && r.announcedIp != null ? r.announcedIp : host(addr);
+        int port = r != null ? r.listeningPort : c.replicaListeningPort;
+        return port > 0 ? ip + ":" + port : ip + ":<unknown-replica-port>";
+    }
+
+    private static String host(String addr) {
+        int colon = addr.lastIndexOf(':');
+        return colon > 0 ? addr.substring(0, colon) : addr;
+    }
+
+    // ---- what ROLE and INFO show ------------------------------------------------------------------
+
+    void role(Reply r) {
+        r.arrayHeader(3);
+        r.bulk("master");
+        r.integer(masterReplOffset);
+        List<Replica> online = new ArrayList<>();
+        for (Replica x : replicas) if (x.state == State.ONLINE) online.add(x);
+        r.arrayHeader(online.size());
+        for (Replica x : online) {
+            r.arrayHeader(3);
+            r.bulk(x.announcedIp != null ? x.announcedIp : host(x.client.connection().remoteAddress()));
+            r.bulk(Integer.toString(x.listeningPort));
+            r.bulk(Long.toString(x.ackOffset));
+        }
+    }
+
+    void info(StringBuilder sb) {
+        sb.append("# Replication\r\n");
+        InfoCommand.field(sb, "role", "master");
+        InfoCommand.field(sb, "connected_slaves", replicas.size());
+        long now = nowSeconds();
+        int i = 0;
+        for (Replica r : replicas) {
+            String ip = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());
+            sb.append("slave").append(i++).append(":ip=").append(ip).append(",port=").append(r.listeningPort)
+                    .append(",state=").append(r.state.infoName).append(",offset=").append(r.ackOffset)
+                    .append(",lag=").append(now - r.ackTimeSeconds).append("\r\n");
+        }
+        InfoCommand.field(sb, "master_failover_state", "no-failover");
+        InfoCommand.field(sb, "master_replid", replid);
+        InfoCommand.field(sb, "master_replid2", replid2);
+        InfoCommand.field(sb, "master_repl_offset", masterReplOffset);
+        InfoCommand.field(sb, "second_repl_offset", secondReplidOffset);
+        InfoCommand.field(sb, "repl_backlog_active", backlog != null ? 1 : 0);
+        InfoCommand.field(sb, "repl_backlog_size", engine.config().get("repl-backlog-size"));
+        InfoCommand.field(sb, "repl_backlog_first_byte_offset", backlog != null ? backlogOffset : 0);
+        InfoCommand.field(sb, "repl_backlog_histlen", backlogHistlen);
+    }
+
+    /** INFO memory's mem_replication_backlog. */
+    long backlogBytes() {
+        return backlog == null ? 0 : backlog.length;
+    }
+
+    int replicaCount() {
+        return replicas.size();
+    }
+}

@@ -1,0 +1,230 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.DataSet;
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spinel as a master with redis-server 7.0 as its replica: the replica's own code checks every
+ * byte of the handshake, the RDB and the stream, and its data set must end up as Spinel's
+ * (DEBUG DIGEST of both, and every key rendered): after a full synchronization, while writes
+ * continue during it, after a partial one from the backlog, and after a full one when the
+ * backlog no longer holds what it missed.
+ */
+class ReplicationTest {
+    private SpinelServer master;
+    private final List<RedisServerProcess> replicas = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server (Debian's redis-server package) is needed");
+        master = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("enable-debug-command", "yes")
+                .option("repl-backlog-size", "64kb").start();
+    }
+
+    @AfterEach
+    void stop() {
+        for (RedisServerProcess r : replicas) r.close();
+        if (master != null) master.close();
+    }
+
+    private RawClient master() throws Exception {
+        return new RawClient(master.port());
+    }
+
+    private RedisServerProcess replica() throws Exception {
+        RedisServerProcess r = RedisServerProcess.start(Files.createTempDirectory("replica"), "--replicaof", "127.0.0.1",
+                Integer.toString(master.port()), "--repl-ping-replica-period", "1");
+        replicas.add(r);
+        awaitInSync(r);
+        return r;
+    }
+
+    private static String info(RawClient c, String section) throws Exception {
+        return new String(c.call("INFO", section), StandardCharsets.ISO_8859_1);
+    }
+
+    private static long field(String info, String name) {
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith(name + ":")) return Long.parseLong(line.substring(name.length() + 1));
+        }
+        throw new AssertionError("no " + name + " in " + info);
+    }
+
+    private void awaitInSync(RedisServerProcess r) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        try (RawClient c = new RawClient(r.port())) {
+            while (true) {
+                String i = info(c, "replication");
+                if (i.contains("master_link_status:up") && i.contains("master_sync_in_progress:0")) return;
+                assertThat(System.currentTimeMillis()).as("replica in sync: " + i).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** WAIT for every replica, then the same digest and the same keys on the replica as on the master. */
+    private void assertReplicated(RedisServerProcess r) throws Exception {
+        try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
+            assertThat(m.callString("WAIT", Integer.toString(replicas.size()), "10000"))
+                    .isEqualTo(":" + replicas.size() + "\r\n");
+            assertThat(c.callString("DEBUG", "DIGEST")).isEqualTo(m.callString("DEBUG", "DIGEST"));
+            DataSet.assertSame(DataSet.read(m, 16, false), DataSet.read(c, 16, false));
+        }
+    }
+
+    @Test
+    void fullSyncThenTheStream() throws Exception {
+        try (RawClient m = master()) {
+            DataSet.populate(m, 1, 2000);
+            m.call("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function(k) return 1 end)");
+        }
+        RedisServerProcess r = replica();
+        assertReplicated(r);
+        try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
+            // the stream: every type, databases, transactions, scripts, expiry, flushes
+            DataSet.mutate(m);
+            m.call("SELECT", "7");
+            m.call("SET", "x", "1", "EX", "100");
+            m.call("MULTI");
+            m.call("INCR", "x");
+            m.call("LPUSH", "l", "a", "b");
+            m.call("EXEC");
+            m.call("EVAL", "redis.call('set', KEYS[1], 'v') redis.call('hset', 'h', 'f', 'v') return 1", "1", "s");
+            m.call("SET", "gone", "1", "PX", "1");
+            Thread.sleep(20);
+            m.call("GET", "gone");
+            m.call("SELECT", "2");
+            m.call("FLUSHDB");
+            m.call("SELECT", "0");
+            assertReplicated(r);
+            assertThat(c.callString("FUNCTION", "LIST")).contains("$3\r\nlib\r\n");
+            assertThat(c.callString("TTL", "x")).isNotEqualTo(":-1\r\n");
+            // what a master with a replica shows
+            String repl = info(m, "replication");
+            assertThat(repl).contains("role:master\r\nconnected_slaves:1\r\nslave0:ip=127.0.0.1,port=" + r.port()
+                    + ",state=online,offset=").contains("repl_backlog_active:1");
+            assertThat(field(repl, "master_repl_offset")).isEqualTo(field(info(c, "replication"), "master_repl_offset"));
+            assertThat(m.callString("ROLE")).startsWith("*3\r\n$6\r\nmaster\r\n:").contains("$5\r\n" + r.port() + "\r\n");
+            assertThat(m.callString("CLIENT", "LIST", "TYPE", "replica")).contains("flags=S");
+            assertThat(field(info(m, "clients"), "connected_clients")).isEqualTo(1); // this one, not the replica
+            assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void writesDuringTheFullSyncReachTheReplica() throws Exception {
+        try (RawClient m = master()) {
+            DataSet.populate(m, 2, 20_000);
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Throwable> errors = new ArrayList<>();
+        Thread writer = new Thread(() -> {
+            try (RawClient w = master()) {
+                for (int i = 0; !stop.get(); i++) {
+                    w.call("SET", "w:" + (i % 5000), Integer.toString(i));
+                    w.call("RPUSH", "wl", Integer.toString(i));
+                    if (i % 100 == 0) w.call("DEL", "w:" + (i % 700));
+                }
+            } catch (Exception e) {
+                errors.add(e);
+            }
+        });
+        writer.start();
+        RedisServerProcess r = replica();
+        Thread.sleep(200);
+        stop.set(true);
+        writer.join();
+        assertThat(errors).isEmpty();
+        assertReplicated(r);
+    }
+
+    @Test
+    void aDroppedLinkContinuesFromTheBacklogOrSyncsAgain() throws Exception {
+        try (RawClient m = master()) {
+            DataSet.populate(m, 3, 100);
+        }
+        RedisServerProcess r = replica();
+        try (RawClient m = master()) {
+            // a few writes while the link is down fit in the 64 KB backlog: +CONTINUE
+            assertThat(m.callString("CLIENT", "KILL", "TYPE", "replica")).isEqualTo(":1\r\n");
+            for (int i = 0; i < 50; i++) m.call("SET", "k" + i, "v" + i);
+            awaitInSync(r);
+            assertReplicated(r);
+            assertThat(field(info(m, "stats"), "sync_partial_ok")).isEqualTo(1);
+            assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(1);
+            // more than the backlog holds: a full synchronization again (the replica sleeps
+            // meanwhile, or it would reconnect at once and get the writes as they come)
+            Thread sleeper = new Thread(() -> {
+                try (RawClient c = new RawClient(r.port())) {
+                    c.call("DEBUG", "SLEEP", "1.5");
+                } catch (Exception ignored) {
+                    // the assertions below tell
+                }
+            });
+            sleeper.start();
+            Thread.sleep(200);
+            m.call("CLIENT", "KILL", "TYPE", "replica");
+            for (int i = 0; i < 200; i++) m.call("SET", "big" + i, "x".repeat(1000));
+            sleeper.join();
+            Thread.sleep(1200); // the replica finds the link gone, and reconnects within a second
+            awaitInSync(r);
+            assertReplicated(r);
+            assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(2);
+            assertThat(field(info(m, "stats"), "sync_partial_err")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void twoReplicasAndWait() throws Exception {
+        RedisServerProcess a = replica();
+        RedisServerProcess b = replica();
+        try (RawClient m = master()) {
+            m.call("SET", "k", "v");
+            assertThat(m.callString("WAIT", "2", "5000")).isEqualTo(":2\r\n");
+            // more replicas than there are: the timeout, with the count of those that acknowledged
+            long t0 = System.nanoTime();
+            assertThat(m.callString("WAIT", "3", "300")).isEqualTo(":2\r\n");
+            assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(250_000_000L);
+            // min-replicas-to-write counts replicas that acknowledged within the lag
+            m.call("CONFIG", "SET", "min-replicas-to-write", "2");
+            assertThat(m.callString("SET", "k2", "v")).isEqualTo("+OK\r\n");
+            m.call("CONFIG", "SET", "min-replicas-to-write", "3");
+            assertThat(m.callString("SET", "k3", "v")).isEqualTo("-NOREPLICAS Not enough good replicas to write.\r\n");
+            m.call("CONFIG", "SET", "min-replicas-to-write", "0");
+        }
+        assertReplicated(a);
+        assertReplicated(b);
+    }
+
+    @Test
+    void replicationCommandsAsRedisAnswersThem() throws Exception {
+        try (RawClient c = master()) {
+            assertThat(c.callString("REPLCONF", "listening-port")).isEqualTo("-ERR syntax error\r\n");
+            assertThat(c.callString("REPLCONF", "listening-port", "x"))
+                    .isEqualTo("-ERR value is not an integer or out of range\r\n");
+            assertThat(c.callString("REPLCONF", "nosuch", "1")).isEqualTo("-ERR Unrecognized REPLCONF option: nosuch\r\n");
+            assertThat(c.callString("REPLCONF", "listening-port", "6380", "capa", "eof", "capa", "psync2"))
+                    .isEqualTo("+OK\r\n");
+            assertThat(c.callString("PSYNC", "x", "y")).isEqualTo("-ERR value is not an integer or out of range\r\n");
+            assertThat(c.callString("PSYNC", "x", "1", "FAILOVER")).isEqualTo("-ERR PSYNC FAILOVER can't be sent to a master.\r\n");
+            assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("SYNC")).isEqualTo("-ERR Command not allowed inside a transaction\r\n");
+            c.call("DISCARD");
+            assertThat(c.callString("ROLE")).isEqualTo("*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n");
+            assertThat(info(c, "replication")).contains("connected_slaves:0\r\n").contains("repl_backlog_active:0\r\n");
+        }
+    }
+}

@@ -128,6 +128,8 @@ public final class Client {
     byte[][] postponed;
     /** In MONITOR mode: receives every command others run (see Monitors). */
     boolean monitor;
+    /** The replication offset right after the last of its commands that propagated anything (WAIT waits for it). */
+    long replWriteOffset;
     /** Set once the client asked for the data set (SYNC/PSYNC): a replica of this server. */
     Replication.Replica replica;
     /** What REPLCONF told before PSYNC: the replica's port, address and psync2 capability. */

@@ -175,7 +175,7 @@ public final class CommandFamilies {
         t.registerLazily(new FamilyHandlers(ACL_COMMANDS),
                 "acl|setuser", "acl|deluser", "acl|getuser", "acl|list", "acl|users", "acl|whoami", "acl|load",
                 "acl|save", "acl|cat", "acl|genpass", "acl|log", "acl|dryrun", "acl|help");
-        t.registerLazily(new FamilyHandlers(REPLICATION), "sync", "psync", "replconf");
+        t.registerLazily(new FamilyHandlers(REPLICATION), "sync", "psync", "replconf", "replicaof", "slaveof");
     }
 
     /**

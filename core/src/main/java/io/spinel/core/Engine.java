@@ -474,6 +474,7 @@ public final class Engine {
     /** Starts the periodic work (expiry, client timeouts, statistics). Call on the loop thread or before any client. */
     public void start() {
         scheduleCron();
+        replication.startUp();
     }
 
     /** Set by a transport that can serve its connections while the data set loads (see {@link #loadingPoller}). */
@@ -533,6 +534,7 @@ public final class Engine {
     public void stop() {
         if (cron != null) cron.cancel(false);
         cron = null;
+        replication.stop();
         persistence.stop();
         keyspace.dropBigValues();
         NativeMemory.releaseKept();
@@ -552,7 +554,8 @@ public final class Engine {
             clientsCron();
             // CLIENT PAUSE keeps the data set still: no active expiry, no eviction
             boolean paused = pause.active();
-            if (activeExpireEnabled && !paused) {
+            // a replica's keys expire when its master deletes them
+            if (activeExpireEnabled && !paused && !replication.isReplica()) {
                 long t0 = System.nanoTime();
                 keyspace.activeExpireCycle(1_000_000_000L / hz / 4); // 25% of a cron period
                 long spent = System.nanoTime() - t0;
@@ -856,9 +859,19 @@ public final class Engine {
             reject(c, cmd, "NOREPLICAS Not enough good replicas to write.");
             return;
         }
+        if (replication.readOnlyReplica() && ((cmd.flags(c) & CommandFlags.WRITE) != 0
+                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
+                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+            reject(c, cmd, "READONLY You can't write against a read only replica.");
+            return;
+        }
         if (c.resp() == 2 && PubSub.isSubscribed(c) && !allowedWhileSubscribed(cmd)) {
             reject(c, cmd, "ERR Can't execute '" + cmd.name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                     + "QUIT / RESET are allowed in this context");
+            return;
+        }
+        if (replication.staleDenied() && !cmd.has(CommandFlags.STALE)) {
+            reject(c, cmd, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
             return;
         }
         if (keyspace.isLoading() && deniedWhileLoading(c, cmd)) {
@@ -1006,7 +1019,9 @@ public final class Engine {
         }
         if (callDepth == 0) {
             keyspace.settle();
+            long offset = replication.offset();
             flushPropagation(cmd);
+            if (replication.offset() != offset) c.replWriteOffset = replication.offset();
             // after propagation and the slow log, which may still read a SET's or MSET's native values
             keyspace.bigValues().release();
             tracking.flushPendingForCurrent(c);
@@ -1044,6 +1059,8 @@ public final class Engine {
 
     /** Evicts down to maxmemory, recording an eviction-cycle latency event when it takes long. */
     private int performEvictions() {
+        // a replica holds what its master holds (replica-ignore-maxmemory): the master evicts
+        if (replication.isReplica() && config.getBool("replica-ignore-maxmemory")) return Evictor.OK;
         if (latency.thresholdMs == 0) return evictor.perform(maxmemory);
         long t0 = System.nanoTime();
         int r = evictor.perform(maxmemory);
@@ -1340,6 +1357,11 @@ public final class Engine {
      */
     public boolean mayReadEveryKey(Client c) {
         return c.user.unrestricted() || acl.checkWithEveryKey(c.user, c.currentCommand, c.args, false);
+    }
+
+    /** Whether this server refuses the client's writes: a read-only replica, unless the client is its master's. */
+    public boolean deniesWritesFrom(Client c) {
+        return replication.readOnlyReplica() && !replication.isMasterClient(c);
     }
 
     /** The user a client runs as. */

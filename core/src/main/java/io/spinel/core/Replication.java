@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
+import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
@@ -15,13 +16,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The master side of replication (Redis's replication.c): replicas connect as clients and ask
+ * Replication (Redis's replication.c). The master side: replicas connect as clients and ask
  * with PSYNC (or SYNC) for the data set; a partial resynchronization sends what they missed from
  * the backlog, a full one an RDB snapshot (taken in slices, without fork, as BGSAVE's) followed
  * by the commands written meanwhile; from then on every write goes to them as Redis streams it
  * (SELECT when the database changes, MULTI/EXEC around what one command propagates), and they
  * acknowledge the offset they processed (REPLCONF ACK), which WAIT, ROLE, INFO and
  * min-replicas-to-write read.
+ *
+ * <p>The replica side (REPLICAOF, replicaof): a {@link ReplicaLink} connects to the master and
+ * hands what it receives to this thread: the RDB of a full synchronization replaces the data
+ * set, the stream's commands run through a client of the master's, unchecked and unanswered,
+ * and the offset they reach is acknowledged. The stream is passed on byte for byte to this
+ * server's own backlog and replicas (a replica of a replica sees its master's history), and
+ * clients may only read (replica-read-only), expired keys being hidden until the master deletes
+ * them.
  *
  * <p>Nothing of this costs a server without replicas: the backlog, and the propagation listener
  * that feeds it, exist from the first synchronization on (as Redis creates its backlog then), and
@@ -107,6 +116,7 @@ final class Replication implements Engine.PropagationListener {
         return switch (name) {
             case "sync", "psync" -> c -> c.engine.replication.sync(c);
             case "replconf" -> c -> c.engine.replication.replconf(c);
+            case "replicaof", "slaveof" -> c -> c.engine.replication.replicaof(c);
             default -> null;
         };
     }
@@ -123,6 +133,9 @@ final class Replication implements Engine.PropagationListener {
         boolean psync = a.is(0, "psync");
         if (psync && a.count() > 3 && a.is(3, "failover")) {
             throw CommandError.err("PSYNC FAILOVER can't be sent to a master.");
+        }
+        if (link != null && link.state != ReplicaLink.State.CONNECTED) {
+            throw new CommandError("NOMASTERLINK Can't SYNC while not connected with my master");
         }
         if (c.reply().length() > 0) throw CommandError.err("SYNC and PSYNC are invalid with pending output");
         engine.log().notice("Replica " + name(c) + " asks for synchronization");
@@ -290,7 +303,9 @@ final class Replication implements Engine.PropagationListener {
                 releaseWaiting();
                 return; // no reply
             } else if (a.is(j, "getack")) {
-                return; // a master is not asked for acknowledgements: nothing to answer
+                // the master asks where the stream is: the offset before this command
+                if (c == masterClient && link != null) link.sendAck(masterReplOffset);
+                return;
             } else if (a.is(j, "rdb-only")) {
                 long v = c.argLong(j + 1);
                 if (v < 0 || v > 1) throw CommandError.err("value is out of range, must be positive");
@@ -319,7 +334,8 @@ final class Replication implements Engine.PropagationListener {
 
     /** Appends a command to the stream (backlog and replicas), SELECTing its database first if needed. */
     private void feed(int db, byte[][] argv) {
-        if (backlog == null) return;
+        // a replica passes its master's stream on as it came (applyFromMaster), never its own
+        if (backlog == null || link != null) return;
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         if (db >= 0 && db != streamDb) {
             appendCommand(out, new byte[][] {Bytes.ascii("SELECT"), Bytes.ascii(Integer.toString(db))});
@@ -388,6 +404,7 @@ final class Replication implements Engine.PropagationListener {
         long now = nowSeconds();
         long pingPeriod = Math.max(1, engine.config().getLong("repl-ping-replica-period"));
         if (!replicas.isEmpty() && cronTicks % pingPeriod == 0) feed(streamDb, PING);
+        if (link != null) link.sendAck(masterReplOffset);
         long timeout = engine.config().getLong("repl-timeout");
         for (Replica r : new ArrayList<>(replicas)) {
             if (r.state != State.ONLINE) {
@@ -421,9 +438,19 @@ final class Replication implements Engine.PropagationListener {
         feed(streamDb, GETACK);
     }
 
-    /** WAIT numreplicas timeout, as a master with replicas answers it. */
+    /** The replication offset: how many bytes of stream this server's history holds. */
+    long offset() {
+        return masterReplOffset;
+    }
+
+    /** WAIT numreplicas timeout: the replicas that acknowledged the client's last write (Redis's waitCommand). */
     void waitReplicas(Client c, long wanted, long deadline) {
-        long offset = masterReplOffset;
+        if (link != null) {
+            throw CommandError.err("WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+                    + "if a replica is configured to be writable (which is not the default) writes to replicas are just "
+                    + "local and are not propagated.");
+        }
+        long offset = c.replWriteOffset;
         long acked = acknowledged(offset);
         if (acked >= wanted || c.inExec || c.inMulti()) {
             c.reply().integer(acked);
@@ -478,9 +505,262 @@ final class Replication implements Engine.PropagationListener {
         return colon > 0 ? addr.substring(0, colon) : addr;
     }
 
+    // ---- the replica's side ---------------------------------------------------------------------
+
+    /** The link to the master while this server is a replica, else null. */
+    private ReplicaLink link;
+    /** Runs the master's stream (Redis's server.master): no checks, no replies. */
+    private Client masterClient;
+    /** When the link went down (seconds), for INFO; 0 while up or never connected. */
+    private long linkDownSince;
+    private boolean masterLinkUp;
+
+    boolean isReplica() {
+        return link != null;
+    }
+
+    /** Whether clients may not write here: a replica with replica-read-only yes. */
+    boolean readOnlyReplica() {
+        return link != null && engine.config().getBool("replica-read-only");
+    }
+
+    /** A replica whose link is down with replica-serve-stale-data no: only some commands are served. */
+    boolean staleDenied() {
+        return link != null && !masterLinkUp && !engine.config().getBool("replica-serve-stale-data");
+    }
+
+    boolean isMasterClient(Client c) {
+        return c == masterClient && c != null;
+    }
+
+    long timeoutSeconds() {
+        return engine.config().getLong("repl-timeout");
+    }
+
+    /** masterauth (and masteruser, or null), or null without a password. */
+    String[] masterAuth() {
+        String pass = engine.config().get("masterauth");
+        if (pass.isEmpty()) return null;
+        String user = engine.config().get("masteruser");
+        return new String[] {user.isEmpty() ? null : user, pass};
+    }
+
+    /** What PSYNC asks for: this server's history (its id, and the offset after what it has). */
+    String[] psyncArguments() {
+        // (read from the link's thread: an id and an offset of this thread's, possibly a moment old,
+        // which at worst makes the master answer with a full synchronization)
+        return new String[] {replid, Long.toString(masterReplOffset + 1)};
+    }
+
+    /** Starts replicating from the master the configuration names (replicaof), at start. */
+    void startUp() {
+        String v = engine.config().get("replicaof").trim();
+        if (v.isEmpty()) return;
+        String[] hp = v.split("\\s+");
+        setMaster(hp[0], Integer.parseInt(hp[1]));
+    }
+
+    void stop() {
+        if (link != null) link.stop();
+    }
+
+    /** REPLICAOF host port | NO ONE (Redis's replicaofCommand). */
+    private void replicaof(Client c) {
+        Args a = c.args();
+        if (a.is(1, "no") && a.is(2, "one")) {
+            if (link != null) {
+                unsetMaster();
+                engine.log().notice("MASTER MODE enabled (user request from '" + ConnectionCommands.clientInfo(c) + "')");
+            }
+            c.reply().ok();
+            return;
+        }
+        if (c.replica != null) throw CommandError.err("Command is not valid when client is a replica.");
+        long port = c.argLong(2);
+        String host = a.string(1);
+        if (link != null && link.host.equalsIgnoreCase(host) && link.port == port) {
+            engine.log().notice("REPLICAOF would result into synchronization with the master we are already connected "
+                    + "with. No operation performed.");
+            c.reply().status("OK Already connected to specified master");
+            return;
+        }
+        setMaster(host, (int) port);
+        engine.log().notice("REPLICAOF " + host + ":" + port + " enabled (user request from '"
+                + ConnectionCommands.clientInfo(c) + "')");
+        c.reply().ok();
+    }
+
+    /** Redis's replicationSetMaster: follow this master from now on (its replicas resynchronize). */
+    private void setMaster(String host, int port) {
+        boolean wasMaster = link == null;
+        if (link != null) link.stop();
+        // this server's replicas follow a new history: they must synchronize again
+        for (Replica r : new ArrayList<>(replicas)) {
+            dropReplica(r);
+            engine.closeClient(r.client);
+        }
+        if (masterClient == null) {
+            masterClient = engine.internalClient();
+            masterClient.denyBlocking = true;
+        }
+        masterLinkUp = false;
+        linkDownSince = 0;
+        engine.keyspace().setReplica(true);
+        engine.config().apply(engine.config().option("replicaof"), host + " " + port);
+        link = new ReplicaLink(engine, this, host, port);
+        if (wasMaster) engine.log().notice("Before turning into a replica, using my own master parameters to "
+                + "synthesize a cached master: I may be able to synchronize with the new master with just a partial "
+                + "transfer.");
+        link.start();
+    }
+
+    /** Redis's replicationUnsetMaster: a master again, with a new history whose past is the old one's. */
+    private void unsetMaster() {
+        link.stop();
+        link = null;
+        masterLinkUp = false;
+        engine.keyspace().setReplica(false);
+        engine.config().apply(engine.config().option("replicaof"), "");
+        // replicas of the old master's history may continue with this server up to here
+        replid2 = replid;
+        secondReplidOffset = masterReplOffset + 1;
+        replid = newReplid();
+        streamDb = -1;
+        // replicas learn the new id when they reconnect, and continue from the backlog
+        for (Replica r : new ArrayList<>(replicas)) {
+            dropReplica(r);
+            engine.closeClient(r.client);
+        }
+        engine.log().notice("Setting secondary replication ID to " + replid2 + ", valid up to offset: "
+                + secondReplidOffset + ". New replication ID is " + replid);
+        if (masterClient != null && masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
+    }
+
+    /** The master sent the data set: it replaces this server's (Redis's readSyncBulkPayload). */
+    void fullSync(ReplicaLink from, String masterReplid, long offset, Path rdb) {
+        if (from != link) {
+            deleteQuietly(rdb);
+            return;
+        }
+        engine.log().notice("MASTER <-> REPLICA sync: Flushing old data");
+        try {
+            engine.log().notice("MASTER <-> REPLICA sync: Loading DB in memory");
+            engine.persistence().loadFromMaster(rdb);
+        } catch (IOException | RuntimeException e) {
+            engine.log().warning("Failed trying to load the MASTER synchronization DB from disk: " + e.getMessage());
+            from.stop();
+            link = null;
+            setMaster(from.host, from.port); // try again from the start
+            return;
+        } finally {
+            deleteQuietly(rdb);
+        }
+        replid = masterReplid;
+        replid2 = "0000000000000000000000000000000000000000";
+        secondReplidOffset = -1;
+        masterReplOffset = offset;
+        resetBacklog();
+        if (masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
+        masterClient.db = engine.keyspace().db(0);
+        linkUp();
+        engine.log().notice("MASTER <-> REPLICA sync: Finished with success");
+    }
+
+    /** The master continues where this server stopped; a new id means it took another's history. */
+    void partialSync(ReplicaLink from, String newReplid) {
+        if (from != link) return;
+        if (newReplid != null && !newReplid.isEmpty() && !newReplid.equals(replid)) {
+            replid2 = replid;
+            secondReplidOffset = masterReplOffset + 1;
+            replid = newReplid;
+            // this server's replicas must continue under the new id: they resynchronize
+            for (Replica r : new ArrayList<>(replicas)) {
+                dropReplica(r);
+                engine.closeClient(r.client);
+            }
+        }
+        engine.log().notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
+        linkUp();
+    }
+
+    private void linkUp() {
+        masterLinkUp = true;
+        linkDownSince = 0;
+        engine.flushPending();
+    }
+
+    void linkLost(ReplicaLink from, String reason) {
+        if (from != link) return;
+        if (masterLinkUp) engine.log().notice("Connection with master lost.");
+        else engine.log().warning("Error condition on socket for SYNC: " + reason);
+        if (masterLinkUp || linkDownSince == 0) linkDownSince = nowSeconds();
+        masterLinkUp = false;
+    }
+
+    /** Commands of the master's stream: run, counted in the offset, passed on as they came. */
+    void applyFromMaster(ReplicaLink from, List<byte[][]> commands, List<byte[]> raw) {
+        if (from != link) return;
+        Keyspace ks = engine.keyspace();
+        for (int i = 0; i < commands.size(); i++) {
+            byte[][] argv = commands.get(i);
+            ks.setApplyingMaster(true);
+            try {
+                if (argv.length > 0 && !engine.replay(masterClient, argv)) {
+                    engine.log().warning("Unknown command or wrong number of arguments from the master: "
+                            + new String(argv[0], java.nio.charset.StandardCharsets.ISO_8859_1));
+                }
+            } finally {
+                ks.setApplyingMaster(false);
+            }
+            byte[] bytes = raw.get(i);
+            if (backlog != null) {
+                appendBacklog(bytes);
+                for (Replica r : replicas) {
+                    if (r.state == State.ONLINE) send(r, bytes);
+                    else if (r.state == State.WAIT_BGSAVE_END) r.pending.write(bytes, 0, bytes.length);
+                }
+            } else {
+                masterReplOffset += bytes.length;
+            }
+        }
+        releaseWaiting();
+        engine.flushPending();
+    }
+
+    /** After a full synchronization the backlog holds nothing of the new history. */
+    private void resetBacklog() {
+        if (backlog == null) return;
+        backlogWrite = 0;
+        backlogHistlen = 0;
+        backlogOffset = masterReplOffset + 1;
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a temporary file left behind is all that happens
+        }
+    }
+
     // ---- what ROLE and INFO show ------------------------------------------------------------------
 
     void role(Reply r) {
+        if (link != null) {
+            r.arrayHeader(5);
+            r.bulk("slave");
+            r.bulkLatin1(link.host);
+            r.integer(link.port);
+            r.bulk(switch (link.state) {
+                case CONNECT -> "connect";
+                case CONNECTING -> "connecting";
+                case HANDSHAKE -> "handshake";
+                case SYNC -> "sync";
+                case CONNECTED -> masterLinkUp ? "connected" : "sync";
+            });
+            r.integer(masterLinkUp ? masterReplOffset : -1);
+            return;
+        }
         r.arrayHeader(3);
         r.bulk("master");
         r.integer(masterReplOffset);
@@ -497,9 +777,36 @@ final class Replication implements Engine.PropagationListener {
 
     void info(StringBuilder sb) {
         sb.append("# Replication\r\n");
-        InfoCommand.field(sb, "role", "master");
-        InfoCommand.field(sb, "connected_slaves", replicas.size());
         long now = nowSeconds();
+        if (link != null) {
+            InfoCommand.field(sb, "role", "slave");
+            InfoCommand.field(sb, "master_host", link.host);
+            InfoCommand.field(sb, "master_port", link.port);
+            InfoCommand.field(sb, "master_link_status", masterLinkUp ? "up" : "down");
+            InfoCommand.field(sb, "master_last_io_seconds_ago", masterLinkUp
+                    ? (System.currentTimeMillis() - link.lastIoMillis) / 1000 : -1);
+            boolean syncing = link.state == ReplicaLink.State.SYNC;
+            InfoCommand.field(sb, "master_sync_in_progress", syncing ? 1 : 0);
+            InfoCommand.field(sb, "slave_read_repl_offset", masterReplOffset);
+            InfoCommand.field(sb, "slave_repl_offset", masterReplOffset);
+            if (syncing) {
+                long total = link.syncTotalBytes;
+                long read = link.syncReadBytes;
+                InfoCommand.field(sb, "master_sync_total_bytes", total);
+                InfoCommand.field(sb, "master_sync_read_bytes", read);
+                InfoCommand.field(sb, "master_sync_left_bytes", total - read);
+                InfoCommand.field(sb, "master_sync_perc", io.spinel.core.util.Doubles.fixed(
+                        total > 0 ? read * 100.0 / total : 0, 2));
+                InfoCommand.field(sb, "master_sync_last_io_seconds_ago", (System.currentTimeMillis() - link.lastIoMillis) / 1000);
+            }
+            if (!masterLinkUp) InfoCommand.field(sb, "master_link_down_since_seconds", linkDownSince > 0 ? now - linkDownSince : -1);
+            InfoCommand.field(sb, "slave_priority", engine.config().get("replica-priority"));
+            InfoCommand.field(sb, "slave_read_only", engine.config().getBool("replica-read-only") ? 1 : 0);
+            InfoCommand.field(sb, "replica_announced", engine.config().getBool("replica-announced") ? 1 : 0);
+        } else {
+            InfoCommand.field(sb, "role", "master");
+        }
+        InfoCommand.field(sb, "connected_slaves", replicas.size());
         int i = 0;
         for (Replica r : replicas) {
             String ip = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());

@@ -249,6 +249,11 @@ public final class ConfigLoader {
         }
         if (o.name.equals("replicaof")) {
             checkReplicaOf(values);
+            boolean noOne = values.get(0).equalsIgnoreCase("no") && values.get(1).equalsIgnoreCase("one");
+            // (the port as strtol read it: "+7000" or " 7000" are 7000, "" is 0)
+            String port = values.get(1).trim();
+            if (port.startsWith("+")) port = port.substring(1);
+            config.apply(o, noOne ? "" : values.get(0) + " " + (port.isEmpty() ? 0 : Long.parseLong(port)));
             return;
         }
         String value;
@@ -269,13 +274,12 @@ public final class ConfigLoader {
 
     /**
      * replicaof (slaveof): checked as Redis checks it, a host and a port of 0..65535 that strtol
-     * reads whole, or "no one". Spinel does not replicate, so a master is then refused.
+     * reads whole, or "no one".
      */
     private static void checkReplicaOf(List<String> values) throws Config.ConfigException {
         if (values.size() != 2) throw new Config.ConfigException("wrong number of arguments");
         if (values.get(0).equalsIgnoreCase("no") && values.get(1).equalsIgnoreCase("one")) return;
         if (!strtolWhole(values.get(1), 0, 65535)) throw new Config.ConfigException("Invalid master port");
-        throw new Config.ConfigException("Spinel does not implement replication yet: 'replicaof' can only be 'no one'");
     }
 
     /** Whether C's strtol(s, &end, 10) reads all of s (leading blanks and a sign allowed; "" reads as 0) into [min, max]. */

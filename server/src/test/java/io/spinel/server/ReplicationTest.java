@@ -75,9 +75,13 @@ class ReplicationTest {
         }
     }
 
-    /** WAIT for every replica, then the same digest and the same keys on the replica as on the master. */
+    /**
+     * A write, WAIT for every replica to acknowledge it (and so everything before it), then the
+     * same digest and the same keys on the replica as on the master.
+     */
     private void assertReplicated(RedisServerProcess r) throws Exception {
         try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
+            m.call("SET", "marker", Long.toString(System.nanoTime()));
             assertThat(m.callString("WAIT", Integer.toString(replicas.size()), "10000"))
                     .isEqualTo(":" + replicas.size() + "\r\n");
             assertThat(c.callString("DEBUG", "DIGEST")).isEqualTo(m.callString("DEBUG", "DIGEST"));

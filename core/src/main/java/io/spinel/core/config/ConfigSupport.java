@@ -47,6 +47,9 @@ public final class ConfigSupport {
         "aclfile", "acllog-max-len", "acl-pubsub-default",
         // replication, the master's side (Replication)
         "repl-backlog-size", "repl-backlog-ttl", "repl-ping-replica-period", "repl-timeout", "min-replicas-max-lag",
+        // and the replica's (Replication, ReplicaLink)
+        "replicaof", "masterauth", "masteruser", "replica-read-only", "replica-serve-stale-data",
+        "replica-ignore-maxmemory", "replica-priority", "replica-announced",
     };
 
     /**
@@ -71,10 +74,9 @@ public final class ConfigSupport {
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
         "maxmemory-eviction-tenacity", "propagation-error-behavior",
         "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
-        "repl-diskless-sync-max-replicas", "repl-diskless-load", "replica-lazy-flush", "replica-serve-stale-data",
-        "replica-read-only", "replica-ignore-maxmemory", "replica-announced", "replica-priority",
-        "replica-announce-ip", "replica-announce-port", "replica-ignore-disk-write-errors", "masterauth",
-        "masteruser", "cluster-config-file", "cluster-require-full-coverage",
+        "repl-diskless-sync-max-replicas", "repl-diskless-load", "replica-lazy-flush",
+        "replica-announce-ip", "replica-announce-port", "replica-ignore-disk-write-errors",
+        "cluster-config-file", "cluster-require-full-coverage",
         "cluster-replica-no-failover", "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down",
         "cluster-allow-replica-migration", "cluster-announce-ip", "cluster-announce-hostname",
         "cluster-preferred-endpoint-type", "cluster-replica-validity-factor", "cluster-migration-barrier",

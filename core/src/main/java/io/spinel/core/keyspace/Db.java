@@ -213,10 +213,11 @@ public final class Db {
 
     /** Deletes e if its TTL has passed; returns whether it did. */
     private boolean expireIfNeeded(Object e, byte[] k, int off, int len) {
-        if (keyspace.loading) return false;
+        if (keyspace.loading || keyspace.applyingMaster) return false;
         long when = Entries.expire(e);
         if (when < 0 || when > keyspace.now()) return false;
-        if (keyspace.expiryPaused) return true; // CLIENT PAUSE: missing to the reader, kept in the data
+        // CLIENT PAUSE, or a replica (its master deletes): missing to the reader, kept in the data
+        if (keyspace.expiryPaused || keyspace.replica) return true;
         remove(k, off, len);
         keyspace.expired(this, Entries.key(e), e);
         return true;

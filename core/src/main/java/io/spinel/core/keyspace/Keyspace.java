@@ -290,6 +290,27 @@ public final class Keyspace {
     }
 
     /**
+     * True on a replica: keys expire when the master says so (its DEL in the stream); until then
+     * an expired key reads as missing but stays (Redis's expireIfNeeded with a master host).
+     */
+    boolean replica;
+
+    public void setReplica(boolean replica) {
+        this.replica = replica;
+    }
+
+    public boolean isReplica() {
+        return replica;
+    }
+
+    /** True while a replica runs its master's commands: for them no key has expired yet. */
+    boolean applyingMaster;
+
+    public void setApplyingMaster(boolean applying) {
+        this.applyingMaster = applying;
+    }
+
+    /**
      * Whether an absolute expire time is already past for a command that sets it (Redis's
      * checkAlreadyExpired): such keys are deleted at once, except while loading, when the log
      * replays onto the data as it was.

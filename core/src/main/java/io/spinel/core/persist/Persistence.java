@@ -383,6 +383,27 @@ public final class Persistence {
                 + e.getMessage(), e);
     }
 
+    // ---- a replica's full synchronization ---------------------------------------------------------
+
+    /**
+     * Replaces the data set and the function libraries with the master's RDB (Redis's
+     * readSyncBulkPayload, loading from disk): a running BGSAVE goes first, as its data is no
+     * longer this server's, and with the AOF on, an AOF rewrite follows (what the file loaded
+     * never passed through the AOF). Throws when the file cannot be loaded.
+     */
+    public void loadFromMaster(Path file) throws IOException {
+        killRdbJob();
+        emptyDataSet();
+        engine.keyspace().setLoading(true);
+        try {
+            loadRdb(file, Files.size(file), false);
+        } finally {
+            engine.keyspace().setLoading(false);
+        }
+        engine.dirty = 0;
+        if (aof.enabled()) aof.rewriteScheduled = true;
+    }
+
     // ---- DEBUG RELOAD ---------------------------------------------------------------------------
 
     /**

@@ -206,6 +206,9 @@ final class RedisApi {
         if (ctx.readOnly && ((flags & CommandFlags.WRITE) != 0 || mayReplicate(cmd))) {
             return "Write commands are not allowed from read-only scripts.";
         }
+        if ((flags & CommandFlags.WRITE) != 0 && s.engine.deniesWritesFrom(ctx.caller)) {
+            return "-READONLY You can't write against a read only replica.";
+        }
         if ((flags & CommandFlags.WRITE) != 0 && !ctx.writeDirty && !s.engine().hasGoodReplicas()) {
             return "-NOREPLICAS Not enough good replicas to write.";
         }

@@ -1,0 +1,335 @@
+package io.spinel.core;
+
+import io.spinel.core.util.Bytes;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A replica's link to its master (Redis's syncWithMaster and readSyncBulkPayload, on a thread of
+ * its own with a blocking socket): connects, PINGs, authenticates (masterauth, masteruser),
+ * announces its port and capabilities, asks with PSYNC to continue where it stopped, receives
+ * the RDB of a full synchronization (with a length or EOF-marked) into a temporary file, then
+ * reads the stream of commands. Everything that touches data is handed to the engine's thread
+ * in order ({@link Replication}); the link reconnects a second after it is lost, until stopped.
+ */
+final class ReplicaLink implements Runnable {
+    /** The state ROLE and INFO show, as Redis's repl_state. */
+    enum State { CONNECT, CONNECTING, HANDSHAKE, SYNC, CONNECTED }
+
+    private final Engine engine;
+    private final Replication replication;
+    final String host;
+    final int port;
+    private final Thread thread;
+    private volatile boolean stopped;
+    private volatile Socket socket;
+    private OutputStream out;
+    volatile State state = State.CONNECT;
+    /** When anything last came from the master (ms). */
+    volatile long lastIoMillis;
+    /** While an RDB arrives: its size (-1 when EOF-marked) and what was read so far. */
+    volatile long syncTotalBytes;
+    volatile long syncReadBytes;
+
+    ReplicaLink(Engine engine, Replication replication, String host, int port) {
+        this.engine = engine;
+        this.replication = replication;
+        this.host = host;
+        this.port = port;
+        this.thread = new Thread(this, "spinel-replica-link");
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Stops the link (REPLICAOF another master or NO ONE, shutdown): the thread ends without touching data again. */
+    void stop() {
+        stopped = true;
+        closeSocket();
+        thread.interrupt();
+    }
+
+    boolean stopped() {
+        return stopped;
+    }
+
+    private void closeSocket() {
+        Socket s = socket;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing is all that is left to do
+            }
+        }
+    }
+
+    @Override
+    public void run() {
+        while (!stopped) {
+            try {
+                session();
+            } catch (IOException | RuntimeException e) {
+                if (!stopped) onEngine(() -> replication.linkLost(this, e.getMessage() == null ? e.toString() : e.getMessage()));
+            } finally {
+                closeSocket();
+                state = State.CONNECT;
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Runs a task on the engine's thread, in order with the others; false when the server stops. */
+    private boolean onEngine(Runnable task) {
+        try {
+            engine.loop().execute(() -> {
+                if (!stopped) task.run();
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            stopped = true;
+            return false;
+        }
+    }
+
+    /** One connection: handshake, synchronization, then the stream until the link breaks. */
+    private void session() throws IOException {
+        state = State.CONNECTING;
+        onEngine(() -> engine.log().notice("Connecting to MASTER " + host + ":" + port));
+        Socket s = new Socket();
+        socket = s;
+        if (stopped) return;
+        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, replication.timeoutSeconds()) * 1000);
+        s.connect(new InetSocketAddress(host, port), timeoutMs);
+        s.setSoTimeout(timeoutMs);
+        s.setTcpNoDelay(true);
+        InputStream in = new BufferedInputStream(s.getInputStream(), 1 << 16);
+        out = s.getOutputStream();
+        lastIoMillis = System.currentTimeMillis();
+        onEngine(() -> engine.log().notice("MASTER <-> REPLICA sync started"));
+        state = State.HANDSHAKE;
+        String pong = call(in, "PING");
+        if (pong.startsWith("-") && !pong.startsWith("-NOAUTH") && !pong.startsWith("-NOPERM")
+                && !pong.startsWith("-ERR operation not permitted")) {
+            throw new IOException("Error reply to PING from master: '" + pong.substring(1) + "'");
+        }
+        String[] auth = replication.masterAuth();
+        if (auth != null) {
+            String reply = auth[0] != null ? call(in, "AUTH", auth[0], auth[1]) : call(in, "AUTH", auth[1]);
+            if (reply.startsWith("-")) throw new IOException("Unable to AUTH to MASTER: " + reply.substring(1));
+        }
+        call(in, "REPLCONF", "listening-port", Integer.toString(engine.port()));
+        call(in, "REPLCONF", "capa", "eof", "capa", "psync2");
+        String[] psync = replication.psyncArguments();
+        String reply = call(in, "PSYNC", psync[0], psync[1]);
+        if (reply.startsWith("+FULLRESYNC")) {
+            String[] f = reply.split(" ");
+            if (f.length < 3) throw new IOException("Master replied with wrong +FULLRESYNC syntax.");
+            String replid = f[1];
+            long offset = Long.parseLong(f[2]);
+            state = State.SYNC;
+            Path rdb = receiveRdb(in);
+            if (!onEngine(() -> replication.fullSync(this, replid, offset, rdb))) return;
+        } else if (reply.startsWith("+CONTINUE")) {
+            String newReplid = reply.length() > 10 ? reply.substring(10).trim() : null;
+            if (!onEngine(() -> replication.partialSync(this, newReplid))) return;
+        } else {
+            throw new IOException("Unexpected reply to PSYNC from master: " + reply);
+        }
+        state = State.CONNECTED;
+        stream(in);
+    }
+
+    /** Sends a command and reads its one-line reply (newlines the master sends to keep us waiting skipped). */
+    private String call(InputStream in, String... args) throws IOException {
+        List<byte[]> argv = new ArrayList<>();
+        for (String a : args) argv.add(a.getBytes(StandardCharsets.ISO_8859_1));
+        write(encode(argv));
+        String line;
+        do {
+            line = readLine(in);
+        } while (line.isEmpty());
+        return line;
+    }
+
+    static byte[] encode(List<byte[]> argv) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        b.writeBytes(Bytes.ascii("*" + argv.size() + "\r\n"));
+        for (byte[] a : argv) {
+            b.writeBytes(Bytes.ascii("$" + a.length + "\r\n"));
+            b.writeBytes(a);
+            b.writeBytes(new byte[] {'\r', '\n'});
+        }
+        return b.toByteArray();
+    }
+
+    /** Writes to the master: the handshake from this thread, acknowledgements from the engine's. */
+    synchronized void write(byte[] b) throws IOException {
+        OutputStream o = out;
+        if (o == null) throw new IOException("not connected");
+        o.write(b);
+        o.flush();
+    }
+
+    /** REPLCONF ACK offset (from the engine's thread; a broken link is the reader's to find). */
+    void sendAck(long offset) {
+        if (state != State.CONNECTED) return;
+        try {
+            write(encode(List.of(Bytes.ascii("REPLCONF"), Bytes.ascii("ACK"), Bytes.ascii(Long.toString(offset)))));
+        } catch (IOException ignored) {
+            // the reading thread sees the same failure and reconnects
+        }
+    }
+
+    private String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        while (true) {
+            int c = in.read();
+            if (c < 0) throw new EOFException("the master closed the connection");
+            if (c == '\n') break;
+            b.write(c);
+            if (b.size() > 64 * 1024) throw new IOException("a line from the master is too long");
+        }
+        lastIoMillis = System.currentTimeMillis();
+        byte[] l = b.toByteArray();
+        int n = l.length > 0 && l[l.length - 1] == '\r' ? l.length - 1 : l.length;
+        return new String(l, 0, n, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The RDB of a full synchronization: "$<length>" then its bytes, or "$EOF:<mark>" and bytes up to the mark. */
+    private Path receiveRdb(InputStream in) throws IOException {
+        String header;
+        do {
+            header = readLine(in);
+        } while (header.isEmpty());
+        if (header.startsWith("-")) throw new IOException("MASTER aborted replication with an error: " + header.substring(1));
+        if (!header.startsWith("$")) throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we "
+                + "received '" + header + "'), are you sure the host and port are right?");
+        Path file = Path.of(engine.workingDirectory()).resolve("temp-" + ProcessHandle.current().pid() + "."
+                + System.currentTimeMillis() + ".rdb");
+        byte[] buf = new byte[1 << 16];
+        syncReadBytes = 0;
+        try (OutputStream f = Files.newOutputStream(file)) {
+            if (header.startsWith("$EOF:")) {
+                byte[] mark = header.substring(5).getBytes(StandardCharsets.ISO_8859_1);
+                if (mark.length != 40) throw new IOException("bad EOF mark from the master");
+                syncTotalBytes = -1;
+                onEngine(() -> engine.log().notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with "
+                        + "EOF to disk"));
+                // everything but the last 40 bytes read is the RDB; the end is where those are the mark
+                byte[] tail = new byte[0];
+                while (true) {
+                    int n = in.read(buf);
+                    if (n < 0) throw new EOFException("the master closed the connection during the RDB transfer");
+                    lastIoMillis = System.currentTimeMillis();
+                    syncReadBytes += n;
+                    byte[] all = Arrays.copyOf(tail, tail.length + n);
+                    System.arraycopy(buf, 0, all, tail.length, n);
+                    if (all.length >= 40 && Arrays.equals(all, all.length - 40, all.length, mark, 0, 40)) {
+                        f.write(all, 0, all.length - 40);
+                        break;
+                    }
+                    int keep = Math.min(40, all.length);
+                    f.write(all, 0, all.length - keep);
+                    tail = Arrays.copyOfRange(all, all.length - keep, all.length);
+                }
+            } else {
+                long size = Long.parseLong(header.substring(1));
+                syncTotalBytes = size;
+                onEngine(() -> engine.log().notice("MASTER <-> REPLICA sync: receiving " + size
+                        + " bytes from master to disk"));
+                long left = size;
+                while (left > 0) {
+                    int n = in.read(buf, 0, (int) Math.min(buf.length, left));
+                    if (n < 0) throw new EOFException("the master closed the connection during the RDB transfer");
+                    lastIoMillis = System.currentTimeMillis();
+                    f.write(buf, 0, n);
+                    left -= n;
+                    syncReadBytes += n;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
+        return file;
+    }
+
+    /** The stream: each command with its size in bytes, handed to the engine a batch at a time. */
+    private void stream(InputStream in) throws IOException {
+        List<byte[][]> batch = new ArrayList<>();
+        List<byte[]> raw = new ArrayList<>();
+        ByteArrayOutputStream cmd = new ByteArrayOutputStream();
+        while (!stopped) {
+            cmd.reset();
+            byte[][] argv = readCommand(in, cmd);
+            batch.add(argv);
+            raw.add(cmd.toByteArray());
+            if (in.available() == 0 || batch.size() >= 1024) {
+                List<byte[][]> b = batch;
+                List<byte[]> r = raw;
+                if (!onEngine(() -> replication.applyFromMaster(this, b, r))) return;
+                batch = new ArrayList<>();
+                raw = new ArrayList<>();
+            }
+        }
+    }
+
+    /** One command of the stream (an array of bulk strings); its bytes as received go to {@code raw}. */
+    private byte[][] readCommand(InputStream in, ByteArrayOutputStream raw) throws IOException {
+        String head = readLineCopy(in, raw);
+        if (head.isEmpty()) return readCommand(in, raw); // (a newline: nothing to run, but counted)
+        if (head.charAt(0) != '*') throw new IOException("Protocol error from master: expected '*', got '" + head + "'");
+        int n = Integer.parseInt(head.substring(1));
+        byte[][] argv = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            String len = readLineCopy(in, raw);
+            if (len.isEmpty() || len.charAt(0) != '$') throw new IOException("Protocol error from master: expected '$'");
+            int l = Integer.parseInt(len.substring(1));
+            byte[] arg = in.readNBytes(l + 2);
+            if (arg.length < l + 2) throw new EOFException("the master closed the connection");
+            raw.write(arg, 0, arg.length);
+            argv[i] = Arrays.copyOf(arg, l);
+        }
+        lastIoMillis = System.currentTimeMillis();
+        return argv;
+    }
+
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+    private String readLineCopy(InputStream in, ByteArrayOutputStream raw) throws IOException {
+        line.reset();
+        while (true) {
+            int c = in.read();
+            if (c < 0) throw new EOFException("the master closed the connection");
+            line.write(c);
+            if (c == '\n') break;
+            if (line.size() > 64 * 1024) throw new IOException("a line from the master is too long");
+        }
+        byte[] l = line.toByteArray();
+        raw.write(l, 0, l.length);
+        int end = l.length - 1;
+        if (end > 0 && l[end - 1] == '\r') end--;
+        return new String(l, 0, end, StandardCharsets.ISO_8859_1);
+    }
+}

@@ -1,0 +1,233 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.DataSet;
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spinel as a replica: of redis-server 7.0 (full synchronization from its diskless EOF-marked
+ * RDB, the stream, partial resynchronization, WAIT counting Spinel's acknowledgements), of
+ * another Spinel, between a Redis master and a Redis replica of its own (chained: the same
+ * offsets all along), promoted with REPLICAOF NO ONE (its replicas continue), with a password,
+ * and with its link down. Data sets are compared with DEBUG DIGEST and every key rendered.
+ */
+class ReplicaTest {
+    private final List<RedisServerProcess> redis = new ArrayList<>();
+    private final List<SpinelServer> spinels = new ArrayList<>();
+
+    @BeforeEach
+    void needsRedis() {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server (Debian's redis-server package) is needed");
+    }
+
+    @AfterEach
+    void stop() {
+        for (SpinelServer s : spinels) s.close();
+        for (RedisServerProcess r : redis) r.close();
+    }
+
+    private RedisServerProcess redis(String... options) throws Exception {
+        List<String> o = new ArrayList<>(List.of("--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "1"));
+        o.addAll(List.of(options));
+        RedisServerProcess r = RedisServerProcess.start(Files.createTempDirectory("redis"), o.toArray(new String[0]));
+        redis.add(r);
+        return r;
+    }
+
+    private SpinelServer spinel(String... options) throws Exception {
+        SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+                .option("enable-debug-command", "yes").option("dir", Files.createTempDirectory("spinel").toString());
+        for (int i = 0; i < options.length; i += 2) b.option(options[i], options[i + 1]);
+        SpinelServer s = b.start();
+        spinels.add(s);
+        return s;
+    }
+
+    private static String info(RawClient c) throws Exception {
+        return new String(c.call("INFO", "replication"), StandardCharsets.ISO_8859_1);
+    }
+
+    private static String field(String info, String name) {
+        for (String line : info.split("\r\n")) if (line.startsWith(name + ":")) return line.substring(name.length() + 1);
+        throw new AssertionError("no " + name + " in " + info);
+    }
+
+    private static void awaitInSync(int port) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        try (RawClient c = new RawClient(port)) {
+            while (true) {
+                String i = info(c);
+                if (i.contains("master_link_status:up") && i.contains("master_sync_in_progress:0")) return;
+                assertThat(System.currentTimeMillis()).as("in sync: " + i).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** A write on the master, its WAIT for the replicas to acknowledge it, then the same digest and keys on each. */
+    private static void assertReplicated(int master, int replicas, int... ports) throws Exception {
+        try (RawClient m = new RawClient(master)) {
+            m.call("SET", "marker", Long.toString(System.nanoTime()));
+            assertThat(m.callString("WAIT", Integer.toString(replicas), "10000")).isEqualTo(":" + replicas + "\r\n");
+            String digest = m.callString("DEBUG", "DIGEST");
+            var keys = DataSet.read(m, 16, false);
+            for (int p : ports) {
+                try (RawClient c = new RawClient(p)) {
+                    DataSet.assertSame(keys, DataSet.read(c, 16, false));
+                    assertThat(c.callString("DEBUG", "DIGEST")).as("digest of " + p).isEqualTo(digest);
+                }
+            }
+        }
+    }
+
+    @Test
+    void replicaOfRedis() throws Exception {
+        RedisServerProcess master = redis();
+        try (RawClient m = new RawClient(master.port())) {
+            DataSet.populate(m, 4, 3000);
+        }
+        SpinelServer s = spinel("replicaof", "127.0.0.1 " + master.port());
+        awaitInSync(s.port());
+        assertReplicated(master.port(), 1, s.port());
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port())) {
+            DataSet.mutate(m);
+            m.call("MULTI");
+            m.call("INCR", "counter");
+            m.call("SELECT", "4");
+            m.call("SET", "in4", "x");
+            m.call("EXEC");
+            m.call("SELECT", "0");
+            m.call("EVAL", "redis.call('rpush', KEYS[1], 'a', 'b') return 1", "1", "list");
+            assertReplicated(master.port(), 1, s.port());
+            // a replica's clients read only
+            assertThat(c.callString("SET", "k", "v")).isEqualTo("-READONLY You can't write against a read only replica.\r\n");
+            assertThat(c.callString("EVAL", "return redis.call('set', 'k', 'v')", "0"))
+                    .startsWith("-READONLY You can't write against a read only replica.");
+            assertThat(c.callString("ROLE")).startsWith("*5\r\n$5\r\nslave\r\n$9\r\n127.0.0.1\r\n:" + master.port()
+                    + "\r\n$9\r\nconnected\r\n:");
+            String i = info(c);
+            assertThat(field(i, "role")).isEqualTo("slave");
+            assertThat(field(i, "master_repl_offset")).isEqualTo(field(info(m), "master_repl_offset"));
+            // an expired key stays until the master deletes it, hidden meanwhile
+            m.call("DEBUG", "SET-ACTIVE-EXPIRE", "0");
+            m.call("SET", "short", "v", "PX", "50");
+            assertThat(m.callString("WAIT", "1", "5000")).isEqualTo(":1\r\n");
+            Thread.sleep(100);
+            assertThat(c.callString("GET", "short")).isEqualTo("$-1\r\n");
+            assertThat(c.callString("EXISTS", "short")).isEqualTo(":0\r\n");
+            String size = c.callString("DBSIZE");
+            m.call("GET", "short"); // the master's lazy expiry: a DEL in the stream
+            assertThat(m.callString("WAIT", "1", "5000")).isEqualTo(":1\r\n");
+            assertThat(Long.parseLong(c.callString("DBSIZE").substring(1).trim()))
+                    .isEqualTo(Long.parseLong(size.substring(1).trim()) - 1);
+            m.call("DEBUG", "SET-ACTIVE-EXPIRE", "1");
+            // the link dropped: the replica continues from the master's backlog
+            assertThat(m.callString("CLIENT", "KILL", "TYPE", "replica")).isEqualTo(":1\r\n");
+            m.call("SET", "while-down", "1");
+            awaitInSync(s.port());
+            assertReplicated(master.port(), 1, s.port());
+            assertThat(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1)).contains("sync_partial_ok:1\r\n");
+        }
+    }
+
+    @Test
+    void chainedBetweenRedisServersThenPromoted() throws Exception {
+        RedisServerProcess master = redis();
+        try (RawClient m = new RawClient(master.port())) {
+            DataSet.populate(m, 5, 500);
+        }
+        SpinelServer s = spinel("replicaof", "127.0.0.1 " + master.port());
+        awaitInSync(s.port());
+        RedisServerProcess sub = redis("--replicaof", "127.0.0.1", Integer.toString(s.port()));
+        awaitInSync(sub.port());
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port());
+             RawClient r = new RawClient(sub.port())) {
+            DataSet.mutate(m);
+            assertReplicated(master.port(), 1, s.port());
+            awaitOffset(r, field(info(m), "master_repl_offset"));
+            assertSameData(s.port(), sub.port());
+            // the same history all along the chain
+            assertThat(field(info(r), "master_replid")).isEqualTo(field(info(m), "master_replid"));
+            // promoted: writable, a new history whose past is the master's; its replica continues
+            assertThat(c.callString("REPLICAOF", "NO", "ONE")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("SET", "after-promotion", "1")).isEqualTo("+OK\r\n");
+            awaitInSync(sub.port());
+            assertReplicated(s.port(), 1, sub.port());
+            assertThat(new String(c.call("INFO", "stats"), StandardCharsets.ISO_8859_1)).contains("sync_partial_ok:1\r\n");
+            assertThat(field(info(c), "master_replid2")).isEqualTo(field(info(m), "master_replid"));
+        }
+    }
+
+    private static void assertSameData(int a, int b) throws Exception {
+        try (RawClient x = new RawClient(a); RawClient y = new RawClient(b)) {
+            DataSet.assertSame(DataSet.read(x, 16, false), DataSet.read(y, 16, false));
+            assertThat(y.callString("DEBUG", "DIGEST")).isEqualTo(x.callString("DEBUG", "DIGEST"));
+        }
+    }
+
+    private static void awaitOffset(RawClient c, String offset) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!field(info(c), "master_repl_offset").equals(offset)) {
+            assertThat(System.currentTimeMillis()).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void spinelReplicatesSpinelWithAPassword() throws Exception {
+        SpinelServer master = spinel("requirepass", "secret");
+        try (RawClient m = new RawClient(master.port())) {
+            m.call("AUTH", "secret");
+            DataSet.populate(m, 6, 1000);
+        }
+        SpinelServer s = spinel("masterauth", "secret");
+        try (RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port()))).isEqualTo("+OK\r\n");
+            assertThat(c.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port())))
+                    .isEqualTo("+OK Already connected to specified master\r\n");
+            assertThat(c.callString("CONFIG", "GET", "replicaof"))
+                    .isEqualTo("*2\r\n$9\r\nreplicaof\r\n$" + ("127.0.0.1 " + master.port()).length() + "\r\n127.0.0.1 "
+                            + master.port() + "\r\n");
+        }
+        awaitInSync(s.port());
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port())) {
+            m.call("AUTH", "secret");
+            DataSet.mutate(m);
+            assertThat(m.callString("WAIT", "1", "10000")).isEqualTo(":1\r\n");
+            assertThat(c.callString("DEBUG", "DIGEST")).isEqualTo(m.callString("DEBUG", "DIGEST"));
+            DataSet.assertSame(DataSet.read(m, 16, false), DataSet.read(c, 16, false));
+        }
+    }
+
+    @Test
+    void aReplicaWhoseLinkIsDown() throws Exception {
+        int nobody = RedisServerProcess.freePort();
+        SpinelServer s = spinel("replicaof", "127.0.0.1 " + nobody, "replica-serve-stale-data", "no");
+        try (RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("GET", "k"))
+                    .isEqualTo("-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n");
+            String i = info(c);
+            assertThat(field(i, "master_link_status")).isEqualTo("down");
+            assertThat(c.callString("ROLE")).contains("$7\r\nconnect").contains(":-1\r\n");
+            // a replica without a link serves no replicas
+            c.call("CONFIG", "SET", "replica-serve-stale-data", "yes");
+            assertThat(c.callString("PSYNC", "?", "-1")).isEqualTo("-NOMASTERLINK Can't SYNC while not connected with my master\r\n");
+            assertThat(c.callString("GET", "k")).isEqualTo("$-1\r\n");
+            assertThat(c.callString("REPLICAOF", "NO", "ONE")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("SET", "k", "v")).isEqualTo("+OK\r\n");
+            assertThat(field(info(c), "role")).isEqualTo("master");
+            assertThat(c.callString("REPLICAOF", "127.0.0.1", "x")).isEqualTo("-ERR value is not an integer or out of range\r\n");
+        }
+    }
+}

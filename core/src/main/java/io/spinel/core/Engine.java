@@ -1625,7 +1625,8 @@ public final class Engine {
 
     /** Output that waits to be sent (Redis's getClientOutputBufferMemoryUsage): what output limits compare. */
     static long outputBufferMemory(Client c) {
-        return c.reply.length() + c.connection.pendingBytes();
+        long replicaPending = c.replica != null && c.replica.pending != null ? c.replica.pending.size() : 0;
+        return c.reply.length() + c.connection.pendingBytes() + replicaPending;
     }
 
     /**
@@ -1662,13 +1663,15 @@ public final class Engine {
     // ---- output buffer limits (client-output-buffer-limit) --------------------------------------
 
     /** Hard limit, soft limit and soft seconds of the normal (0) and pubsub (1) classes. */
-    private final long[][] obufLimits = new long[2][3];
+    /** client-output-buffer-limit by class: normal (0), pubsub (1), replica (2); hard, soft, seconds. */
+    private final long[][] obufLimits = new long[3][3];
     private boolean obufLimitsOn;
 
     private void parseOutputBufferLimits(String value) {
         String[] f = value.split(" ");
         for (int i = 0; i + 3 < f.length; i += 4) {
-            int cls = f[i].equals("normal") ? 0 : f[i].equals("pubsub") ? 1 : -1;
+            int cls = f[i].equals("normal") ? 0 : f[i].equals("pubsub") ? 1
+                    : f[i].equals("replica") || f[i].equals("slave") ? 2 : -1;
             if (cls < 0) continue;
             for (int j = 0; j < 3; j++) obufLimits[cls][j] = Long.parseLong(f[i + 1 + j]);
         }
@@ -1681,8 +1684,9 @@ public final class Engine {
      * longer than its seconds, the client is closed at once, whatever it had not received yet
      * dropped. Pub/sub clients are those subscribed to something (in RESP2 and RESP3 alike).
      */
-    private void checkOutputBufferLimits(Client c) {
-        long[] limit = obufLimits[PubSub.isSubscribed(c) ? 1 : 0];
+    void checkOutputBufferLimits(Client c) {
+        if (!obufLimitsOn) return;
+        long[] limit = obufLimits[c.replica != null ? 2 : PubSub.isSubscribed(c) ? 1 : 0];
         if (limit[0] == 0 && limit[1] == 0) return;
         long used = outputBufferMemory(c);
         boolean hard = limit[0] > 0 && used >= limit[0];
@@ -1698,8 +1702,9 @@ public final class Engine {
             log.warning("Client " + ConnectionCommands.clientInfo(c)
                     + " scheduled to be closed ASAP for overcoming of output buffer limits.");
             c.closeAsap = true;
-            // the running command's own client goes once the command is over
-            if (c == currentClient) loop.execute(() -> closeClientNow(c));
+            // the running command's own client goes once the command is over, and a replica once the
+            // stream written to the replicas is
+            if (c == currentClient || c.replica != null) loop.execute(() -> closeClientNow(c));
             else closeClientNow(c);
         }
     }

@@ -345,8 +345,12 @@ final class Replication implements Engine.PropagationListener {
         byte[] bytes = out.toByteArray();
         appendBacklog(bytes);
         for (Replica r : replicas) {
-            if (r.state == State.ONLINE) send(r, bytes);
-            else if (r.state == State.WAIT_BGSAVE_END) r.pending.write(bytes, 0, bytes.length);
+            if (r.state == State.ONLINE) {
+                send(r, bytes);
+            } else if (r.state == State.WAIT_BGSAVE_END) {
+                r.pending.write(bytes, 0, bytes.length);
+                engine.checkOutputBufferLimits(r.client);
+            }
         }
     }
 
@@ -381,6 +385,7 @@ final class Replication implements Engine.PropagationListener {
         if (b.length == 0) return;
         r.client.reply().raw(b);
         r.client.markPendingWrite();
+        engine.checkOutputBufferLimits(r.client); // client-output-buffer-limit replica
     }
 
     // ---- replicas going, the cron, WAIT ----------------------------------------------------------
@@ -716,8 +721,12 @@ final class Replication implements Engine.PropagationListener {
             if (backlog != null) {
                 appendBacklog(bytes);
                 for (Replica r : replicas) {
-                    if (r.state == State.ONLINE) send(r, bytes);
-                    else if (r.state == State.WAIT_BGSAVE_END) r.pending.write(bytes, 0, bytes.length);
+                    if (r.state == State.ONLINE) {
+                        send(r, bytes);
+                    } else if (r.state == State.WAIT_BGSAVE_END) {
+                        r.pending.write(bytes, 0, bytes.length);
+                        engine.checkOutputBufferLimits(r.client);
+                    }
                 }
             } else {
                 masterReplOffset += bytes.length;

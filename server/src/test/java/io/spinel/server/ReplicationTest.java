@@ -231,4 +231,29 @@ class ReplicationTest {
             assertThat(info(c, "replication")).contains("connected_slaves:0\r\n").contains("repl_backlog_active:0\r\n");
         }
     }
+
+    @Test
+    void aReplicaThatFallsBehindIsDisconnectedAndSyncsAgain() throws Exception {
+        RedisServerProcess r = replica();
+        try (RawClient m = master()) {
+            m.call("CONFIG", "SET", "client-output-buffer-limit", "replica 1mb 0 0");
+            Thread sleeper = new Thread(() -> {
+                try (RawClient c = new RawClient(r.port())) {
+                    c.call("DEBUG", "SLEEP", "2");
+                } catch (Exception ignored) {
+                    // the assertions below tell
+                }
+            });
+            sleeper.start();
+            Thread.sleep(200);
+            // 40 MB while the replica reads nothing: more than the sockets hold and the limit allows
+            m.call("EVAL", "for i = 1, 400 do redis.call('set', 'big' .. i, string.rep('x', 100000)) end", "0");
+            assertThat(info(m, "replication")).contains("connected_slaves:0");
+            sleeper.join();
+            Thread.sleep(1200);
+            awaitInSync(r);
+            assertReplicated(r);
+            assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(2);
+        }
+    }
 }

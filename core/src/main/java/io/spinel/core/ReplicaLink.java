@@ -138,7 +138,10 @@ final class ReplicaLink implements Runnable {
             String reply = auth[0] != null ? call(in, "AUTH", auth[0], auth[1]) : call(in, "AUTH", auth[1]);
             if (reply.startsWith("-")) throw new IOException("Unable to AUTH to MASTER: " + reply.substring(1));
         }
-        call(in, "REPLCONF", "listening-port", Integer.toString(engine.port()));
+        String announcePort = engine.config().get("replica-announce-port");
+        call(in, "REPLCONF", "listening-port", announcePort.equals("0") ? Integer.toString(engine.port()) : announcePort);
+        String announceIp = engine.config().get("replica-announce-ip");
+        if (!announceIp.isEmpty()) call(in, "REPLCONF", "ip-address", announceIp);
         call(in, "REPLCONF", "capa", "eof", "capa", "psync2");
         String[] psync = replication.psyncArguments();
         String reply = call(in, "PSYNC", psync[0], psync[1]);

@@ -49,7 +49,8 @@ public final class ConfigSupport {
         "repl-backlog-size", "repl-backlog-ttl", "repl-ping-replica-period", "repl-timeout", "min-replicas-max-lag",
         // and the replica's (Replication, ReplicaLink)
         "replicaof", "masterauth", "masteruser", "replica-read-only", "replica-serve-stale-data",
-        "replica-ignore-maxmemory", "replica-priority", "replica-announced",
+        "replica-ignore-maxmemory", "replica-priority", "replica-announced", "replica-announce-ip",
+        "replica-announce-port",
     };
 
     /**
@@ -75,7 +76,7 @@ public final class ConfigSupport {
         "maxmemory-eviction-tenacity", "propagation-error-behavior",
         "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
         "repl-diskless-sync-max-replicas", "repl-diskless-load", "replica-lazy-flush",
-        "replica-announce-ip", "replica-announce-port", "replica-ignore-disk-write-errors",
+        "replica-ignore-disk-write-errors",
         "cluster-config-file", "cluster-require-full-coverage",
         "cluster-replica-no-failover", "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down",
         "cluster-allow-replica-migration", "cluster-announce-ip", "cluster-announce-hostname",

@@ -39,7 +39,7 @@ import java.util.List;
 final class Replication implements Engine.PropagationListener {
     /** A replica's state, as Redis's SLAVE_STATE_*. */
     enum State {
-        WAIT_BGSAVE_START("wait_bgsave"), WAIT_BGSAVE_END("wait_bgsave"), ONLINE("online");
+        WAIT_BGSAVE_START("wait_bgsave"), WAIT_BGSAVE_END("wait_bgsave"), SEND_BULK("send_bulk"), ONLINE("online");
 
         final String infoName;
 
@@ -60,8 +60,11 @@ final class Replication implements Engine.PropagationListener {
         boolean prePsync;
         long ackOffset;
         long ackTimeSeconds;
-        /** What was written while its snapshot was being made: sent right after the RDB. */
+        /** What was written while its snapshot was being made and sent: goes right after the RDB. */
         ByteArrayOutputStream pending;
+        /** The snapshot being sent to it, and how much of it was. */
+        Bulk bulk;
+        long bulkSent;
 
         Replica(Client client) {
             this.client = client;
@@ -234,40 +237,107 @@ final class Replication implements Engine.PropagationListener {
         }
     }
 
-    /** The snapshot is written (file, or the error): the waiting replicas get it, then what came meanwhile. */
+    /**
+     * The snapshot is written (file, or the error): the replicas waiting for it get it, a chunk at
+     * a time as their sockets take it ({@link #pumpBulk}), then what was written meanwhile.
+     */
     private void snapshotDone(Path file, Throwable error) {
         snapshotRunning = false;
-        byte[] rdb = null;
+        long size = -1;
         if (error == null) {
             try {
-                rdb = Files.readAllBytes(file);
+                size = Files.size(file);
             } catch (IOException e) {
                 error = e;
             }
         }
-        try {
-            if (file != null) Files.deleteIfExists(file);
-        } catch (IOException ignored) {
-            // a temporary file left behind is all that happens
-        }
+        Bulk bulk = null;
         for (Replica r : new ArrayList<>(replicas)) {
             if (r.state != State.WAIT_BGSAVE_END) continue;
-            if (rdb == null) {
+            if (error != null) {
                 engine.log().warning("BGSAVE for replication failed: " + error);
                 dropReplica(r);
                 engine.closeClient(r.client);
                 continue;
             }
-            send(r, Bytes.ascii("$" + rdb.length + "\r\n"));
-            send(r, rdb);
+            if (bulk == null) bulk = new Bulk(file, size);
+            bulk.users++;
+            r.bulk = bulk;
+            r.bulkSent = 0;
+            r.state = State.SEND_BULK;
+            send(r, Bytes.ascii("$" + size + "\r\n"));
+        }
+        if (bulk == null && file != null) deleteQuietly(file);
+        if (bulk != null) pumpBulk();
+        startSnapshotIfNeeded();
+        engine.flushPending();
+    }
+
+    /** A snapshot file being sent to replicas; deleted when the last is done with it. */
+    static final class Bulk {
+        final Path file;
+        final long size;
+        int users;
+
+        Bulk(Path file, long size) {
+            this.file = file;
+            this.size = size;
+        }
+    }
+
+    private static final int BULK_CHUNK = 256 * 1024;
+    /** How much may wait in a replica's socket before more of the snapshot is read for it. */
+    private static final long BULK_BACKLOG = 4L * 1024 * 1024;
+    private boolean pumpScheduled;
+
+    /** Sends each replica the next chunks of its snapshot while its socket keeps up (Redis's sendBulkToSlave). */
+    private void pumpBulk() {
+        pumpScheduled = false;
+        boolean more = false;
+        for (Replica r : new ArrayList<>(replicas)) {
+            if (r.state != State.SEND_BULK) continue;
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(r.bulk.file)) {
+                // (what the socket has yet to take; not the stream kept for after the snapshot)
+                while (r.bulkSent < r.bulk.size
+                        && r.client.reply().length() + r.client.connection().pendingBytes() < BULK_BACKLOG) {
+                    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) Math.min(BULK_CHUNK, r.bulk.size - r.bulkSent));
+                    while (buf.hasRemaining()) {
+                        if (ch.read(buf, r.bulkSent + buf.position()) < 0) throw new IOException("the snapshot file is short");
+                    }
+                    r.client.reply().raw(buf.array());
+                    r.client.markPendingWrite();
+                    r.bulkSent += buf.capacity();
+                }
+            } catch (IOException e) {
+                engine.log().warning("Failed sending the snapshot to replica " + name(r.client) + ": " + e.getMessage());
+                doneWithBulk(r);
+                dropReplica(r);
+                engine.closeClient(r.client);
+                continue;
+            }
+            if (r.bulkSent < r.bulk.size) {
+                more = true;
+                continue;
+            }
+            doneWithBulk(r);
             send(r, r.pending.toByteArray());
             r.pending = null;
             r.state = State.ONLINE;
             r.ackTimeSeconds = nowSeconds();
             engine.log().notice("Synchronization with replica " + name(r.client) + " succeeded");
         }
-        startSnapshotIfNeeded();
         engine.flushPending();
+        if (more && !pumpScheduled) {
+            pumpScheduled = true;
+            engine.loop().schedule(this::pumpBulk, 1, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void doneWithBulk(Replica r) {
+        Bulk b = r.bulk;
+        if (b == null) return;
+        r.bulk = null;
+        if (--b.users == 0) deleteQuietly(b.file);
     }
 
     // ---- REPLCONF -----------------------------------------------------------------------------
@@ -347,7 +417,7 @@ final class Replication implements Engine.PropagationListener {
         for (Replica r : replicas) {
             if (r.state == State.ONLINE) {
                 send(r, bytes);
-            } else if (r.state == State.WAIT_BGSAVE_END) {
+            } else if (r.state == State.WAIT_BGSAVE_END || r.state == State.SEND_BULK) {
                 r.pending.write(bytes, 0, bytes.length);
                 engine.checkOutputBufferLimits(r.client);
             }
@@ -398,6 +468,7 @@ final class Replication implements Engine.PropagationListener {
 
     private void dropReplica(Replica r) {
         if (!replicas.remove(r)) return;
+        doneWithBulk(r);
         r.client.replica = null;
         engine.log().notice("Connection with replica " + name(r.client) + " lost.");
         if (replicas.isEmpty()) noReplicasSince = nowSeconds();
@@ -412,10 +483,11 @@ final class Replication implements Engine.PropagationListener {
         if (link != null) link.sendAck(masterReplOffset);
         long timeout = engine.config().getLong("repl-timeout");
         for (Replica r : new ArrayList<>(replicas)) {
-            if (r.state != State.ONLINE) {
+            if (r.state == State.WAIT_BGSAVE_START || r.state == State.WAIT_BGSAVE_END) {
                 send(r, NEWLINE); // before the RDB's first byte a replica reads newlines as keep-alives
                 continue;
             }
+            if (r.state != State.ONLINE) continue;
             if (!r.prePsync && now - r.ackTimeSeconds > timeout) {
                 engine.log().warning("Disconnecting timedout replica (streaming sync): " + name(r.client));
                 dropReplica(r);
@@ -665,6 +737,11 @@ final class Replication implements Engine.PropagationListener {
         secondReplidOffset = -1;
         masterReplOffset = offset;
         resetBacklog();
+        // this server's replicas hold the old data set: they synchronize again, from the new one
+        for (Replica r : new ArrayList<>(replicas)) {
+            dropReplica(r);
+            engine.closeClient(r.client);
+        }
         if (masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
         masterClient.db = engine.keyspace().db(0);
         linkUp();
@@ -723,7 +800,7 @@ final class Replication implements Engine.PropagationListener {
                 for (Replica r : replicas) {
                     if (r.state == State.ONLINE) {
                         send(r, bytes);
-                    } else if (r.state == State.WAIT_BGSAVE_END) {
+                    } else if (r.state == State.WAIT_BGSAVE_END || r.state == State.SEND_BULK) {
                         r.pending.write(bytes, 0, bytes.length);
                         engine.checkOutputBufferLimits(r.client);
                     }

@@ -132,6 +132,8 @@ class ReplicationTest {
     void writesDuringTheFullSyncReachTheReplica() throws Exception {
         try (RawClient m = master()) {
             DataSet.populate(m, 2, 20_000);
+            // 30 MB of values besides: the snapshot goes out in many chunks, as the socket takes them
+            m.call("EVAL", "for i = 1, 300 do redis.call('set', 'v' .. i, string.rep(tostring(i), 100000)) end", "0");
         }
         AtomicBoolean stop = new AtomicBoolean();
         List<Throwable> errors = new ArrayList<>();

@@ -412,7 +412,11 @@ final class Replication implements Engine.PropagationListener {
             streamDb = db;
         }
         appendCommand(out, argv);
-        byte[] bytes = out.toByteArray();
+        distribute(out.toByteArray());
+    }
+
+    /** Stream bytes into the backlog and to each replica (kept for after its snapshot while it gets one). */
+    private void distribute(byte[] bytes) {
         appendBacklog(bytes);
         for (Replica r : replicas) {
             if (r.state == State.ONLINE) {
@@ -464,6 +468,14 @@ final class Replication implements Engine.PropagationListener {
     void clientGone(Client c) {
         if (c.replica != null) dropReplica(c.replica);
         waiting.removeIf(w -> w.client == c);
+    }
+
+    /** Closes every replica's connection: they reconnect and ask again (PSYNC). */
+    private void dropAllReplicas() {
+        for (Replica r : new ArrayList<>(replicas)) {
+            dropReplica(r);
+            engine.closeClient(r.client);
+        }
     }
 
     private void dropReplica(Replica r) {
@@ -672,10 +684,7 @@ final class Replication implements Engine.PropagationListener {
         boolean wasMaster = link == null;
         if (link != null) link.stop();
         // this server's replicas follow a new history: they must synchronize again
-        for (Replica r : new ArrayList<>(replicas)) {
-            dropReplica(r);
-            engine.closeClient(r.client);
-        }
+        dropAllReplicas();
         if (masterClient == null) {
             masterClient = engine.internalClient();
             masterClient.denyBlocking = true;
@@ -704,10 +713,7 @@ final class Replication implements Engine.PropagationListener {
         replid = newReplid();
         streamDb = -1;
         // replicas learn the new id when they reconnect, and continue from the backlog
-        for (Replica r : new ArrayList<>(replicas)) {
-            dropReplica(r);
-            engine.closeClient(r.client);
-        }
+        dropAllReplicas();
         engine.log().notice("Setting secondary replication ID to " + replid2 + ", valid up to offset: "
                 + secondReplidOffset + ". New replication ID is " + replid);
         if (masterClient != null && masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
@@ -738,10 +744,7 @@ final class Replication implements Engine.PropagationListener {
         masterReplOffset = offset;
         resetBacklog();
         // this server's replicas hold the old data set: they synchronize again, from the new one
-        for (Replica r : new ArrayList<>(replicas)) {
-            dropReplica(r);
-            engine.closeClient(r.client);
-        }
+        dropAllReplicas();
         if (masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
         masterClient.db = engine.keyspace().db(0);
         linkUp();
@@ -756,10 +759,7 @@ final class Replication implements Engine.PropagationListener {
             secondReplidOffset = masterReplOffset + 1;
             replid = newReplid;
             // this server's replicas must continue under the new id: they resynchronize
-            for (Replica r : new ArrayList<>(replicas)) {
-                dropReplica(r);
-                engine.closeClient(r.client);
-            }
+            dropAllReplicas();
         }
         engine.log().notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         linkUp();
@@ -796,15 +796,7 @@ final class Replication implements Engine.PropagationListener {
             }
             byte[] bytes = raw.get(i);
             if (backlog != null) {
-                appendBacklog(bytes);
-                for (Replica r : replicas) {
-                    if (r.state == State.ONLINE) {
-                        send(r, bytes);
-                    } else if (r.state == State.WAIT_BGSAVE_END || r.state == State.SEND_BULK) {
-                        r.pending.write(bytes, 0, bytes.length);
-                        engine.checkOutputBufferLimits(r.client);
-                    }
-                }
+                distribute(bytes);
             } else {
                 masterReplOffset += bytes.length;
             }

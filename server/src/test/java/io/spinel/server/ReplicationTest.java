@@ -258,4 +258,26 @@ class ReplicationTest {
             assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(2);
         }
     }
+
+    /** Lettuce's master/replica client finds the replica from Spinel's INFO replication and reads there. */
+    @Test
+    void lettuceFindsTheReplicaAndReadsFromIt() throws Exception {
+        RedisServerProcess r = replica();
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create();
+        try (io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection<String, String> conn =
+                     io.lettuce.core.masterreplica.MasterReplica.connect(client, io.lettuce.core.codec.StringCodec.UTF8,
+                             io.lettuce.core.RedisURI.create("redis://127.0.0.1:" + master.port()))) {
+            conn.setReadFrom(io.lettuce.core.ReadFrom.REPLICA);
+            var sync = conn.sync();
+            assertThat(sync.set("lettuce", "value")).isEqualTo("OK");
+            assertThat(sync.waitForReplication(1, 5000)).isEqualTo(1L);
+            assertThat(sync.get("lettuce")).isEqualTo("value");
+        } finally {
+            client.shutdown();
+        }
+        try (RawClient c = new RawClient(r.port())) {
+            // the GET was the replica's
+            assertThat(info(c, "commandstats")).contains("cmdstat_get:calls=1,");
+        }
+    }
 }

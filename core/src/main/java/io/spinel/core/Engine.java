@@ -1543,7 +1543,12 @@ public final class Engine {
      * never blocking, replies discarded. AOF loading replays commands through one.
      */
     public Client internalClient() {
-        Client c = new Client(nextClientId++, this, NO_CONNECTION, keyspace.db(0), System.currentTimeMillis());
+        return internalClient(NO_CONNECTION);
+    }
+
+    /** {@link #internalClient()} with a connection of its own (a replica's master client names its master). */
+    Client internalClient(Client.Connection conn) {
+        Client c = new Client(nextClientId++, this, conn, keyspace.db(0), System.currentTimeMillis());
         c.user = acl.defaultUser();
         c.authenticated = true;
         c.denyBlocking = true;
@@ -1556,6 +1561,18 @@ public final class Engine {
      * command or a wrong number of arguments.
      */
     public boolean replay(Client c, byte[][] argv) {
+        return runUnchecked(c, argv, true);
+    }
+
+    /**
+     * Runs a command of the master's stream on a replica: as {@link #replay}, but counted as a
+     * command is (statistics, slow log, MONITOR), as Redis counts its master's.
+     */
+    boolean runFromMaster(Client c, byte[][] argv) {
+        return runUnchecked(c, argv, false);
+    }
+
+    private boolean runUnchecked(Client c, byte[][] argv, boolean loading) {
         c.args.set(argv);
         // (the AOF may name a command that rename-command renamed since it was written)
         Command cmd = commands.resolveOrOriginal(c.args);
@@ -1563,7 +1580,7 @@ public final class Engine {
         if (c.multi != null && !Transactions.runsImmediately(cmd)) {
             transactions.queue(c, cmd);
         } else {
-            replaying = true;
+            replaying = loading;
             try {
                 call(c, cmd);
             } finally {

@@ -124,10 +124,6 @@ final class Replication implements Engine.PropagationListener {
         };
     }
 
-    Replica replicaOf(Client c) {
-        return c.replica;
-    }
-
     // ---- SYNC / PSYNC -------------------------------------------------------------------------
 
     private void sync(Client c) {
@@ -162,7 +158,6 @@ final class Replication implements Engine.PropagationListener {
         noReplicasSince = 0;
         r.state = State.WAIT_BGSAVE_START;
         r.ackTimeSeconds = nowSeconds();
-        // the client's commands from now on are the replica's (REPLCONF ACK): no replies but errors
         createBacklog();
         startSnapshotIfNeeded();
     }
@@ -685,10 +680,19 @@ final class Replication implements Engine.PropagationListener {
         if (link != null) link.stop();
         // this server's replicas follow a new history: they must synchronize again
         dropAllReplicas();
-        if (masterClient == null) {
-            masterClient = engine.internalClient();
-            masterClient.denyBlocking = true;
-        }
+        // the master's client: what it runs MONITOR shows as coming from the master's address
+        String address = host + ":" + port;
+        masterClient = engine.internalClient(new Client.Unconnected() {
+            @Override
+            public void write(byte[] buf, int off, int len) {
+                // a master gets no replies
+            }
+
+            @Override
+            public String remoteAddress() {
+                return address;
+            }
+        });
         masterLinkUp = false;
         linkDownSince = 0;
         engine.keyspace().setReplica(true);
@@ -787,7 +791,7 @@ final class Replication implements Engine.PropagationListener {
             byte[][] argv = commands.get(i);
             ks.setApplyingMaster(true);
             try {
-                if (argv.length > 0 && !engine.replay(masterClient, argv)) {
+                if (argv.length > 0 && !engine.runFromMaster(masterClient, argv)) {
                     engine.log().warning("Unknown command or wrong number of arguments from the master: "
                             + new String(argv[0], java.nio.charset.StandardCharsets.ISO_8859_1));
                 }

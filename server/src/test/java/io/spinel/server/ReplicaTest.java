@@ -132,6 +132,14 @@ class ReplicaTest {
             assertThat(Long.parseLong(c.callString("DBSIZE").substring(1).trim()))
                     .isEqualTo(Long.parseLong(size.substring(1).trim()) - 1);
             m.call("DEBUG", "SET-ACTIVE-EXPIRE", "1");
+            // MONITOR on a replica shows what its master runs, from the master's address
+            try (RawClient mon = new RawClient(s.port())) {
+                assertThat(mon.callString("MONITOR")).isEqualTo("+OK\r\n");
+                m.call("SET", "monitored", "1");
+                String line = new String(mon.readReply(), StandardCharsets.ISO_8859_1);
+                while (!line.contains("monitored")) line = new String(mon.readReply(), StandardCharsets.ISO_8859_1);
+                assertThat(line).contains("[0 127.0.0.1:" + master.port() + "] \"SET\" \"monitored\" \"1\"");
+            }
             // the link dropped: the replica continues from the master's backlog
             assertThat(m.callString("CLIENT", "KILL", "TYPE", "replica")).isEqualTo(":1\r\n");
             m.call("SET", "while-down", "1");

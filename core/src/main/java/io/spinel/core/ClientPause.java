@@ -24,9 +24,11 @@ final class ClientPause {
     static final int ALL = 2;
 
     private final Engine engine;
-    /** The pause in force (OFF, WRITE or ALL) and its end in unix ms. */
+    /** CLIENT PAUSE's pause (OFF, WRITE or ALL) and its end in unix ms. */
     private int type;
     private long end;
+    /** FAILOVER holds writes until it ends, whatever CLIENT PAUSE/UNPAUSE do (Redis's PAUSE_DURING_FAILOVER). */
+    private boolean failover;
     /** Held clients, in the order they were held. */
     private final ArrayList<Client> postponed = new ArrayList<>();
     private ScheduledFuture<?> timer;
@@ -70,7 +72,7 @@ final class ClientPause {
      * the stricter one, so a shorter or milder CLIENT PAUSE never cuts an ongoing pause short.
      */
     void pause(long until, int newType) {
-        int old = type;
+        int old = effective();
         if (type == OFF) {
             type = newType;
             end = until;
@@ -83,26 +85,39 @@ final class ClientPause {
 
     void unpause() {
         if (type == OFF) return;
-        int old = type;
+        int old = effective();
         type = OFF;
         end = 0;
         refresh(old);
     }
 
+    /** FAILOVER's own pause of writes: on while it waits for a replica and hands over, then off. */
+    void failoverPause(boolean on) {
+        if (failover == on) return;
+        int old = effective();
+        failover = on;
+        refresh(old);
+    }
+
+    /** The pause in force: CLIENT PAUSE's, or at least WRITE during a FAILOVER. */
+    private int effective() {
+        return failover ? Math.max(type, WRITE) : type;
+    }
+
     /** Whether a pause is in force now; ends one whose time is up. */
     boolean active() {
         if (type != OFF && end < System.currentTimeMillis()) {
-            int old = type;
+            int old = effective();
             type = OFF;
             refresh(old);
         }
-        return type != OFF;
+        return effective() != OFF;
     }
 
     /** Applies the current state: the keyspace's expiry switch, the end timer, held clients. */
     private void refresh(int oldType) {
         if (type != OFF && end < System.currentTimeMillis()) type = OFF;
-        engine.keyspace.setExpiryPaused(type != OFF);
+        engine.keyspace.setExpiryPaused(effective() != OFF);
         if (timer != null) {
             timer.cancel(false);
             timer = null;
@@ -112,12 +127,12 @@ final class ClientPause {
             timer = engine.loop().schedule(() -> {
                 timer = null;
                 if (!active()) engine.flushPending();
-                else refresh(type);
+                else refresh(effective());
             }, delay, TimeUnit.MILLISECONDS);
         }
         // a pause that ended or became milder: every held client tries again (and may be held
         // again), once the running command is over
-        if (type < oldType && !postponed.isEmpty() && !releaseScheduled) {
+        if (effective() < oldType && !postponed.isEmpty() && !releaseScheduled) {
             releaseScheduled = true;
             engine.loop().execute(this::releaseAll);
         }
@@ -131,7 +146,7 @@ final class ClientPause {
      */
     boolean holds(Client c, Command cmd) {
         if (!active()) return false;
-        if (type == ALL) return true;
+        if (effective() == ALL) return true;
         if (mayReplicate(c, cmd)) return true;
         return cmd.name.equals("exec") && c.multi != null && c.multi.mayReplicate;
     }

@@ -92,7 +92,7 @@ public final class CommandFamilies {
                 "time", "lastsave", "command", "command|count", "command|list", "command|info", "command|docs",
                 "command|getkeys", "command|getkeysandflags", "command|help", "config|get", "config|set",
                 "config|resetstat", "config|rewrite", "config|help", "debug", "shutdown", "module|list",
-                "module|load", "module|loadex", "module|unload", "module|help", "role", "wait", "failover",
+                "module|load", "module|loadex", "module|unload", "module|help", "role", "wait",
                 "readonly", "readwrite", "asking", "cluster|addslots", "cluster|addslotsrange",
                 "cluster|bumpepoch", "cluster|count-failure-reports", "cluster|countkeysinslot",
                 "cluster|delslots", "cluster|delslotsrange", "cluster|failover", "cluster|flushslots",
@@ -175,7 +175,7 @@ public final class CommandFamilies {
         t.registerLazily(new FamilyHandlers(ACL_COMMANDS),
                 "acl|setuser", "acl|deluser", "acl|getuser", "acl|list", "acl|users", "acl|whoami", "acl|load",
                 "acl|save", "acl|cat", "acl|genpass", "acl|log", "acl|dryrun", "acl|help");
-        t.registerLazily(new FamilyHandlers(REPLICATION), "sync", "psync", "replconf", "replicaof", "slaveof");
+        t.registerLazily(new FamilyHandlers(REPLICATION), "sync", "psync", "replconf", "replicaof", "slaveof", "failover");
     }
 
     /**

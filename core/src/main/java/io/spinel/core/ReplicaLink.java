@@ -144,7 +144,10 @@ final class ReplicaLink implements Runnable {
         if (!announceIp.isEmpty()) call(in, "REPLCONF", "ip-address", announceIp);
         call(in, "REPLCONF", "capa", "eof", "capa", "psync2");
         String[] psync = replication.psyncArguments();
-        String reply = call(in, "PSYNC", psync[0], psync[1]);
+        String[] command = new String[psync.length + 1];
+        command[0] = "PSYNC";
+        System.arraycopy(psync, 0, command, 1, psync.length);
+        String reply = call(in, command);
         if (reply.startsWith("+FULLRESYNC")) {
             String[] f = reply.split(" ");
             if (f.length < 3) throw new IOException("Master replied with wrong +FULLRESYNC syntax.");

@@ -120,6 +120,7 @@ final class Replication implements Engine.PropagationListener {
             case "sync", "psync" -> c -> c.engine.replication.sync(c);
             case "replconf" -> c -> c.engine.replication.replconf(c);
             case "replicaof", "slaveof" -> c -> c.engine.replication.replicaof(c);
+            case "failover" -> c -> c.engine.replication.failover(c);
             default -> null;
         };
     }
@@ -131,7 +132,15 @@ final class Replication implements Engine.PropagationListener {
         Args a = c.args();
         boolean psync = a.is(0, "psync");
         if (psync && a.count() > 3 && a.is(3, "failover")) {
-            throw CommandError.err("PSYNC FAILOVER can't be sent to a master.");
+            // our master hands over (its FAILOVER): this server becomes the master
+            engine.log().warning("Failover request received for replid " + a.string(1) + ".");
+            if (link == null) throw CommandError.err("PSYNC FAILOVER can't be sent to a master.");
+            if (!a.string(1).equalsIgnoreCase(replid)) throw CommandError.err("PSYNC FAILOVER replid must match my replid.");
+            unsetMaster();
+            engine.log().notice("MASTER MODE enabled (failover request from '" + ConnectionCommands.clientInfo(c) + "')");
+        }
+        if (failoverState != Failover.NONE) {
+            throw new CommandError("NOMASTERLINK Can't SYNC while failing over");
         }
         if (link != null && link.state != ReplicaLink.State.CONNECTED) {
             throw new CommandError("NOMASTERLINK Can't SYNC while not connected with my master");
@@ -366,6 +375,7 @@ final class Replication implements Engine.PropagationListener {
                 if (offset > r.ackOffset) r.ackOffset = offset;
                 r.ackTimeSeconds = nowSeconds();
                 releaseWaiting();
+                updateFailover();
                 return; // no reply
             } else if (a.is(j, "getack")) {
                 // the master asks where the stream is: the offset before this command
@@ -486,7 +496,7 @@ final class Replication implements Engine.PropagationListener {
         cronTicks++;
         long now = nowSeconds();
         long pingPeriod = Math.max(1, engine.config().getLong("repl-ping-replica-period"));
-        if (!replicas.isEmpty() && cronTicks % pingPeriod == 0) feed(streamDb, PING);
+        if (!replicas.isEmpty() && cronTicks % pingPeriod == 0 && !engine.pause.active()) feed(streamDb, PING);
         if (link != null) link.sendAck(masterReplOffset);
         long timeout = engine.config().getLong("repl-timeout");
         for (Replica r : new ArrayList<>(replicas)) {
@@ -502,6 +512,7 @@ final class Replication implements Engine.PropagationListener {
             }
         }
         startSnapshotIfNeeded();
+        updateFailover();
         long ttl = engine.config().getLong("repl-backlog-ttl");
         if (backlog != null && replicas.isEmpty() && noReplicasSince > 0 && ttl > 0 && now - noReplicasSince > ttl) {
             // a new history: no replica could continue the old one from this backlog anyway
@@ -517,7 +528,8 @@ final class Replication implements Engine.PropagationListener {
 
     /** Asks the replicas for their offsets when someone waits (once per batch, as Redis's beforeSleep). */
     void beforeReplies() {
-        if (!getAckPending) return;
+        // (not during a pause: the stream stays still, as FAILOVER needs to see a replica catch up)
+        if (!getAckPending || engine.pause.active()) return;
         getAckPending = false;
         feed(streamDb, GETACK);
     }
@@ -629,11 +641,15 @@ final class Replication implements Engine.PropagationListener {
         return new String[] {user.isEmpty() ? null : user, pass};
     }
 
-    /** What PSYNC asks for: this server's history (its id, and the offset after what it has). */
+    /**
+     * What PSYNC asks for: this server's history (its id, and the offset after what it has), and
+     * FAILOVER when this server hands its role over to that replica.
+     */
     String[] psyncArguments() {
         // (read from the link's thread: an id and an offset of this thread's, possibly a moment old,
         // which at worst makes the master answer with a full synchronization)
-        return new String[] {replid, Long.toString(masterReplOffset + 1)};
+        String[] a = {replid, Long.toString(masterReplOffset + 1)};
+        return failoverState == Failover.IN_PROGRESS ? new String[] {a[0], a[1], "FAILOVER"} : a;
     }
 
     /** Starts replicating from the master the configuration names (replicaof), at start. */
@@ -652,6 +668,7 @@ final class Replication implements Engine.PropagationListener {
     private void replicaof(Client c) {
         Args a = c.args();
         if (a.is(1, "no") && a.is(2, "one")) {
+            if (failoverState != Failover.NONE) throw CommandError.err("REPLICAOF not allowed while failing over.");
             if (link != null) {
                 unsetMaster();
                 engine.log().notice("MASTER MODE enabled (user request from '" + ConnectionCommands.clientInfo(c) + "')");
@@ -660,6 +677,7 @@ final class Replication implements Engine.PropagationListener {
             return;
         }
         if (c.replica != null) throw CommandError.err("Command is not valid when client is a replica.");
+        if (failoverState != Failover.NONE) throw CommandError.err("REPLICAOF not allowed while failing over.");
         long port = c.argLong(2);
         String host = a.string(1);
         if (link != null && link.host.equalsIgnoreCase(host) && link.port == port) {
@@ -752,6 +770,7 @@ final class Replication implements Engine.PropagationListener {
         if (masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
         masterClient.db = engine.keyspace().db(0);
         linkUp();
+        if (failoverState == Failover.IN_PROGRESS) endFailover();
         engine.log().notice("MASTER <-> REPLICA sync: Finished with success");
     }
 
@@ -767,6 +786,7 @@ final class Replication implements Engine.PropagationListener {
         }
         engine.log().notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         linkUp();
+        if (failoverState == Failover.IN_PROGRESS) endFailover();
     }
 
     private void linkUp() {
@@ -777,6 +797,10 @@ final class Replication implements Engine.PropagationListener {
 
     void linkLost(ReplicaLink from, String reason) {
         if (from != link) return;
+        if (failoverState == Failover.IN_PROGRESS) {
+            abortFailover("Failover target rejected psync request");
+            return;
+        }
         if (masterLinkUp) engine.log().notice("Connection with master lost.");
         else engine.log().warning("Error condition on socket for SYNC: " + reason);
         if (masterLinkUp || linkDownSince == 0) linkDownSince = nowSeconds();
@@ -823,6 +847,141 @@ final class Replication implements Engine.PropagationListener {
         } catch (IOException ignored) {
             // a temporary file left behind is all that happens
         }
+    }
+
+    // ---- FAILOVER ---------------------------------------------------------------------------------
+
+    /** Redis's failover_state. */
+    enum Failover {
+        NONE("no-failover"), WAIT_FOR_SYNC("waiting-for-sync"), IN_PROGRESS("failover-in-progress");
+
+        final String infoName;
+
+        Failover(String infoName) {
+            this.infoName = infoName;
+        }
+    }
+
+    private Failover failoverState = Failover.NONE;
+    private String failoverHost;
+    private int failoverPort;
+    private long failoverEndMillis;
+    private boolean failoverForce;
+
+    /**
+     * FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] (Redis's failoverCommand): writes are
+     * held, and once a replica (that one) has acknowledged the whole stream this server becomes
+     * its replica, asking it with PSYNC ... FAILOVER to become the master; held writes then get
+     * -READONLY. Without a replica catching up before the timeout it is abandoned (or, with
+     * FORCE, done anyway).
+     */
+    private void failover(Client c) {
+        Args a = c.args();
+        if (a.count() == 2 && a.is(1, "abort")) {
+            if (failoverState == Failover.NONE) throw CommandError.err("No failover in progress.");
+            abortFailover("Failover manually aborted");
+            c.reply().ok();
+            return;
+        }
+        long timeout = 0;
+        boolean force = false;
+        String host = null;
+        long port = 0;
+        for (int j = 1; j < a.count(); j++) {
+            if (a.is(j, "timeout") && j + 1 < a.count() && timeout == 0) {
+                timeout = c.argLong(j + 1);
+                if (timeout <= 0) throw CommandError.err("FAILOVER timeout must be greater than 0");
+                j++;
+            } else if (a.is(j, "to") && j + 2 < a.count() && host == null) {
+                port = c.argLong(j + 2);
+                host = a.string(j + 1);
+                j += 2;
+            } else if (a.is(j, "force") && !force) {
+                force = true;
+            } else {
+                throw CommandError.SYNTAX;
+            }
+        }
+        if (failoverState != Failover.NONE) throw CommandError.err("FAILOVER already in progress.");
+        if (link != null) throw CommandError.err("FAILOVER is not valid when server is a replica.");
+        if (replicas.isEmpty()) throw CommandError.err("FAILOVER requires connected replicas.");
+        if (force && (timeout == 0 || host == null)) {
+            throw CommandError.err("FAILOVER with force option requires both a timeout and target HOST and IP.");
+        }
+        if (host != null) {
+            Replica target = findReplica(host, port);
+            if (target == null) throw CommandError.err("FAILOVER target HOST and PORT is not a replica.");
+            if (target.state != State.ONLINE) throw CommandError.err("FAILOVER target replica is not online.");
+            failoverHost = host;
+            failoverPort = (int) port;
+            engine.log().notice("FAILOVER requested to " + host + ":" + port + ".");
+        } else {
+            engine.log().notice("FAILOVER requested to any replica.");
+        }
+        failoverEndMillis = timeout > 0 ? System.currentTimeMillis() + timeout : 0;
+        failoverForce = force;
+        failoverState = Failover.WAIT_FOR_SYNC;
+        engine.pause.failoverPause(true);
+        c.reply().ok();
+    }
+
+    private Replica findReplica(String host, long port) {
+        for (Replica r : replicas) {
+            String ip = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());
+            if (ip.equalsIgnoreCase(host) && r.listeningPort == port) return r;
+        }
+        return null;
+    }
+
+    /** Redis's updateFailoverStatus: the timeout, or a replica that caught up, hands over. */
+    private void updateFailover() {
+        if (failoverState != Failover.WAIT_FOR_SYNC) return;
+        if (failoverEndMillis > 0 && failoverEndMillis <= System.currentTimeMillis()) {
+            if (failoverForce) {
+                engine.log().notice("FAILOVER to " + failoverHost + ":" + failoverPort + " time out exceeded, failing over.");
+                failoverState = Failover.IN_PROGRESS;
+                setMaster(failoverHost, failoverPort);
+            } else {
+                abortFailover("Replica never caught up before timeout");
+            }
+            return;
+        }
+        Replica ready = null;
+        if (failoverHost != null) {
+            Replica r = findReplica(failoverHost, failoverPort);
+            if (r != null && r.ackOffset == masterReplOffset) ready = r;
+        } else {
+            for (Replica r : replicas) {
+                if (r.ackOffset == masterReplOffset) {
+                    ready = r;
+                    failoverHost = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());
+                    failoverPort = r.listeningPort;
+                    break;
+                }
+            }
+        }
+        if (ready == null) return; // (replicas acknowledge every second)
+        failoverState = Failover.IN_PROGRESS;
+        engine.log().notice("Failover target " + failoverHost + ":" + failoverPort + " is synced, failing over.");
+        setMaster(failoverHost, failoverPort);
+    }
+
+    private void abortFailover(String why) {
+        if (failoverState == Failover.NONE) return;
+        engine.log().notice(failoverHost != null ? "FAILOVER to " + failoverHost + ":" + failoverPort + " aborted: " + why
+                : "FAILOVER to any replica aborted: " + why);
+        if (failoverState == Failover.IN_PROGRESS) unsetMaster();
+        endFailover();
+    }
+
+    /** Redis's clearFailoverState: writes go again (to a replica now, if it worked: -READONLY). */
+    private void endFailover() {
+        failoverState = Failover.NONE;
+        failoverHost = null;
+        failoverPort = 0;
+        failoverEndMillis = 0;
+        failoverForce = false;
+        engine.pause.failoverPause(false);
     }
 
     // ---- what ROLE and INFO show ------------------------------------------------------------------
@@ -896,7 +1055,7 @@ final class Replication implements Engine.PropagationListener {
                     .append(",state=").append(r.state.infoName).append(",offset=").append(r.ackOffset)
                     .append(",lag=").append(now - r.ackTimeSeconds).append("\r\n");
         }
-        InfoCommand.field(sb, "master_failover_state", "no-failover");
+        InfoCommand.field(sb, "master_failover_state", failoverState.infoName);
         InfoCommand.field(sb, "master_replid", replid);
         InfoCommand.field(sb, "master_replid2", replid2);
         InfoCommand.field(sb, "master_repl_offset", masterReplOffset);

@@ -76,7 +76,6 @@ final class ServerCommands {
                     "    Unload a module; there is none.");
             case "role" -> ServerCommands::role;
             case "wait" -> ServerCommands::waitReplicas;
-            case "failover" -> ServerCommands::failover;
             case "readonly" -> ServerCommands::clusterDisabled;
             case "readwrite" -> ServerCommands::clusterDisabled;
             case "asking" -> ServerCommands::clusterDisabled;
@@ -114,30 +113,6 @@ final class ServerCommands {
         long now = c.engine.keyspace().clock().millis();
         long deadline = ms == 0 ? 0 : (ms > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + ms);
         c.engine.replication.waitReplicas(c, wanted, deadline);
-    }
-
-    /** FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms]: Redis's checks, then "requires connected replicas". */
-    static void failover(Client c) {
-        Args a = c.args();
-        if (a.count() == 2 && a.is(1, "abort")) throw CommandError.err("No failover in progress.");
-        long timeout = 0;
-        boolean force = false, to = false;
-        for (int j = 1; j < a.count(); j++) {
-            if (a.is(j, "timeout") && j + 1 < a.count() && timeout == 0) {
-                timeout = c.argLong(j + 1);
-                if (timeout <= 0) throw CommandError.err("FAILOVER timeout must be greater than 0");
-                j++;
-            } else if (a.is(j, "to") && j + 2 < a.count() && !to) {
-                c.argLong(j + 2);
-                to = true;
-                j += 2;
-            } else if (a.is(j, "force") && !force) {
-                force = true;
-            } else {
-                throw CommandError.SYNTAX;
-            }
-        }
-        throw CommandError.err("FAILOVER requires connected replicas.");
     }
 
     private static final CommandError CLUSTER_DISABLED = CommandError.err("This instance has cluster support disabled");

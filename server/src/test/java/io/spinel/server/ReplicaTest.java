@@ -238,4 +238,25 @@ class ReplicaTest {
             assertThat(c.callString("REPLICAOF", "127.0.0.1", "x")).isEqualTo("-ERR value is not an integer or out of range\r\n");
         }
     }
+
+    /** redis-server's FAILOVER to a Spinel replica: Spinel takes PSYNC ... FAILOVER and becomes the master. */
+    @Test
+    void redisFailsOverToSpinel() throws Exception {
+        RedisServerProcess master = redis();
+        SpinelServer s = spinel("replicaof", "127.0.0.1 " + master.port());
+        awaitInSync(s.port());
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port())) {
+            m.call("SET", "k", "v");
+            assertThat(m.callString("FAILOVER", "TIMEOUT", "10000")).isEqualTo("+OK\r\n");
+            long deadline = System.currentTimeMillis() + 15_000;
+            while (!field(info(c), "role").equals("master") || !info(m).contains("master_link_status:up")) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            assertThat(c.callString("SET", "after", "1")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("WAIT", "1", "5000")).isEqualTo(":1\r\n");
+            assertThat(m.callString("GET", "after")).isEqualTo("$1\r\n1\r\n");
+            assertThat(m.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
+        }
+    }
 }

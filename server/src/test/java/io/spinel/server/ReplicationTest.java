@@ -280,4 +280,35 @@ class ReplicationTest {
             assertThat(info(c, "commandstats")).contains("cmdstat_get:calls=1,");
         }
     }
+
+    /** FAILOVER: writes held until the replica caught up, then roles swapped; held writes get -READONLY. */
+    @Test
+    void failoverHandsTheMasterRoleToTheReplica() throws Exception {
+        RedisServerProcess r = replica();
+        try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
+            assertThat(m.callString("FAILOVER", "ABORT")).isEqualTo("-ERR No failover in progress.\r\n");
+            assertThat(m.callString("FAILOVER", "FORCE")).isEqualTo(
+                    "-ERR FAILOVER with force option requires both a timeout and target HOST and IP.\r\n");
+            assertThat(m.callString("FAILOVER", "TO", "127.0.0.1", "1")).isEqualTo(
+                    "-ERR FAILOVER target HOST and PORT is not a replica.\r\n");
+            m.call("SET", "before", "1");
+            assertThat(m.callString("FAILOVER", "TO", "127.0.0.1", Integer.toString(r.port()), "TIMEOUT", "5000"))
+                    .isEqualTo("+OK\r\n");
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (!new String(c.call("ROLE"), StandardCharsets.ISO_8859_1).contains("master")
+                    || !new String(m.call("ROLE"), StandardCharsets.ISO_8859_1).contains("connected")) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            assertThat(info(m, "replication")).contains("role:slave").contains("master_failover_state:no-failover");
+            assertThat(m.callString("SET", "after", "1")).isEqualTo("-READONLY You can't write against a read only replica.\r\n");
+            assertThat(c.callString("SET", "on-new-master", "1")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("WAIT", "1", "5000")).isEqualTo(":1\r\n");
+            assertThat(m.callString("GET", "on-new-master")).isEqualTo("$1\r\n1\r\n");
+            assertThat(m.callString("GET", "before")).isEqualTo("$1\r\n1\r\n");
+            assertThat(m.callString("FAILOVER")).isEqualTo("-ERR FAILOVER is not valid when server is a replica.\r\n");
+            // the old master continued from its own history: no full synchronization
+            assertThat(info(c, "stats")).contains("sync_partial_ok:1");
+        }
+    }
 }

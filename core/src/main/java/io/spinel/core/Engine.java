@@ -101,7 +101,6 @@ public final class Engine {
     // cached configuration, kept current by config listeners
     long protoMaxBulkLen;
     long queryBufferLimit;
-    String requirePass = "";
     int maxClients;
     long idleTimeoutSeconds;
     boolean protectedMode;
@@ -183,10 +182,7 @@ public final class Engine {
         switch (o.name) {
             case "proto-max-bulk-len" -> protoMaxBulkLen = Long.parseLong(o.value());
             case "client-query-buffer-limit" -> queryBufferLimit = Long.parseLong(o.value());
-            case "requirepass" -> {
-                requirePass = o.value();
-                acl.updateDefaultUserPassword(requirePass);
-            }
+            case "requirepass" -> acl.updateDefaultUserPassword(o.value());
             case "maxclients" -> maxClients = Integer.parseInt(o.value());
             case "timeout" -> idleTimeoutSeconds = Long.parseLong(o.value());
             case "protected-mode" -> protectedMode = o.value().equals("yes");
@@ -371,7 +367,7 @@ public final class Engine {
 
     /**
      * Redis's checkGoodReplicasStatus: false when min-replicas-to-write asks for more replicas
-     * than are connected (Spinel has none) and min-replicas-max-lag is not 0.
+     * than have acknowledged within min-replicas-max-lag seconds (when that is not 0).
      */
     public boolean hasGoodReplicas() {
         return minReplicasToWrite == 0 || minReplicasMaxLag == 0

@@ -94,8 +94,8 @@ final class ConnectionCommands {
             return true;
         }
         // (inside EXEC Redis's client is still flagged MULTI)
-        c.engine.acl.log(io.spinel.core.acl.Acl.DENIED_AUTH, c.multi != null || c.inExec ? "multi" : "toplevel", c.args().copy(0),
-                user, clientInfo(c));
+        String context = c.multi != null || c.inExec ? "multi" : "toplevel";
+        c.engine.acl.log(io.spinel.core.acl.Acl.DENIED_AUTH, context, c.args().copy(0), user, clientInfo(c));
         return false;
     }
 
@@ -307,7 +307,7 @@ final class ConnectionCommands {
             case "slave":
                 return c.replica != null;
             default:
-                return false; // never a replica of a master: no master client
+                return false; // "master": a replica's master client is not among the connected clients
         }
     }
 

@@ -523,7 +523,6 @@ final class Replication implements Engine.PropagationListener {
             secondReplidOffset = -1;
             engine.log().notice("Replication backlog freed after " + ttl + " seconds without connected replicas.");
         }
-        timeOutWaiting();
     }
 
     /** Asks the replicas for their offsets when someone waits (once per batch, as Redis's beforeSleep). */
@@ -570,10 +569,6 @@ final class Replication implements Engine.PropagationListener {
         for (Waiting w : new ArrayList<>(waiting)) {
             if (acknowledged(w.offset) >= w.replicas) engine.blocking.unblock(w.client, false);
         }
-    }
-
-    private void timeOutWaiting() {
-        waiting.removeIf(w -> w.client.closed);
     }
 
     /** min-replicas-to-write: replicas online whose last acknowledgement is at most max-lag seconds old. */

@@ -1,7 +1,6 @@
 package io.spinel.core;
 
 import io.spinel.core.acl.Acl;
-
 import io.spinel.core.command.Command;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;

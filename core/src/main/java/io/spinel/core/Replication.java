@@ -411,42 +411,73 @@ final class Replication implements Engine.PropagationListener {
     private void feed(int db, byte[][] argv) {
         // a replica passes its master's stream on as it came (applyFromMaster), never its own
         if (backlog == null || link != null) return;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        streamLength = 0;
         if (db >= 0 && db != streamDb) {
-            appendCommand(out, new byte[][] {Bytes.ascii("SELECT"), Bytes.ascii(Integer.toString(db))});
+            appendCommand(new byte[][] {SELECT, Bytes.ascii(Integer.toString(db))});
             streamDb = db;
         }
-        appendCommand(out, argv);
-        distribute(out.toByteArray());
+        appendCommand(argv);
+        distribute(stream, streamLength);
     }
 
     /** Stream bytes into the backlog and to each replica (kept for after its snapshot while it gets one). */
-    private void distribute(byte[] bytes) {
-        appendBacklog(bytes);
+    private void distribute(byte[] bytes, int length) {
+        appendBacklog(bytes, length);
         for (Replica r : replicas) {
             if (r.state == State.ONLINE) {
-                send(r, bytes);
+                r.client.reply().raw(bytes, 0, length);
+                r.client.markPendingWrite();
+                engine.checkOutputBufferLimits(r.client);
             } else if (r.state == State.WAIT_BGSAVE_END || r.state == State.SEND_BULK) {
-                r.pending.write(bytes, 0, bytes.length);
+                r.pending.write(bytes, 0, length);
                 engine.checkOutputBufferLimits(r.client);
             }
         }
     }
 
-    private static void appendCommand(ByteArrayOutputStream out, byte[][] argv) {
-        out.writeBytes(Bytes.ascii("*" + argv.length + "\r\n"));
+    private static final byte[] SELECT = Bytes.ascii("SELECT");
+    /** Where a command is encoded for the stream, reused from one to the next (no garbage per write). */
+    private byte[] stream = new byte[256];
+    private int streamLength;
+
+    /** Encodes a command as RESP into {@link #stream}, after what is there. */
+    private void appendCommand(byte[][] argv) {
+        int need = 16;
+        for (byte[] arg : argv) need += arg.length + 16;
+        if (streamLength + need > stream.length) {
+            stream = java.util.Arrays.copyOf(stream, Math.max(stream.length * 2, streamLength + need));
+        }
+        stream[streamLength++] = '*';
+        streamLength = appendDecimal(argv.length);
         for (byte[] arg : argv) {
-            out.writeBytes(Bytes.ascii("$" + arg.length + "\r\n"));
-            out.writeBytes(arg);
-            out.writeBytes(CRLF);
+            stream[streamLength++] = '$';
+            streamLength = appendDecimal(arg.length);
+            System.arraycopy(arg, 0, stream, streamLength, arg.length);
+            streamLength += arg.length;
+            stream[streamLength++] = '\r';
+            stream[streamLength++] = '\n';
         }
     }
 
-    private static final byte[] CRLF = {'\r', '\n'};
+    /** Writes n and CRLF at the end of {@link #stream}; returns the new length. */
+    private int appendDecimal(int n) {
+        int at = streamLength;
+        if (n == 0) {
+            stream[at++] = '0';
+        } else {
+            int digits = 0;
+            for (int v = n; v > 0; v /= 10) digits++;
+            for (int i = digits - 1, v = n; i >= 0; i--, v /= 10) stream[at + i] = (byte) ('0' + v % 10);
+            at += digits;
+        }
+        stream[at++] = '\r';
+        stream[at++] = '\n';
+        return at;
+    }
 
-    private void appendBacklog(byte[] b) {
-        masterReplOffset += b.length;
-        int n = b.length;
+    private void appendBacklog(byte[] b, int length) {
+        masterReplOffset += length;
+        int n = length;
         int from = 0;
         if (n > backlog.length) { // only the last backlog's worth can stay
             from = n - backlog.length;
@@ -456,7 +487,7 @@ final class Replication implements Engine.PropagationListener {
         System.arraycopy(b, from, backlog, backlogWrite, first);
         System.arraycopy(b, from + first, backlog, 0, n - first);
         backlogWrite = (backlogWrite + n) % backlog.length;
-        backlogHistlen = Math.min(backlog.length, backlogHistlen + b.length);
+        backlogHistlen = Math.min(backlog.length, backlogHistlen + length);
         backlogOffset = masterReplOffset - backlogHistlen + 1;
     }
 
@@ -819,7 +850,7 @@ final class Replication implements Engine.PropagationListener {
             }
             byte[] bytes = raw.get(i);
             if (backlog != null) {
-                distribute(bytes);
+                distribute(bytes, bytes.length);
             } else {
                 masterReplOffset += bytes.length;
             }

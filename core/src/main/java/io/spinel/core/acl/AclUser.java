@@ -66,11 +66,6 @@ public final class AclUser {
         return nopass;
     }
 
-    /** Whether RESTORE may skip checking payloads this user sends (sanitize-dump-payload clients). */
-    public boolean skipsPayloadSanitizing() {
-        return payloadFlag == SKIP_SANITIZE;
-    }
-
     /** Whether this user may run anything without checks (the default user, as it starts). */
     public boolean unrestricted() {
         return unrestricted;

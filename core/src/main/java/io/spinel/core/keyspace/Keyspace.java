@@ -299,10 +299,6 @@ public final class Keyspace {
         this.replica = replica;
     }
 
-    public boolean isReplica() {
-        return replica;
-    }
-
     /** True while a replica runs its master's commands: for them no key has expired yet. */
     boolean applyingMaster;
 

@@ -65,10 +65,6 @@ final class ReplicaLink implements Runnable {
         thread.interrupt();
     }
 
-    boolean stopped() {
-        return stopped;
-    }
-
     private void closeSocket() {
         Socket s = socket;
         if (s != null) {

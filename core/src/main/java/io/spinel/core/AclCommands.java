@@ -145,7 +145,7 @@ final class AclCommands {
         }
         if (a.count() != 3) throw CommandError.subcommandSyntax(a);
         long category = AclCategories.byName(a.string(2));
-        if (category == 0) throw CommandError.err("Unknown category '" + truncate(a.cString(2), 128) + "'");
+        if (category == 0) throw CommandError.err("Unknown category '" + Engine.truncate(a.cString(2), 128) + "'");
         // every command of Redis's table in the category, a container's subcommands after it
         List<String> names = new ArrayList<>();
         for (int id : CommandTable.aclTopLevel()) {
@@ -156,10 +156,6 @@ final class AclCommands {
         }
         r.arrayHeader(names.size());
         for (String n : names) r.bulk(n);
-    }
-
-    private static String truncate(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max);
     }
 
     private static void genpass(Client c) {

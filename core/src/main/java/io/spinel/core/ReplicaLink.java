@@ -1,5 +1,7 @@
 package io.spinel.core;
 
+import io.spinel.core.persist.AofFormat;
+import io.spinel.core.persist.RdbOut;
 import io.spinel.core.util.Bytes;
 
 import java.io.BufferedInputStream;
@@ -164,8 +166,8 @@ final class ReplicaLink implements Runnable {
 
     /** Sends a command and reads its one-line reply (newlines the master sends to keep us waiting skipped). */
     private String call(InputStream in, String... args) throws IOException {
-        List<byte[]> argv = new ArrayList<>();
-        for (String a : args) argv.add(a.getBytes(StandardCharsets.ISO_8859_1));
+        byte[][] argv = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) argv[i] = args[i].getBytes(StandardCharsets.ISO_8859_1);
         write(encode(argv));
         String line;
         do {
@@ -174,15 +176,11 @@ final class ReplicaLink implements Runnable {
         return line;
     }
 
-    static byte[] encode(List<byte[]> argv) {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        b.writeBytes(Bytes.ascii("*" + argv.size() + "\r\n"));
-        for (byte[] a : argv) {
-            b.writeBytes(Bytes.ascii("$" + a.length + "\r\n"));
-            b.writeBytes(a);
-            b.writeBytes(new byte[] {'\r', '\n'});
-        }
-        return b.toByteArray();
+    /** A command as RESP, as the AOF and the replication stream write one. */
+    private static byte[] encode(byte[]... argv) {
+        RdbOut out = new RdbOut(64, false);
+        AofFormat.command(out, argv);
+        return out.toByteArray();
     }
 
     /** Writes to the master: the handshake from this thread, acknowledgements from the engine's. */
@@ -197,7 +195,7 @@ final class ReplicaLink implements Runnable {
     void sendAck(long offset) {
         if (state != State.CONNECTED) return;
         try {
-            write(encode(List.of(Bytes.ascii("REPLCONF"), Bytes.ascii("ACK"), Bytes.ascii(Long.toString(offset)))));
+            write(encode(Bytes.ascii("REPLCONF"), Bytes.ascii("ACK"), Bytes.longToBytes(offset)));
         } catch (IOException ignored) {
             // the reading thread sees the same failure and reconnects
         }

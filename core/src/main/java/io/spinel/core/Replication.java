@@ -3,6 +3,8 @@ package io.spinel.core;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.keyspace.Keyspace;
+import io.spinel.core.persist.AofFormat;
+import io.spinel.core.persist.RdbOut;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
@@ -53,9 +55,6 @@ final class Replication implements Engine.PropagationListener {
         final Client client;
         State state;
         /** The replica's own port and address, from REPLCONF listening-port / ip-address. */
-        int listeningPort;
-        String announcedIp;
-        boolean capaPsync2;
         /** SYNC, not PSYNC: no +FULLRESYNC line before the RDB. */
         boolean prePsync;
         long ackOffset;
@@ -68,6 +67,15 @@ final class Replication implements Engine.PropagationListener {
 
         Replica(Client client) {
             this.client = client;
+        }
+
+        String ip() {
+            return ipOf(client);
+        }
+
+        /** Its own port, from REPLCONF listening-port (0 if it never said). */
+        int port() {
+            return client.replicaListeningPort;
         }
     }
 
@@ -148,9 +156,6 @@ final class Replication implements Engine.PropagationListener {
         if (c.reply().length() > 0) throw CommandError.err("SYNC and PSYNC are invalid with pending output");
         engine.log().notice("Replica " + name(c) + " asks for synchronization");
         Replica r = new Replica(c);
-        r.capaPsync2 = c.replicaCapaPsync2;
-        r.listeningPort = c.replicaListeningPort;
-        r.announcedIp = c.replicaAnnouncedIp;
         if (psync) {
             long offset = c.argLong(2);
             if (tryPartial(r, a.string(1), offset)) {
@@ -195,7 +200,7 @@ final class Replication implements Engine.PropagationListener {
         noReplicasSince = 0;
         r.state = State.ONLINE;
         r.ackTimeSeconds = nowSeconds();
-        send(r, Bytes.ascii(r.capaPsync2 ? "+CONTINUE " + replid + "\r\n" : "+CONTINUE\r\n"));
+        send(r, Bytes.ascii(r.client.replicaCapaPsync2 ? "+CONTINUE " + replid + "\r\n" : "+CONTINUE\r\n"));
         int skip = (int) (offset - backlogOffset);
         int len = (int) (backlogHistlen - skip);
         byte[] missing = new byte[len];
@@ -352,7 +357,6 @@ final class Replication implements Engine.PropagationListener {
         for (int j = 1; j < a.count(); j += 2) {
             if (a.is(j, "listening-port")) {
                 c.replicaListeningPort = (int) c.argLong(j + 1);
-                if (c.replica != null) c.replica.listeningPort = c.replicaListeningPort;
             } else if (a.is(j, "ip-address")) {
                 String ip = a.string(j + 1);
                 if (ip.length() >= 46) {
@@ -360,7 +364,6 @@ final class Replication implements Engine.PropagationListener {
                             + ip.length() + " bytes");
                 }
                 c.replicaAnnouncedIp = ip;
-                if (c.replica != null) c.replica.announcedIp = ip;
             } else if (a.is(j, "capa")) {
                 if (a.is(j + 1, "psync2")) c.replicaCapaPsync2 = true;
             } else if (a.is(j, "ack")) {
@@ -411,13 +414,13 @@ final class Replication implements Engine.PropagationListener {
     private void feed(int db, byte[][] argv) {
         // a replica passes its master's stream on as it came (applyFromMaster), never its own
         if (backlog == null || link != null) return;
-        streamLength = 0;
+        stream.clear();
         if (db >= 0 && db != streamDb) {
-            appendCommand(new byte[][] {SELECT, Bytes.ascii(Integer.toString(db))});
+            AofFormat.command(stream, SELECT, Bytes.longToBytes(db));
             streamDb = db;
         }
-        appendCommand(argv);
-        distribute(stream, streamLength);
+        AofFormat.command(stream, argv);
+        distribute(stream.array(), stream.size());
     }
 
     /** Stream bytes into the backlog and to each replica (kept for after its snapshot while it gets one). */
@@ -437,43 +440,7 @@ final class Replication implements Engine.PropagationListener {
 
     private static final byte[] SELECT = Bytes.ascii("SELECT");
     /** Where a command is encoded for the stream, reused from one to the next (no garbage per write). */
-    private byte[] stream = new byte[256];
-    private int streamLength;
-
-    /** Encodes a command as RESP into {@link #stream}, after what is there. */
-    private void appendCommand(byte[][] argv) {
-        int need = 16;
-        for (byte[] arg : argv) need += arg.length + 16;
-        if (streamLength + need > stream.length) {
-            stream = java.util.Arrays.copyOf(stream, Math.max(stream.length * 2, streamLength + need));
-        }
-        stream[streamLength++] = '*';
-        streamLength = appendDecimal(argv.length);
-        for (byte[] arg : argv) {
-            stream[streamLength++] = '$';
-            streamLength = appendDecimal(arg.length);
-            System.arraycopy(arg, 0, stream, streamLength, arg.length);
-            streamLength += arg.length;
-            stream[streamLength++] = '\r';
-            stream[streamLength++] = '\n';
-        }
-    }
-
-    /** Writes n and CRLF at the end of {@link #stream}; returns the new length. */
-    private int appendDecimal(int n) {
-        int at = streamLength;
-        if (n == 0) {
-            stream[at++] = '0';
-        } else {
-            int digits = 0;
-            for (int v = n; v > 0; v /= 10) digits++;
-            for (int i = digits - 1, v = n; i >= 0; i--, v /= 10) stream[at + i] = (byte) ('0' + v % 10);
-            at += digits;
-        }
-        stream[at++] = '\r';
-        stream[at++] = '\n';
-        return at;
-    }
+    private final RdbOut stream = new RdbOut(256, false);
 
     private void appendBacklog(byte[] b, int length) {
         masterReplOffset += length;
@@ -614,12 +581,15 @@ final class Replication implements Engine.PropagationListener {
         return System.currentTimeMillis() / 1000;
     }
 
-    private String name(Client c) {
-        Replica r = c.replica;
-        String addr = c.connection().remoteAddress();
-        String ip = r != null && r.announcedIp != null ? r.announcedIp : host(addr);
-        int port = r != null ? r.listeningPort : c.replicaListeningPort;
-        return port > 0 ? ip + ":" + port : ip + ":<unknown-replica-port>";
+    /** The address a replica is known by: the one it announced (REPLCONF ip-address), else its connection's. */
+    private static String ipOf(Client c) {
+        return c.replicaAnnouncedIp != null ? c.replicaAnnouncedIp : host(c.connection().remoteAddress());
+    }
+
+    /** How the log names a replica (Redis's replicationGetSlaveName). */
+    private static String name(Client c) {
+        int port = c.replicaListeningPort;
+        return ipOf(c) + ":" + (port > 0 ? Integer.toString(port) : "<unknown-replica-port>");
     }
 
     private static String host(String addr) {
@@ -953,8 +923,7 @@ final class Replication implements Engine.PropagationListener {
 
     private Replica findReplica(String host, long port) {
         for (Replica r : replicas) {
-            String ip = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());
-            if (ip.equalsIgnoreCase(host) && r.listeningPort == port) return r;
+            if (r.ip().equalsIgnoreCase(host) && r.port() == port) return r;
         }
         return null;
     }
@@ -980,8 +949,8 @@ final class Replication implements Engine.PropagationListener {
             for (Replica r : replicas) {
                 if (r.ackOffset == masterReplOffset) {
                     ready = r;
-                    failoverHost = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());
-                    failoverPort = r.listeningPort;
+                    failoverHost = r.ip();
+                    failoverPort = r.port();
                     break;
                 }
             }
@@ -1036,8 +1005,8 @@ final class Replication implements Engine.PropagationListener {
         r.arrayHeader(online.size());
         for (Replica x : online) {
             r.arrayHeader(3);
-            r.bulk(x.announcedIp != null ? x.announcedIp : host(x.client.connection().remoteAddress()));
-            r.bulk(Integer.toString(x.listeningPort));
+            r.bulk(x.ip());
+            r.bulk(Integer.toString(x.port()));
             r.bulk(Long.toString(x.ackOffset));
         }
     }
@@ -1076,8 +1045,7 @@ final class Replication implements Engine.PropagationListener {
         InfoCommand.field(sb, "connected_slaves", replicas.size());
         int i = 0;
         for (Replica r : replicas) {
-            String ip = r.announcedIp != null ? r.announcedIp : host(r.client.connection().remoteAddress());
-            sb.append("slave").append(i++).append(":ip=").append(ip).append(",port=").append(r.listeningPort)
+            sb.append("slave").append(i++).append(":ip=").append(r.ip()).append(",port=").append(r.port())
                     .append(",state=").append(r.state.infoName).append(",offset=").append(r.ackOffset)
                     .append(",lag=").append(now - r.ackTimeSeconds).append("\r\n");
         }

@@ -10,12 +10,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -83,7 +79,7 @@ public final class ConfigRewriter {
         try {
             rewrite();
         } catch (IOException e) {
-            String why = reason(e);
+            String why = io.spinel.core.util.IoErrors.reason(e);
             log.warning("CONFIG REWRITE failed: " + why);
             return "ERR Rewriting config file: " + why;
         }
@@ -373,18 +369,5 @@ public final class ConfigRewriter {
         } catch (UnsupportedOperationException | AccessDeniedException ignored) {
             // not every platform opens or syncs directories
         }
-    }
-
-    /** The C library's text for the error behind an I/O exception, as Redis's reply shows it. */
-    static String reason(IOException e) {
-        if (e instanceof NoSuchFileException) return "No such file or directory";
-        if (e instanceof AccessDeniedException) return "Permission denied";
-        if (e instanceof FileAlreadyExistsException) return "File exists";
-        if (e instanceof NotDirectoryException) return "Not a directory";
-        if (e instanceof DirectoryNotEmptyException) return "Directory not empty";
-        if (e instanceof FileSystemException && ((FileSystemException) e).getReason() != null) {
-            return ((FileSystemException) e).getReason();
-        }
-        return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 }

@@ -352,7 +352,7 @@ public final class Acl {
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            return "Error loading ACLs, opening file '" + shownName + "': " + ioReason(e);
+            return "Error loading ACLs, opening file '" + shownName + "': " + io.spinel.core.util.IoErrors.reason(e);
         }
         String text = new String(bytes, StandardCharsets.ISO_8859_1);
         int nul = text.indexOf('\0');
@@ -524,9 +524,4 @@ public final class Acl {
         return out;
     }
 
-    private static String ioReason(IOException e) {
-        if (e instanceof java.nio.file.NoSuchFileException) return "No such file or directory";
-        if (e instanceof java.nio.file.AccessDeniedException) return "Permission denied";
-        return e.getMessage() == null ? e.toString() : e.getMessage();
-    }
 }

@@ -50,10 +50,13 @@ final class AclSelector {
     /** A key pattern and its access (READ, WRITE or both). */
     static final class KeyPattern {
         final String pattern;
+        /** The pattern's bytes, which every key check matches against. */
+        final byte[] bytes;
         int access;
 
         KeyPattern(String pattern, int access) {
             this.pattern = pattern;
+            this.bytes = pattern.getBytes(StandardCharsets.ISO_8859_1);
             this.access = access;
         }
 
@@ -265,8 +268,7 @@ final class AclSelector {
         if ((flags & ALL_KEYS) != 0) return true;
         for (KeyPattern p : patterns) {
             if ((p.access & need) != need) continue;
-            byte[] pat = p.pattern.getBytes(StandardCharsets.ISO_8859_1);
-            if (Glob.match(pat, 0, pat.length, key, off, len, false)) return true;
+            if (Glob.match(p.bytes, 0, p.bytes.length, key, off, len, false)) return true;
         }
         return false;
     }

@@ -13,10 +13,11 @@ import io.spinel.core.util.Bytes;
 import io.spinel.core.util.Doubles;
 
 /**
- * Commands in the AOF's RESP form, and the commands that rebuild a key (Redis's rewrite: SET,
- * RPUSH, SADD, ZADD, HMSET with at most 64 elements per command).
+ * Commands in the AOF's RESP form (also the replication stream's and what a replica sends its
+ * master), and the commands that rebuild a key (Redis's rewrite: SET, RPUSH, SADD, ZADD, HMSET
+ * with at most 64 elements per command).
  */
-final class AofFormat {
+public final class AofFormat {
     private AofFormat() {
     }
 
@@ -36,8 +37,7 @@ final class AofFormat {
     }
 
     private static void writeDecimal(RdbOut out, long n) {
-        byte[] t = Bytes.longToBytes(n);
-        out.write(t, 0, t.length);
+        out.writeDecimal(n);
         out.writeByte('\r');
         out.writeByte('\n');
     }
@@ -59,7 +59,8 @@ final class AofFormat {
         bulk(out, t, 0, t.length);
     }
 
-    static void command(RdbOut out, byte[]... argv) {
+    /** A command as a RESP array of bulk strings. */
+    public static void command(RdbOut out, byte[]... argv) {
         arrayHeader(out, argv.length);
         for (byte[] a : argv) bulk(out, a);
     }

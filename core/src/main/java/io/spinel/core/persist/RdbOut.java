@@ -87,6 +87,12 @@ public final class RdbOut {
         write(b, 0, b.length);
     }
 
+    /** A number's decimal digits (RESP lengths), without allocating. */
+    public void writeDecimal(long v) {
+        ensure(20);
+        size = Bytes.writeLong(buf, size, v);
+    }
+
     public void writeIntLE(int v) {
         ensure(4);
         Bytes.putIntLE(buf, size, v);

@@ -48,8 +48,14 @@ class EvictionNotificationTest {
             for (int i = 0; i < 100; i++) c.set("k" + i, value);
             c.configSet("maxmemory", Long.toString(usedMemory(c)));
             for (int i = 0; i < 30; i++) c.set("more" + i, value);
+            // Every command runs the eviction first (UNSUBSCRIBE and INFO too), and the
+            // notifications queued for the subscriber count as used memory: lift the limit
+            // before counting, so that the count is final.
+            c.configSet("maxmemory", "0");
             long count = Long.parseLong(c.info("stats").split("evicted_keys:")[1].split("\r\n")[0]);
-            assertThat(count).isPositive();
+            // 30 new keys push out about as many old ones: not all (memory that replies and
+            // notifications held must stop counting once they were written).
+            assertThat(count).isPositive().isLessThan(100);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (evicted.size() < count && System.nanoTime() < deadline) Thread.sleep(10);
             listener.unsubscribe();

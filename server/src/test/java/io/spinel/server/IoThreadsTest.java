@@ -7,8 +7,11 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.Transaction;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -184,11 +187,58 @@ class IoThreadsTest {
 
     /**
      * What waited for an I/O thread counted as its client's memory until it left, and eviction
-     * counts that memory: measured again once it has left, or the server keeps evicting for
-     * replies long gone (here the evicted-key events themselves, sent to a subscriber).
+     * counts that memory: it must stop counting once it has left, or the server keeps evicting
+     * for replies long gone. Here a subscriber that never sends a command receives ten messages
+     * of 4 KB at once (40 KB, under the channel's high-water mark, whose crossing would also
+     * measure it): once they arrived, the clients' memory in INFO must come back to what CLIENT
+     * LIST measures of them now. (The write's listener measures it at once; the clients' cron would within a second.)
      */
     @Test
-    void repliesThatLeftNoLongerCountForEviction() throws Exception {
+    void repliesThatLeftNoLongerCount() throws Exception {
+        try (Jedis c = client(); Jedis sub = client()) {
+            CountDownLatch subscribed = new CountDownLatch(1);
+            CountDownLatch received = new CountDownLatch(10);
+            JedisPubSub listener = new JedisPubSub() {
+                @Override
+                public void onSubscribe(String channel, int count) {
+                    subscribed.countDown();
+                }
+
+                @Override
+                public void onMessage(String channel, String message) {
+                    received.countDown();
+                }
+            };
+            Thread t = new Thread(() -> sub.subscribe(listener, "news"));
+            t.start();
+            assertThat(subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+            Transaction batch = c.multi(); // one batch: each message measured with those before it waiting
+            for (int i = 0; i < 10; i++) batch.publish("news", "m".repeat(4096));
+            batch.exec();
+            assertThat(received.await(10, TimeUnit.SECONDS)).isTrue();
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (true) {
+                Transaction tx = c.multi(); // both read at one moment
+                tx.sendCommand(Protocol.Command.CLIENT, "LIST");
+                tx.sendCommand(Protocol.Command.INFO, "memory");
+                List<Object> both = tx.exec();
+                long measuredNow = 0;
+                for (String line : new String((byte[]) both.get(0), StandardCharsets.UTF_8).split("\n")) {
+                    measuredNow += Long.parseLong(line.split(" tot-mem=")[1].split(" ")[0]);
+                }
+                long counted = field(new String((byte[]) both.get(1), StandardCharsets.UTF_8), "mem_clients_normal");
+                if (Math.abs(counted - measuredNow) < 8 * 1024) break;
+                assertThat(System.currentTimeMillis()).as("clients' memory counted %d, measured %d", counted, measuredNow)
+                        .isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            listener.unsubscribe();
+            t.join(10_000);
+        }
+    }
+
+    @Test
+    void everyEvictedKeyIsAnnounced() throws Exception {
         EvictionNotificationTest.everyEvictedKeyIsAnnounced(server);
     }
 

@@ -9,14 +9,12 @@ import io.spinel.core.keyspace.Entries;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.util.Bytes;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -208,12 +206,12 @@ final class Migrate {
                 throw new CommandError("IOERR error or timeout writing to target instance");
             }
             boolean select = t.lastDb != dbid;
-            ByteArrayOutputStream cmd = new ByteArrayOutputStream();
+            RdbOut cmd = new RdbOut(256, false);
             if (password != null) {
-                if (user != null) command(cmd, Bytes.ascii("AUTH"), user, password);
-                else command(cmd, Bytes.ascii("AUTH"), password);
+                if (user != null) AofFormat.command(cmd, Bytes.ascii("AUTH"), user, password);
+                else AofFormat.command(cmd, Bytes.ascii("AUTH"), password);
             }
-            if (select) command(cmd, Bytes.ascii("SELECT"), Bytes.longToBytes(dbid));
+            if (select) AofFormat.command(cmd, Bytes.ascii("SELECT"), Bytes.longToBytes(dbid));
             List<byte[]> sent = new ArrayList<>();
             long now = c.engine().keyspace().now();
             for (int j = 0; j < keys.size(); j++) {
@@ -226,10 +224,10 @@ final class Migrate {
                 }
                 byte[] payload = PersistCommands.payload(entries.get(j), compress);
                 if (replace) {
-                    command(cmd, Bytes.ascii("RESTORE"), keys.get(j), Bytes.longToBytes(ttl), payload,
+                    AofFormat.command(cmd, Bytes.ascii("RESTORE"), keys.get(j), Bytes.longToBytes(ttl), payload,
                             Bytes.ascii("REPLACE"));
                 } else {
-                    command(cmd, Bytes.ascii("RESTORE"), keys.get(j), Bytes.longToBytes(ttl), payload);
+                    AofFormat.command(cmd, Bytes.ascii("RESTORE"), keys.get(j), Bytes.longToBytes(ttl), payload);
                 }
                 sent.add(keys.get(j));
             }
@@ -291,15 +289,6 @@ final class Migrate {
                 throw new CommandError("IOERR error or timeout " + (writing ? "writing" : "reading")
                         + " to target instance");
             }
-        }
-    }
-
-    private static void command(ByteArrayOutputStream out, byte[]... args) {
-        out.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        for (byte[] arg : args) {
-            out.writeBytes(("$" + arg.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.writeBytes(arg);
-            out.writeBytes(new byte[] {'\r', '\n'});
         }
     }
 

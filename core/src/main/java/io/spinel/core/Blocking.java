@@ -201,8 +201,9 @@ final class Blocking {
             for (Waiter w : new ArrayList<>(queue)) {
                 if (w.client.blocked != w) continue;
                 Db db = engine.keyspace.db(ref.db);
-                Object e = db.find(ref.key);
-                if (e == null || db.isExpired(e) || Entries.type(e) != w.valueType) {
+                // as Redis's lookup there: a key whose TTL has passed is deleted now (DEL propagated)
+                Object e = db.exists(ref.key, 0, ref.key.length) ? db.find(ref.key) : null;
+                if (e == null || Entries.type(e) != w.valueType) {
                     if (w.onKeyGone != null) {
                         remove(w);
                         w.command.calls++;

@@ -135,6 +135,72 @@ class PropagationDiffTest {
         assertThat(fromSpinel).isEqualTo(fromRedis);
     }
 
+    /**
+     * A client blocked on a key that a write wakes, where the key's TTL has passed by then (EXEC
+     * after DEBUG SLEEP; SWAPDB bringing in an expired key): Redis looks the key up to serve the
+     * client, which deletes it and propagates a DEL after the write; the client stays blocked.
+     */
+    @Test
+    void wokenClientsDeleteTheExpiredKeysTheyFind(@TempDir Path tmp) throws Exception {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed");
+        Path rdir = Files.createDirectories(tmp.resolve("redis"));
+        Path sdir = Files.createDirectories(tmp.resolve("spinel"));
+        RedisServerProcess r = RedisServerProcess.start(rdir, "--appendonly", "yes", "--appendfsync", "always");
+        try {
+            blockOnKeysThatExpire(r.port());
+        } finally {
+            r.close();
+        }
+        List<String> fromRedis = commands(rdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
+        try (SpinelServer s = spinel(sdir, "appendonly", "yes", "appendfsync", "always", "enable-debug-command", "yes")) {
+            blockOnKeysThatExpire(s.port());
+        }
+        List<String> fromSpinel = commands(sdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
+        assertThat(fromRedis).contains("DEL k", "DEL k2");
+        assertThat(fromSpinel).isEqualTo(fromRedis);
+    }
+
+    private static void blockOnKeysThatExpire(int port) throws IOException, InterruptedException {
+        try (RawClient c = new RawClient(port); RawClient blocked = new RawClient(port)) {
+            c.call("DEBUG", "SET-ACTIVE-EXPIRE", "0");
+            String id = new String(blocked.call("CLIENT", "ID"), StandardCharsets.US_ASCII).substring(1).trim();
+            blocked.send(List.of(bytes("BRPOP"), bytes("k"), bytes("0")));
+            waitForBlocked(c);
+            c.call("MULTI");
+            c.call("RPUSH", "k", "hello");
+            c.call("PEXPIRE", "k", "100");
+            c.call("DEBUG", "SLEEP", "0.2");
+            c.call("EXEC");
+            assertThat(c.callString("CLIENT", "LIST", "ID", id)).contains("flags=b");
+            c.call("CLIENT", "UNBLOCK", id);
+            assertThat(blocked.readReply()).isEqualTo(bytes("*-1\r\n"));
+
+            c.call("SELECT", "1");
+            c.call("RPUSH", "k2", "hello");
+            c.call("PEXPIRE", "k2", "100");
+            blocked.call("SELECT", "9");
+            blocked.send(List.of(bytes("BRPOP"), bytes("k2"), bytes("0")));
+            waitForBlocked(c);
+            Thread.sleep(150);
+            c.call("SWAPDB", "1", "9");
+            assertThat(c.callString("CLIENT", "LIST", "ID", id)).contains("flags=b");
+            c.call("CLIENT", "UNBLOCK", id);
+            assertThat(blocked.readReply()).isEqualTo(bytes("*-1\r\n"));
+        }
+    }
+
+    private static void waitForBlocked(RawClient c) throws IOException, InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!c.callString("INFO", "clients").contains("blocked_clients:1")) {
+            assertThat(System.currentTimeMillis()).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
     private static void run(RawClient c) throws IOException, InterruptedException {
         for (String line : SCRIPT.split("\n")) {
             if (line.startsWith("@sleep ")) {

@@ -541,7 +541,7 @@ public final class Engine {
     /** Redis's serverCron, run hz times per second on the loop thread. */
     void serverCron() {
         // A slow script yielding to the loop still owns the data: nothing may expire or move.
-        if (busyError != null) return;
+        if (busyError != null || cronPaused) return;
         try {
             keyspace.resyncClock();
             keyspace.updateTime();
@@ -1142,6 +1142,11 @@ public final class Engine {
         return scriptDenyDisabled;
     }
 
+    /** Whether checksums of RESTORE payloads and RDB files are not checked (DEBUG SET-SKIP-CHECKSUM-VALIDATION). */
+    public boolean skipsChecksumValidation() {
+        return skipChecksumValidation;
+    }
+
     /** Whether any listener receives propagated commands (see {@link Client#propagates()}). */
     public boolean propagates() {
         return !propagationListeners.isEmpty();
@@ -1478,6 +1483,10 @@ public final class Engine {
     boolean activeExpireEnabled = true;
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call commands flagged noscript (a test hook). */
     boolean scriptDenyDisabled;
+    /** DEBUG PAUSE-CRON: the server cron does nothing while set. */
+    boolean cronPaused;
+    /** DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE payloads and RDB files load without their checksum checked. */
+    boolean skipChecksumValidation;
     private long expireCycleNanos;
 
     /**

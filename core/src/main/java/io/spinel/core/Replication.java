@@ -410,6 +410,19 @@ final class Replication implements Engine.PropagationListener {
         feed(db, argv);
     }
 
+    /** DEBUG REPLICATE: a command into the stream only (not the AOF), in the stream's current database. */
+    void feedRaw(byte[][] argv) {
+        feed(-1, argv);
+    }
+
+    /** DEBUG CHANGE-REPL-ID (Redis's changeReplicationId and clearReplicationId2). */
+    void changeReplicationId() {
+        engine.log().warning("Changing replication IDs after receiving DEBUG change-repl-id");
+        replid = newReplid();
+        replid2 = "0000000000000000000000000000000000000000";
+        secondReplidOffset = -1;
+    }
+
     /** Appends a command to the stream (backlog and replicas), SELECTing its database first if needed. */
     private void feed(int db, byte[][] argv) {
         // a replica passes its master's stream on as it came (applyFromMaster), never its own

@@ -434,8 +434,53 @@ final class ServerCommands {
             String err = c.engine.persistence().debugReload(save, flush, merge);
             if (err != null) throw new CommandError(err);
             r.ok();
+        } else if (a.is(1, "populate") && a.count() >= 3 && a.count() <= 5) {
+            long keys = positiveArg(c, 2);
+            long valueSize = a.count() == 5 ? positiveArg(c, 4) : 0;
+            // a Java array holds less than Redis's allocator would try
+            if (valueSize > Integer.MAX_VALUE - 16) throw CommandError.err("value is out of range");
+            // the prefix is formatted as a C string: up to its first NUL
+            byte[] prefix = a.count() == 3 ? Bytes.ascii("key") : Bytes.ascii(a.cString(3));
+            debugPopulate(c, keys, prefix, valueSize);
+            r.ok();
+        } else if (a.is(1, "quicklist-packed-threshold") && a.count() == 3) {
+            // Redis puts list elements of this size or more in nodes of their own; Spinel's nodes
+            // take elements of any size, so only the argument is checked (as Redis checks it)
+            Long size = Config.memToLong(a.string(2));
+            if (size == null || Long.compareUnsigned(size, (1L << 32) - (1 << 20)) > 0) {
+                throw CommandError.err("argument must be a memory value bigger than 1 and smaller than 4gb");
+            }
+            r.ok();
+        } else if (a.is(1, "set-skip-checksum-validation") && a.count() == 3) {
+            c.engine.skipChecksumValidation = atoi(a.string(2)) != 0;
+            r.ok();
+        } else if (a.is(1, "pause-cron") && a.count() == 3) {
+            c.engine.cronPaused = atoi(a.string(2)) != 0;
+            r.ok();
+        } else if (a.is(1, "replicate") && a.count() >= 3) {
+            byte[][] argv = new byte[a.count() - 2][];
+            for (int j = 2; j < a.count(); j++) argv[j - 2] = a.copy(j);
+            c.engine.replication.feedRaw(argv);
+            r.ok();
+        } else if (a.is(1, "change-repl-id") && a.count() == 2) {
+            c.engine.replication.changeReplicationId();
+            r.ok();
+        } else if (a.is(1, "error") && a.count() == 3) {
+            // written as it is, as Redis adds it: not an error reply the statistics count
+            byte[] msg = a.copy(2);
+            byte[] line = new byte[msg.length + 3];
+            line[0] = '-';
+            for (int j = 0; j < msg.length; j++) line[j + 1] = msg[j] == '\r' || msg[j] == '\n' ? (byte) ' ' : msg[j];
+            line[line.length - 2] = '\r';
+            line[line.length - 1] = '\n';
+            r.raw(line);
+        } else if (a.is(1, "log") && a.count() == 3) {
+            c.engine.log().warning("DEBUG LOG: " + a.string(2));
+            r.ok();
         } else if (a.is(1, "help")) {
             KeyCommands.helpReply(c, "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                    "CHANGE-REPL-ID",
+                    "    Start a new replication history: a new replication ID, no second one.",
                     "DIGEST",
                     "    A fingerprint of the whole data set (40 hex digits, all zeros when empty).",
                     "DIGEST-VALUE <key> [<key> ...]",
@@ -443,22 +488,85 @@ final class ServerCommands {
                     "PROTOCOL <type>",
                     "    A reply of that RESP3 type: string, integer, double, bignum, null, array, set, map,",
                     "    attrib, push, verbatim, true or false.",
+                    "ERROR <message>",
+                    "    Reply with <message> as an error.",
+                    "LOG <message>",
+                    "    Write <message> to the server log.",
                     "LOADAOF",
                     "    Write the AOF buffer to disk, empty the data set and replay the AOF files.",
                     "OBJECT <key>",
                     "    Low-level information about the key's value.",
+                    "PAUSE-CRON <0|1>",
+                    "    Stop or restart the server's periodic work (expiry, eviction, client checks).",
+                    "POPULATE <count> [<prefix>] [<size>]",
+                    "    Create <count> string keys <prefix>:0, <prefix>:1, ... (prefix \"key\") holding",
+                    "    value:0, value:1, ..., cut or zero-padded to <size> bytes; existing keys are kept.",
+                    "QUICKLIST-PACKED-THRESHOLD <size>",
+                    "    Accepted for Redis's tests; list nodes take elements of any size here.",
                     "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
                     "    Write the RDB file, empty the data set and load the file again. NOFLUSH keeps the",
                     "    data in memory, MERGE lets loaded keys and libraries replace those of the same name,",
                     "    NOSAVE loads the file as it is on disk.",
                     "SET-DISABLE-DENY-SCRIPTS <0|1>",
                     "    Let scripts call commands that are not allowed in scripts (for tests).",
+                    "REPLICATE <command> [<arg> ...]",
+                    "    Send the command to the replicas only.",
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Turn the active expiry cycle off or on.",
+                    "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+                    "    Load RESTORE payloads and RDB files without checking their checksums.",
                     "SLEEP <seconds>",
                     "    Stop the server for <seconds> (decimals allowed).");
         } else {
             throw CommandError.subcommandSyntax(a);
+        }
+    }
+
+    /** getPositiveLongFromObjectOrReply. */
+    private static long positiveArg(Client c, int i) {
+        CommandError error = CommandError.err("value is out of range, must be positive");
+        long v = c.argLong(i, error);
+        if (v < 0) throw error;
+        return v;
+    }
+
+    /** C's atoi: an optional sign and the digits that follow, 0 without any. */
+    private static long atoi(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
+        boolean negative = i < s.length() && s.charAt(i) == '-';
+        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) i++;
+        long v = 0;
+        for (; i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9' && v < Integer.MAX_VALUE; i++) {
+            v = v * 10 + (s.charAt(i) - '0');
+        }
+        return negative ? -v : v;
+    }
+
+    /**
+     * DEBUG POPULATE: string keys "prefix:N" holding "value:N" (cut or zero-padded to valueSize
+     * when it is given), skipping keys that exist. As in Redis, no notifications, no
+     * propagation, no dirty count; watchers of the keys see them modified. Redis formats both
+     * into a 128-byte buffer: a longer key is cut to 127 bytes.
+     */
+    private static void debugPopulate(Client c, long keys, byte[] prefixBytes, long valueSize) {
+        io.spinel.core.keyspace.Db db = c.db();
+        db.reserve(keys, 0);
+        Keyspace ks = c.engine.keyspace;
+        for (long j = 0; j < keys; j++) {
+            byte[] number = Bytes.longToBytes(j);
+            int keyLength = Math.min(prefixBytes.length + 1 + number.length, 127);
+            byte[] key = new byte[keyLength];
+            int n = Math.min(prefixBytes.length, keyLength);
+            System.arraycopy(prefixBytes, 0, key, 0, n);
+            if (n < keyLength) key[n++] = ':';
+            System.arraycopy(number, 0, key, n, keyLength - n);
+            if (db.lookupWrite(key, 0, key.length) != null) continue;
+            byte[] text = ("value:" + j).getBytes(StandardCharsets.US_ASCII);
+            byte[] value = valueSize == 0 ? text : java.util.Arrays.copyOf(text, (int) valueSize);
+            db.put(key, 0, key.length, io.spinel.core.keyspace.StringEntry.createString(key, 0, key.length,
+                    value, 0, value.length, -1, ks.newLru()));
+            c.engine.keyModified(db, key);
         }
     }
 

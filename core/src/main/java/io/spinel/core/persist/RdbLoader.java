@@ -429,7 +429,7 @@ final class RdbLoader {
         if (version >= 5) {
             long expected = in.crc();
             long stored = in.readLongLE();
-            if (engine.config().getBool("rdbchecksum")) {
+            if (engine.config().getBool("rdbchecksum") && !engine.skipsChecksumValidation()) {
                 if (stored == 0) {
                     log.warning("RDB file was saved with checksum disabled: no check performed.");
                 } else if (stored != expected) {

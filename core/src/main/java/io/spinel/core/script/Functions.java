@@ -527,7 +527,7 @@ public final class Functions {
             else throw CommandError.err("Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.");
         }
         byte[] payload = a.copy(2);
-        if (!FunctionsPayload.verify(payload)) throw CommandError.err("DUMP payload version or checksum are wrong");
+        if (!FunctionsPayload.verify(payload, s.engine.skipsChecksumValidation())) throw CommandError.err("DUMP payload version or checksum are wrong");
         LibCtx tmp = new LibCtx();
         try {
             FunctionsPayload.read(payload, code -> create(code, false, tmp, 0));

@@ -21,18 +21,12 @@ class FunctionsPayloadTest {
             + "4020042827676574202c032778272940692096126c6167733d7b276e6f2d777269746573277d7d0a00c3b9991b254dc3b6";
 
     @Test
-    void crc64IsJones() {
-        byte[] check = "123456789".getBytes(StandardCharsets.US_ASCII);
-        assertThat(FunctionsPayload.crc64(check, 0, check.length)).isEqualTo(0xe9c6d914c4b8d9caL);
-    }
-
-    @Test
     void dumpMatchesRedisByteForByte() throws Exception {
         byte[] lib = LIB.getBytes(StandardCharsets.ISO_8859_1);
         byte[] dump = FunctionsPayload.dump(List.of(lib), true);
         assertThat(HexFormat.of().formatHex(dump)).isEqualTo(REDIS_DUMP);
         byte[] redis = HexFormat.of().parseHex(REDIS_DUMP);
-        assertThat(FunctionsPayload.verify(redis)).isTrue();
+        assertThat(FunctionsPayload.verify(redis, false)).isTrue();
         assertThat(readAll(redis)).singleElement().isEqualTo(lib);
     }
 
@@ -40,11 +34,13 @@ class FunctionsPayloadTest {
     void corruptedPayloadsAreRejected() {
         byte[] p = HexFormat.of().parseHex(REDIS_DUMP);
         p[20] ^= 1;
-        assertThat(FunctionsPayload.verify(p)).isFalse();
+        assertThat(FunctionsPayload.verify(p, false)).isFalse();
+        assertThat(FunctionsPayload.verify(p, true)).as("DEBUG SET-SKIP-CHECKSUM-VALIDATION 1").isTrue();
         byte[] newer = HexFormat.of().parseHex(REDIS_DUMP);
         newer[newer.length - 10] = 11;
-        assertThat(FunctionsPayload.verify(newer)).isFalse();
-        assertThat(FunctionsPayload.verify(new byte[3])).isFalse();
+        assertThat(FunctionsPayload.verify(newer, false)).isFalse();
+        assertThat(FunctionsPayload.verify(newer, true)).as("the version is still checked").isFalse();
+        assertThat(FunctionsPayload.verify(new byte[3], false)).isFalse();
         byte[] wrongType = FunctionsPayload.dump(List.of(), false);
         byte[] bad = new byte[wrongType.length + 1];
         bad[0] = 0;
@@ -57,7 +53,7 @@ class FunctionsPayloadTest {
         for (String code : new String[] {"", "x", "12345", "-7", "#!lua name=a\nreturn 1"}) {
             byte[] c = code.getBytes(StandardCharsets.ISO_8859_1);
             byte[] d = FunctionsPayload.dump(List.of(c, c), true);
-            assertThat(FunctionsPayload.verify(d)).isTrue();
+            assertThat(FunctionsPayload.verify(d, false)).isTrue();
             assertThat(readAll(d)).hasSize(2).allSatisfy(x -> assertThat(x).isEqualTo(c));
         }
     }

@@ -220,11 +220,19 @@ final class Transactions {
             Blocking.KeyRef ref = en.getKey();
             if (ref.db != emptied.id()) continue;
             boolean existed = emptied.find(ref.key) != null;
-            boolean existsNow = replacedWith != null && replacedWith.find(ref.key) != null;
-            if (!existed && !existsNow) continue;
+            Object replacement = replacedWith == null ? null : replacedWith.find(ref.key);
+            if (!existed && replacement == null) continue;
+            // a key whose TTL has passed is no key, logically (Redis's touchAllWatchedKeysInDb)
+            boolean expiredNow = replacement != null && replacedWith.isExpired(replacement);
             for (Watched w : en.getValue()) {
-                if (w.expired && (replacedWith == null || !existsNow)) {
-                    w.expired = false;
+                if (w.expired) {
+                    if (replacement == null) {
+                        w.expired = false; // an expired key now deleted: no change
+                        continue;
+                    }
+                    if (expiredNow) continue; // expired before, expired still
+                } else if (!existed && expiredNow) {
+                    w.expired = true; // no key replaced with an expired one: no change
                     continue;
                 }
                 w.client.dirtyCas = true;

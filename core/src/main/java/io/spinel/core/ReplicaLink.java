@@ -47,6 +47,16 @@ final class ReplicaLink implements Runnable {
     volatile long syncTotalBytes;
     volatile long syncReadBytes;
 
+    /**
+     * Writes the acknowledgements, so that the engine's thread never waits on the socket: a
+     * master that stops reading fills it, and only this thread then blocks (until the reader's
+     * timeout closes the socket). Offsets asked meanwhile are merged into the latest.
+     */
+    private final Thread ackWriter;
+    private final Object ackLock = new Object();
+    /** The offset to acknowledge next, -1 when none is waiting; guarded by ackLock. */
+    private long ackToSend = -1;
+
     ReplicaLink(Engine engine, Replication replication, String host, int port) {
         this.engine = engine;
         this.replication = replication;
@@ -54,10 +64,13 @@ final class ReplicaLink implements Runnable {
         this.port = port;
         this.thread = new Thread(this, "spinel-replica-link");
         thread.setDaemon(true);
+        this.ackWriter = new Thread(this::writeAcks, "spinel-replica-ack");
+        ackWriter.setDaemon(true);
     }
 
     void start() {
         thread.start();
+        ackWriter.start();
     }
 
     /** Stops the link (REPLICAOF another master or NO ONE, shutdown): the thread ends without touching data again. */
@@ -65,6 +78,7 @@ final class ReplicaLink implements Runnable {
         stopped = true;
         closeSocket();
         thread.interrupt();
+        ackWriter.interrupt();
     }
 
     private void closeSocket() {
@@ -183,7 +197,7 @@ final class ReplicaLink implements Runnable {
         return out.toByteArray();
     }
 
-    /** Writes to the master: the handshake from this thread, acknowledgements from the engine's. */
+    /** Writes to the master: the handshake from this thread, acknowledgements from the ack writer. */
     synchronized void write(byte[] b) throws IOException {
         OutputStream o = out;
         if (o == null) throw new IOException("not connected");
@@ -191,13 +205,36 @@ final class ReplicaLink implements Runnable {
         o.flush();
     }
 
-    /** REPLCONF ACK offset (from the engine's thread; a broken link is the reader's to find). */
+    /** REPLCONF ACK offset, from the engine's thread: handed to the ack writer, never waited for. */
     void sendAck(long offset) {
         if (state != State.CONNECTED) return;
-        try {
-            write(encode(Bytes.ascii("REPLCONF"), Bytes.ascii("ACK"), Bytes.longToBytes(offset)));
-        } catch (IOException ignored) {
-            // the reading thread sees the same failure and reconnects
+        synchronized (ackLock) {
+            ackToSend = offset;
+            ackLock.notify();
+        }
+    }
+
+    private void writeAcks() {
+        while (!stopped) {
+            long offset;
+            synchronized (ackLock) {
+                while (ackToSend < 0) {
+                    try {
+                        ackLock.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                offset = ackToSend;
+                ackToSend = -1;
+            }
+            // an offset asked for on a link since lost is not for the next one's handshake
+            if (state != State.CONNECTED) continue;
+            try {
+                write(encode(Bytes.ascii("REPLCONF"), Bytes.ascii("ACK"), Bytes.longToBytes(offset)));
+            } catch (IOException ignored) {
+                // the reading thread sees the same failure and reconnects
+            }
         }
     }
 

@@ -388,7 +388,8 @@ public final class Client {
     byte[][] propagateAs;
     static final int FORCE_PROPAGATION = 1;
     static final int PREVENT_PROPAGATION = 2;
-    /** 0, or FORCE_PROPAGATION / PREVENT_PROPAGATION for the running command. */
+    static final int FORCE_REPLICA_PROPAGATION = 3;
+    /** 0, or FORCE_PROPAGATION / PREVENT_PROPAGATION / FORCE_REPLICA_PROPAGATION for the running command. */
     int propagation;
 
     /**
@@ -397,6 +398,14 @@ public final class Client {
      */
     public void forcePropagation() {
         propagation = FORCE_PROPAGATION;
+    }
+
+    /**
+     * Propagates this command to the replicas (not the AOF) even if it changed nothing (Redis's
+     * forceCommandPropagation with PROPAGATE_REPL): PUBLISH reaches the replicas' subscribers.
+     */
+    public void forceReplicaPropagation() {
+        propagation = FORCE_REPLICA_PROPAGATION;
     }
 
     /**

@@ -866,7 +866,8 @@ public final class Engine {
                     + "QUIT / RESET are allowed in this context");
             return;
         }
-        if (replication.staleDenied() && !cmd.has(CommandFlags.STALE)) {
+        if (replication.staleDenied() && (!cmd.has(CommandFlags.STALE) || (cmd.name.equals("exec") && c.multi != null
+                && c.multi.commands.stream().anyMatch(q -> !q.has(CommandFlags.STALE))))) {
             reject(c, cmd, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
             return;
         }
@@ -985,9 +986,14 @@ public final class Engine {
         } finally {
             // EXEC is never propagated itself: the commands it ran were, and are wrapped below
             if (!propagationListeners.isEmpty() && c.propagation != Client.PREVENT_PROPAGATION
-                    && (dirty > dirtyBefore || c.propagation == Client.FORCE_PROPAGATION)
+                    && (dirty > dirtyBefore || c.propagation != 0)
                     && !cmd.name.equals("exec")) {
-                pendingPropagation.add(new Propagated(c.db.id(), c.propagateAs != null ? c.propagateAs : c.args.toArrays()));
+                boolean replicasOnly = dirty == dirtyBefore && c.propagation == Client.FORCE_REPLICA_PROPAGATION;
+                // queued only when replicas take it: it then counts towards the MULTI/EXEC wrapping
+                if (!replicasOnly || replicasListen()) {
+                    pendingPropagation.add(new Propagated(c.db.id(),
+                            c.propagateAs != null ? c.propagateAs : c.args.toArrays(), replicasOnly));
+                }
             }
             c.propagateAs = outerPropagateAs;
             c.propagation = outerPropagation;
@@ -1082,9 +1088,15 @@ public final class Engine {
     /** Receives every write as Redis propagates it: the database it applies to and the command. */
     public interface PropagationListener {
         void propagate(int db, byte[][] argv);
+
+        /** Whether this listener feeds replicas, which also get what only they are meant to (PUBLISH). */
+        default boolean feedsReplicas() {
+            return false;
+        }
     }
 
-    private record Propagated(int db, byte[][] argv) {
+    /** A command to propagate; {@code replicasOnly} for PUBLISH and SPUBLISH (Redis's PROPAGATE_REPL alone). */
+    private record Propagated(int db, byte[][] argv, boolean replicasOnly) {
     }
 
     private final ArrayList<PropagationListener> propagationListeners = new ArrayList<>(1);
@@ -1152,6 +1164,11 @@ public final class Engine {
         return !propagationListeners.isEmpty();
     }
 
+    private boolean replicasListen() {
+        for (PropagationListener l : propagationListeners) if (l.feedsReplicas()) return true;
+        return false;
+    }
+
     public void addPropagationListener(PropagationListener l) {
         propagationListeners.add(l);
     }
@@ -1169,7 +1186,7 @@ public final class Engine {
     public void propagate(int db, byte[][] argv) {
         if (propagationListeners.isEmpty()) return;
         if (callDepth > 0) {
-            pendingPropagation.add(new Propagated(db, argv));
+            pendingPropagation.add(new Propagated(db, argv, false));
         } else {
             for (PropagationListener l : propagationListeners) l.propagate(db, argv);
         }
@@ -1185,10 +1202,12 @@ public final class Engine {
         boolean transaction = n > 1 && (cmd == null || (!cmd.name.equals("randomkey") && !cmd.name.equals("scan")));
         try {
             for (PropagationListener l : propagationListeners) {
+                // as Redis: MULTI/EXEC go to every target when more than one command was queued
                 if (transaction) l.propagate(pendingPropagation.get(0).db, MULTI);
+                boolean replicas = l.feedsReplicas();
                 for (int i = 0; i < n; i++) {
                     Propagated p = pendingPropagation.get(i);
-                    l.propagate(p.db, p.argv);
+                    if (!p.replicasOnly || replicas) l.propagate(p.db, p.argv);
                 }
                 if (transaction) l.propagate(pendingPropagation.get(n - 1).db, EXEC);
             }

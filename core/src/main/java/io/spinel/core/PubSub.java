@@ -117,8 +117,14 @@ final class PubSub {
             case "unsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.CHANNEL);
             case "punsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.PATTERN);
             case "sunsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.SHARD);
-            case "publish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args(), false));
-            case "spublish" -> c -> c.reply().integer(c.engine.pubsub.publish(c.args(), true));
+            case "publish" -> c -> {
+                c.reply().integer(c.engine.pubsub.publish(c.args(), false));
+                c.forceReplicaPropagation();
+            };
+            case "spublish" -> c -> {
+                c.reply().integer(c.engine.pubsub.publish(c.args(), true));
+                c.forceReplicaPropagation();
+            };
             case "pubsub|channels" -> c -> c.engine.pubsub.listChannels(c, false);
             case "pubsub|shardchannels" -> c -> c.engine.pubsub.listChannels(c, true);
             case "pubsub|numsub" -> c -> c.engine.pubsub.numsub(c, false);

@@ -410,6 +410,12 @@ final class Replication implements Engine.PropagationListener {
         feed(db, argv);
     }
 
+    /** A master with a backlog: what only replicas get is queued for it (a replica streams its master's). */
+    @Override
+    public boolean feedsReplicas() {
+        return link == null;
+    }
+
     /** DEBUG REPLICATE: a command into the stream only (not the AOF), in the stream's current database. */
     void feedRaw(byte[][] argv) {
         feed(-1, argv);

@@ -145,6 +145,14 @@ class ReplicaTest {
                 while (!line.contains("monitored")) line = new String(mon.readReply(), StandardCharsets.ISO_8859_1);
                 assertThat(line).contains("[0 127.0.0.1:" + master.port() + "] \"SET\" \"monitored\" \"1\"");
             }
+            // messages published on the master reach the replica's subscribers
+            try (RawClient sub = new RawClient(s.port())) {
+                sub.call("SUBSCRIBE", "news");
+                m.call("PUBLISH", "news", "hello");
+                sub.setTimeout(10_000);
+                assertThat(new String(sub.readReply(), StandardCharsets.ISO_8859_1))
+                        .isEqualTo("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n");
+            }
             // the link dropped: the replica continues from the master's backlog
             assertThat(m.callString("CLIENT", "KILL", "TYPE", "replica")).isEqualTo(":1\r\n");
             m.call("SET", "while-down", "1");
@@ -240,6 +248,20 @@ class ReplicaTest {
             assertThat(c.callString("REPLICAOF", "NO", "ONE")).isEqualTo("+OK\r\n");
             assertThat(c.callString("SET", "k", "v")).isEqualTo("+OK\r\n");
             assertThat(field(info(c), "role")).isEqualTo("master");
+            // a transaction queued while serving, run once the link is down: refused whole, as Redis
+            // checks EXEC against the commands it holds
+            c.call("CONFIG", "SET", "replica-serve-stale-data", "no");
+            try (RawClient other = new RawClient(s.port())) {
+                c.call("MULTI");
+                assertThat(c.callString("GET", "k")).isEqualTo("+QUEUED\r\n");
+                other.call("REPLICAOF", "127.0.0.1", Integer.toString(nobody));
+                assertThat(c.callString("EXEC")).isEqualTo("-EXECABORT Transaction discarded because of: MASTERDOWN Link "
+                        + "with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n");
+                c.call("MULTI");
+                assertThat(c.callString("INFO", "server")).isEqualTo("+QUEUED\r\n");
+                assertThat(c.callString("EXEC")).startsWith("*1\r\n$");
+                other.call("REPLICAOF", "NO", "ONE");
+            }
             assertThat(c.callString("REPLICAOF", "127.0.0.1", "x")).isEqualTo("-ERR value is not an integer or out of range\r\n");
         }
     }

@@ -133,6 +133,34 @@ class ReplicationTest {
         }
     }
 
+    /**
+     * PUBLISH and SPUBLISH go to the replicas (not to the AOF), as Redis propagates them, so that
+     * the replicas' subscribers get what the master's get: alone, inside MULTI, from a script.
+     */
+    @Test
+    void messagesPublishedOnTheMasterReachTheReplicasSubscribers() throws Exception {
+        RedisServerProcess r = replica();
+        try (RawClient m = master(); RawClient sub = new RawClient(r.port())) {
+            sub.call("SUBSCRIBE", "news");
+            sub.call("SSUBSCRIBE", "shard");
+            m.call("PUBLISH", "news", "one");
+            m.call("MULTI");
+            m.call("PUBLISH", "news", "two");
+            m.call("SET", "k", "v");
+            m.call("EXEC");
+            m.call("EVAL", "redis.call('publish', 'news', 'three')", "0");
+            m.call("SPUBLISH", "shard", "four");
+            sub.setTimeout(10_000);
+            for (String message : List.of("one", "two", "three")) {
+                assertThat(new String(sub.readReply(), StandardCharsets.ISO_8859_1))
+                        .isEqualTo("*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$" + message.length() + "\r\n" + message + "\r\n");
+            }
+            assertThat(new String(sub.readReply(), StandardCharsets.ISO_8859_1))
+                    .isEqualTo("*3\r\n$8\r\nsmessage\r\n$5\r\nshard\r\n$4\r\nfour\r\n");
+        }
+        assertReplicated(r);
+    }
+
     @Test
     void writesDuringTheFullSyncReachTheReplica() throws Exception {
         try (RawClient m = master()) {

@@ -124,24 +124,11 @@ class PropagationDiffTest {
 
     @Test
     void aofHoldsWhatRedisPropagates(@TempDir Path tmp) throws Exception {
-        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed");
-        Path rdir = Files.createDirectories(tmp.resolve("redis"));
-        Path sdir = Files.createDirectories(tmp.resolve("spinel"));
-        RedisServerProcess r = RedisServerProcess.start(rdir, "--appendonly", "yes", "--appendfsync", "always");
-        List<String> fromRedis;
-        List<String> fromSpinel;
-        try (RawClient c = new RawClient(r.port())) {
-            run(c);
-        } finally {
-            r.close();
-        }
-        fromRedis = commands(rdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
-        try (SpinelServer s = spinel(sdir, "appendonly", "yes", "appendfsync", "always", "enable-debug-command", "yes");
-             RawClient c = new RawClient(s.port())) {
-            run(c);
-        }
-        fromSpinel = commands(sdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
-        assertThat(fromSpinel).isEqualTo(fromRedis);
+        assertSameAof(tmp, port -> {
+            try (RawClient c = new RawClient(port)) {
+                run(c);
+            }
+        });
     }
 
     /**
@@ -151,22 +138,33 @@ class PropagationDiffTest {
      */
     @Test
     void wokenClientsDeleteTheExpiredKeysTheyFind(@TempDir Path tmp) throws Exception {
+        List<String> aof = assertSameAof(tmp, PropagationDiffTest::blockOnKeysThatExpire);
+        assertThat(aof).contains("DEL k", "DEL k2");
+    }
+
+    /** What a session against a server on a port does. */
+    private interface Session {
+        void run(int port) throws IOException, InterruptedException;
+    }
+
+    /** Runs the session on redis-server and on Spinel, both with the AOF on; the same AOF or a failure. */
+    private static List<String> assertSameAof(Path tmp, Session session) throws Exception {
         Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server not installed");
         Path rdir = Files.createDirectories(tmp.resolve("redis"));
         Path sdir = Files.createDirectories(tmp.resolve("spinel"));
         RedisServerProcess r = RedisServerProcess.start(rdir, "--appendonly", "yes", "--appendfsync", "always");
         try {
-            blockOnKeysThatExpire(r.port());
+            session.run(r.port());
         } finally {
             r.close();
         }
         List<String> fromRedis = commands(rdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
         try (SpinelServer s = spinel(sdir, "appendonly", "yes", "appendfsync", "always", "enable-debug-command", "yes")) {
-            blockOnKeysThatExpire(s.port());
+            session.run(s.port());
         }
         List<String> fromSpinel = commands(sdir.resolve("appendonlydir/appendonly.aof.1.incr.aof"));
-        assertThat(fromRedis).contains("DEL k", "DEL k2");
         assertThat(fromSpinel).isEqualTo(fromRedis);
+        return fromRedis;
     }
 
     private static void blockOnKeysThatExpire(int port) throws IOException, InterruptedException {

@@ -277,7 +277,7 @@ final class ConnectionCommands {
                 + " tot-mem=" + totMem
                 + " events=r"
                 + " cmd=" + cmd
-                + " user=" + c.user.name
+                + " user=" + (c.engine.replication.isMasterClient(c) ? "(superuser)" : c.user.name)
                 + " redir=" + c.engine.trackingRedirect(c)
                 + " resp=" + c.resp()
                 + " lib-name=" + (c.libName == null ? "" : c.libName)
@@ -300,15 +300,37 @@ final class ConnectionCommands {
     private static boolean isType(Client c, String type) {
         switch (type.toLowerCase()) {
             case "normal":
-                return !c.engine.isPubSubClient(c) && c.replica == null;
+                return !c.engine.isPubSubClient(c) && c.replica == null && !c.engine.replication.isMasterClient(c);
             case "pubsub":
                 return c.engine.isPubSubClient(c);
             case "replica":
             case "slave":
                 return c.replica != null;
             default:
-                return false; // "master": a replica's master client is not among the connected clients
+                return c.engine.replication.isMasterClient(c); // "master"
         }
+    }
+
+    /**
+     * The connected clients, and a replica's master client while its link is up, in the order
+     * of their ids (Redis keeps the master's client among its clients).
+     */
+    private static List<Client> listed(Engine engine) {
+        List<Client> all = new ArrayList<>(engine.clients());
+        Client master = engine.replication.connectedMasterClient();
+        if (master != null) {
+            int i = 0;
+            while (i < all.size() && all.get(i).id < master.id) i++;
+            all.add(i, master);
+        }
+        return all;
+    }
+
+    private static Client byId(Engine engine, long id) {
+        Client o = engine.client(id);
+        if (o != null) return o;
+        Client master = engine.replication.connectedMasterClient();
+        return master != null && master.id == id ? master : null;
     }
 
     static void list(Client c) {
@@ -317,17 +339,17 @@ final class ConnectionCommands {
         if (a.count() == 4 && a.is(2, "type")) {
             String type = a.string(3);
             if (!validType(type)) throw CommandError.err("Unknown client type '" + type + "'");
-            for (Client o : c.engine.clients()) if (isType(o, type)) sb.append(clientInfo(o)).append('\n');
+            for (Client o : listed(c.engine)) if (isType(o, type)) sb.append(clientInfo(o)).append('\n');
         } else if (a.count() > 3 && a.is(2, "id")) {
             for (int j = 3; j < a.count(); j++) {
                 long id = c.argLong(j, CommandError.err("Invalid client ID"));
-                Client o = c.engine.client(id);
+                Client o = byId(c.engine, id);
                 if (o != null) sb.append(clientInfo(o)).append('\n');
             }
         } else if (a.count() != 2) {
             throw CommandError.SYNTAX;
         } else {
-            for (Client o : c.engine.clients()) sb.append(clientInfo(o)).append('\n');
+            for (Client o : listed(c.engine)) sb.append(clientInfo(o)).append('\n');
         }
         c.reply().verbatim(sb.toString(), "txt");
     }
@@ -369,7 +391,7 @@ final class ConnectionCommands {
         }
         List<Client> victims = new ArrayList<>();
         boolean killSelf = false;
-        for (Client o : c.engine.clients()) {
+        for (Client o : listed(c.engine)) {
             if (addr != null && !o.connection.remoteAddress().equals(addr)) continue;
             if (laddr != null && !o.connection.localAddress().equals(laddr)) continue;
             if (type != null && !isType(o, type)) continue;
@@ -379,7 +401,10 @@ final class ConnectionCommands {
             if (o == c) killSelf = true;
             else victims.add(o);
         }
-        for (Client v : victims) c.engine.closeClient(v);
+        for (Client v : victims) {
+            if (c.engine.replication.isMasterClient(v)) c.engine.replication.dropMasterLink();
+            else c.engine.closeClient(v);
+        }
         int killed = victims.size() + (killSelf ? 1 : 0);
         if (a.count() == 3) {
             if (killed == 0) throw CommandError.err("No such client");

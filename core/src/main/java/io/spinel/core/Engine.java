@@ -1856,7 +1856,7 @@ public final class Engine {
 
     /** Extra CLIENT LIST flag letters (P pub/sub, x MULTI, b blocked, t tracking...). */
     String clientFlags(Client c) {
-        String f = c.monitor ? "O" : c.replica != null ? "S" : "";
+        String f = c.monitor ? "O" : c.replica != null ? "S" : replication.isMasterClient(c) ? "M" : "";
         if (PubSub.isSubscribed(c)) f += "P";
         if (c.multi != null) f += "x";
         if (c.blocked != null || c.postponed != null) f += "b";

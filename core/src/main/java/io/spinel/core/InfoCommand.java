@@ -124,7 +124,9 @@ final class InfoCommand {
 
     private static void clients(Engine e, StringBuilder sb) {
         sb.append("# Clients\r\n");
-        field(sb, "connected_clients", e.clients.size() - e.replication.replicaCount());
+        // a replica's master client counts, as it is one of Redis's clients
+        field(sb, "connected_clients", e.clients.size() - e.replication.replicaCount()
+                + (e.replication.connectedMasterClient() != null ? 1 : 0));
         field(sb, "cluster_connections", 0);
         field(sb, "maxclients", e.maxClients);
         long maxIn = 0, maxOut = 0;

@@ -81,6 +81,19 @@ final class ReplicaLink implements Runnable {
         ackWriter.interrupt();
     }
 
+    /** Closes the current connection only: the link finds it lost and connects again (CLIENT KILL TYPE master). */
+    void dropConnection() {
+        closeSocket();
+    }
+
+    /** This side's address of the connection, "ip:port", or null without one. */
+    String localAddress() {
+        Socket s = socket;
+        if (s == null || !s.isBound()) return null;
+        String ip = s.getLocalAddress().getHostAddress();
+        return (ip.indexOf(':') >= 0 && ip.indexOf('%') >= 0 ? ip.substring(0, ip.indexOf('%')) : ip) + ":" + s.getLocalPort();
+    }
+
     private void closeSocket() {
         Socket s = socket;
         if (s != null) {

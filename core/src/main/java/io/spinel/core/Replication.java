@@ -640,6 +640,16 @@ final class Replication implements Engine.PropagationListener {
         return link != null && !masterLinkUp && !engine.config().getBool("replica-serve-stale-data");
     }
 
+    /** The master's client while the link is up (CLIENT LIST shows it, flags=M), else null. */
+    Client connectedMasterClient() {
+        return link != null && masterLinkUp ? masterClient : null;
+    }
+
+    /** CLIENT KILL of the master's client: the link drops and comes back (a partial resynchronization, as in Redis). */
+    void dropMasterLink() {
+        if (link != null) link.dropConnection();
+    }
+
     boolean isMasterClient(Client c) {
         return c == masterClient && c != null;
     }
@@ -724,6 +734,13 @@ final class Replication implements Engine.PropagationListener {
             @Override
             public String remoteAddress() {
                 return address;
+            }
+
+            @Override
+            public String localAddress() {
+                ReplicaLink l = link;
+                String local = l == null ? null : l.localAddress();
+                return local != null ? local : super.localAddress();
             }
         });
         masterLinkUp = false;

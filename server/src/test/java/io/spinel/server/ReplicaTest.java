@@ -58,6 +58,18 @@ class ReplicaTest {
         return new String(c.call("INFO", "replication"), StandardCharsets.ISO_8859_1);
     }
 
+    /** The field names of a CLIENT LIST line, in order. */
+    private static List<String> fieldNames(String reply) {
+        List<String> names = new ArrayList<>();
+        String line = reply.substring(reply.indexOf("\r\n") + 2).trim(); // after the bulk string's length
+        for (String f : line.split(" ")) names.add(f.substring(0, f.indexOf('=')));
+        return names;
+    }
+
+    private static String flagsOf(String line) {
+        return line.split(" flags=")[1].split(" ")[0];
+    }
+
     private static String field(String info, String name) {
         for (String line : info.split("\r\n")) if (line.startsWith(name + ":")) return line.substring(name.length() + 1);
         throw new AssertionError("no " + name + " in " + info);
@@ -145,6 +157,35 @@ class ReplicaTest {
                 while (!line.contains("monitored")) line = new String(mon.readReply(), StandardCharsets.ISO_8859_1);
                 assertThat(line).contains("[0 127.0.0.1:" + master.port() + "] \"SET\" \"monitored\" \"1\"");
             }
+            // the master's client is listed as Redis lists it (flags=M), counts as connected, and
+            // CLIENT KILL drops the link, which comes back with a partial resynchronization
+            RedisServerProcess redisReplica = redis("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+            awaitInSync(redisReplica.port());
+            try (RawClient rr = new RawClient(redisReplica.port())) {
+                String ours = new String(c.call("CLIENT", "LIST", "TYPE", "master"), StandardCharsets.ISO_8859_1);
+                String theirs = new String(rr.call("CLIENT", "LIST", "TYPE", "master"), StandardCharsets.ISO_8859_1);
+                assertThat(ours).contains(" addr=127.0.0.1:" + master.port() + " ", " flags=M ", " user=(superuser) ");
+                List<String> names = fieldNames(ours);
+                names.removeAll(List.of("lib-name", "lib-ver")); // Redis 7.2's fields (CLIENT SETINFO), see COMMANDS.md
+                assertThat(names).isEqualTo(fieldNames(theirs));
+                assertThat(flagsOf(ours)).isEqualTo(flagsOf(theirs));
+                assertThat(new String(c.call("CLIENT", "LIST"), StandardCharsets.ISO_8859_1)).contains(" flags=M ");
+                assertThat(field(new String(c.call("INFO", "clients"), StandardCharsets.ISO_8859_1), "connected_clients"))
+                        .isEqualTo(field(new String(rr.call("INFO", "clients"), StandardCharsets.ISO_8859_1), "connected_clients"));
+                assertThat(c.callString("CLIENT", "LIST", "TYPE", "normal")).doesNotContain("flags=M");
+            }
+            redisReplica.close();
+            long gone = System.currentTimeMillis() + 10_000;
+            while (!new String(m.call("INFO", "replication"), StandardCharsets.ISO_8859_1).contains("connected_slaves:1\r\n")) {
+                assertThat(System.currentTimeMillis()).isLessThan(gone);
+                Thread.sleep(10);
+            }
+            long partialBefore = Long.parseLong(field(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1),
+                    "sync_partial_ok"));
+            assertThat(c.callString("CLIENT", "KILL", "TYPE", "master")).isEqualTo(":1\r\n");
+            awaitInSync(s.port());
+            assertThat(Long.parseLong(field(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1),
+                    "sync_partial_ok"))).isEqualTo(partialBefore + 1);
             // messages published on the master reach the replica's subscribers
             try (RawClient sub = new RawClient(s.port())) {
                 sub.call("SUBSCRIBE", "news");
@@ -158,7 +199,7 @@ class ReplicaTest {
             m.call("SET", "while-down", "1");
             awaitInSync(s.port());
             assertReplicated(master.port(), 1, s.port());
-            assertThat(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1)).contains("sync_partial_ok:1\r\n");
+            assertThat(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1)).contains("sync_partial_ok:2\r\n");
         }
     }
 

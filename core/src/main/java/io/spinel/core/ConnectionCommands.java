@@ -270,7 +270,7 @@ final class ConnectionCommands {
                 + " argv-mem=" + c.args.totalLength()
                 + " multi-mem=0"
                 + " rbs=" + c.reply.buffer().length
-                + " rbp=" + c.reply.buffer().length
+                + " rbp=" + c.reply.peak()
                 + " obl=" + obl
                 + " oll=" + c.connection.pendingChunks()
                 + " omem=" + omem

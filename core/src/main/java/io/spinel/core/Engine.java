@@ -646,6 +646,7 @@ public final class Engine {
                 continue;
             }
             if (idleMs > QUERY_BUFFER_IDLE_MS) c.reader.releaseIfEmpty();
+            if (replyBufferResizing && c.reply.resizeToPeak(now, replyBufferPeakResetMillis)) stats.replyBufferShrinks++;
             updateClientMemory(c);
         }
     }
@@ -1502,6 +1503,11 @@ public final class Engine {
     boolean activeExpireEnabled = true;
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call commands flagged noscript (a test hook). */
     boolean scriptDenyDisabled;
+    /** DEBUG REPLYBUFFER RESIZING: whether the clients' cron shrinks reply buffers to their recent peak. */
+    boolean replyBufferResizing = true;
+    /** DEBUG REPLYBUFFER PEAK-RESET-TIME: how often a reply buffer's peak starts again (ms; -1 never). */
+    long replyBufferPeakResetMillis = REPLY_BUFFER_PEAK_RESET_MILLIS;
+    static final long REPLY_BUFFER_PEAK_RESET_MILLIS = 5000;
     /** DEBUG PAUSE-CRON: the server cron does nothing while set. */
     boolean cronPaused;
     /** DEBUG SET-SKIP-CHECKSUM-VALIDATION: RESTORE payloads and RDB files load without their checksum checked. */

@@ -462,6 +462,17 @@ final class ServerCommands {
             for (int j = 2; j < a.count(); j++) argv[j - 2] = a.copy(j);
             c.engine.replication.feedRaw(argv);
             r.ok();
+        } else if (a.is(1, "replybuffer") && a.count() == 4) {
+            if (a.is(2, "peak-reset-time")) {
+                if (a.is(3, "never")) c.engine.replyBufferPeakResetMillis = -1;
+                else if (a.is(3, "reset")) c.engine.replyBufferPeakResetMillis = Engine.REPLY_BUFFER_PEAK_RESET_MILLIS;
+                else c.engine.replyBufferPeakResetMillis = c.argLong(3);
+            } else if (a.is(2, "resizing")) {
+                c.engine.replyBufferResizing = atoi(a.string(3)) != 0;
+            } else {
+                throw CommandError.subcommandSyntax(a);
+            }
+            r.ok();
         } else if (a.is(1, "change-repl-id") && a.count() == 2) {
             c.engine.replication.changeReplicationId();
             r.ok();
@@ -509,6 +520,10 @@ final class ServerCommands {
                     "    NOSAVE loads the file as it is on disk.",
                     "SET-DISABLE-DENY-SCRIPTS <0|1>",
                     "    Let scripts call commands that are not allowed in scripts (for tests).",
+                    "REPLYBUFFER PEAK-RESET-TIME <milliseconds|NEVER|RESET>",
+                    "    How often a client's reply buffer peak starts again (5000 ms unless set).",
+                    "REPLYBUFFER RESIZING <0|1>",
+                    "    Stop or restart shrinking reply buffers to their recent peak.",
                     "REPLICATE <command> [<arg> ...]",
                     "    Send the command to the replicas only.",
                     "SET-ACTIVE-EXPIRE <0|1>",

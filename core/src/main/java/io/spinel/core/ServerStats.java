@@ -18,6 +18,8 @@ public final class ServerStats {
     /** Reads and flushes done by I/O threads (io-threads above 1) for the engine. */
     public long ioThreadedReads;
     public long ioThreadedWrites;
+    /** Reply buffers the clients' cron shrank to their recent peak (INFO reply_buffer_shrinks). */
+    public long replyBufferShrinks;
     final Map<String, Long> errorCodes = new HashMap<>();
 
     private final long[][] samples = new long[3][SAMPLES];
@@ -67,7 +69,7 @@ public final class ServerStats {
     public void reset() {
         commandsProcessed = connectionsReceived = rejectedConnections = 0;
         netInputBytes = netOutputBytes = errorReplies = 0;
-        readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = 0;
+        readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = replyBufferShrinks = 0;
         errorCodes.clear();
     }
 }

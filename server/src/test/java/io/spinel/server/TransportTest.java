@@ -108,6 +108,35 @@ class TransportTest {
         }
     }
 
+    /**
+     * A client that once got a big reply gives its reply buffer back once its recent peak is
+     * small again, busy or not (Redis's clientsCronResizeOutputBuffer): CLIENT LIST's rbs comes
+     * down to 1 KB, rbp shows the peak, INFO counts the shrink.
+     */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void aReplyBufferShrinksToItsRecentPeak(SpinelServer.Transport transport) throws Exception {
+        start(transport, "enable-debug-command", "yes");
+        try (Jedis r = new Jedis("127.0.0.1", server.port())) {
+            r.sendCommand(() -> "DEBUG".getBytes(StandardCharsets.US_ASCII), "REPLYBUFFER", "PEAK-RESET-TIME", "100");
+            // a reply built in the buffer: 3,000 elements, about 45 KB
+            String[] items = new String[3000];
+            java.util.Arrays.fill(items, "0123456789");
+            r.rpush("list", items);
+            r.lrange("list", 0, -1);
+            String grown = r.clientInfo().trim();
+            assertThat(Long.parseLong(field(grown, "rbs"))).isGreaterThanOrEqualTo(40_000);
+            long deadline = System.currentTimeMillis() + 10_000;
+            String info;
+            while (Long.parseLong(field(info = r.clientInfo().trim(), "rbs")) > 2048) {
+                assertThat(System.currentTimeMillis()).as(info).isLessThan(deadline);
+                Thread.sleep(20); // busy: never idle long
+            }
+            assertThat(Long.parseLong(field(info, "rbp"))).isLessThan(2048);
+            assertThat(stat(r.info("stats"), "reply_buffer_shrinks")).isPositive();
+        }
+    }
+
     private static String field(String line, String name) {
         for (String f : line.split(" ")) if (f.startsWith(name + "=")) return f.substring(name.length() + 1);
         throw new AssertionError("no " + name + " in " + line);

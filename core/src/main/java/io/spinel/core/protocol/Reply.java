@@ -55,6 +55,9 @@ public final class Reply {
 
     private byte[] buf = new byte[INITIAL];
     private int len;
+    /** The most the buffer held since the peak was last reset (Redis's buf_peak, CLIENT LIST's rbp). */
+    private int peak;
+    private long peakResetMillis;
     private int protocol = 2;
     private Sink sink;
     /** Bytes written since the client connected, for INFO/CLIENT LIST accounting. */
@@ -129,8 +132,34 @@ public final class Reply {
 
     private void drained(long n) {
         totalBytes += n;
+        if (len > peak) peak = len;
         len = 0;
         if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
+    }
+
+    /** The most the buffer held since the peak was last reset (CLIENT LIST's rbp). */
+    public int peak() {
+        return Math.max(peak, len);
+    }
+
+    /**
+     * Redis's clientsCronResizeOutputBuffer, from the clients' cron: a buffer whose recent peak
+     * used less than half of it shrinks to that peak (1 KB at least) once nothing waits in it,
+     * so a client that once got a big reply does not keep its buffer; the peak starts again
+     * every {@code peakResetMillis} (negative: never). Returns whether it shrank.
+     */
+    public boolean resizeToPeak(long nowMillis, long peakResetAfterMillis) {
+        int recent = peak();
+        boolean shrunk = false;
+        if (len == 0 && buf.length / 2 >= INITIAL && recent < buf.length / 2) {
+            buf = new byte[Math.max(INITIAL, recent + 1)];
+            shrunk = true;
+        }
+        if (peakResetAfterMillis >= 0 && nowMillis - peakResetMillis >= peakResetAfterMillis) {
+            peak = len;
+            peakResetMillis = nowMillis;
+        }
+        return shrunk;
     }
 
     public boolean hasPending() {

@@ -396,7 +396,8 @@ final class ConnectionCommands {
             if (laddr != null && !o.connection.localAddress().equals(laddr)) continue;
             if (type != null && !isType(o, type)) continue;
             if (id != 0 && o.id != id) continue;
-            if (user != null && o.user != user) continue;
+            // (the master's client has no user in Redis: USER never matches it)
+            if (user != null && (o.user != user || c.engine.replication.isMasterClient(o))) continue;
             if (o == c && skipMe) continue;
             if (o == c) killSelf = true;
             else victims.add(o);

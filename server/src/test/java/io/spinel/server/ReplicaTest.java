@@ -182,6 +182,7 @@ class ReplicaTest {
             }
             long partialBefore = Long.parseLong(field(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1),
                     "sync_partial_ok"));
+            assertThat(c.callString("CLIENT", "KILL", "USER", "default", "SKIPME", "yes")).isEqualTo(":0\r\n");
             assertThat(c.callString("CLIENT", "KILL", "TYPE", "master")).isEqualTo(":1\r\n");
             awaitInSync(s.port());
             assertThat(Long.parseLong(field(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1),

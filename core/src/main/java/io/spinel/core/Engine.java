@@ -439,6 +439,21 @@ public final class Engine {
         if (heapReturn != null) heapReturn.collectNow(usedMemory());
     }
 
+    /**
+     * What DEBUG SEGFAULT and DEBUG PANIC do: the standalone server ends its process at once, as
+     * a crash would (nothing saved; what the fsync policy wrote stays). Null in-process, where
+     * the host's JVM must not end: the commands are refused there.
+     */
+    private Runnable crashHandler;
+
+    public void setCrashHandler(Runnable h) {
+        this.crashHandler = h;
+    }
+
+    Runnable crashHandler() {
+        return crashHandler;
+    }
+
     public void setShutdownHandler(ShutdownHandler h) {
         this.shutdownHandler = h;
     }

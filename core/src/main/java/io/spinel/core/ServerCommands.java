@@ -473,6 +473,12 @@ final class ServerCommands {
                 throw CommandError.subcommandSyntax(a);
             }
             r.ok();
+        } else if (a.is(1, "segfault") || a.is(1, "panic")) {
+            Runnable crash = c.engine.crashHandler();
+            if (crash == null) throw CommandError.err("DEBUG " + a.string(1).toUpperCase(java.util.Locale.ROOT)
+                    + " would end the host's process: not available in an in-process server");
+            c.engine.log().warning(a.is(1, "panic") ? "Guru Meditation: DEBUG PANIC called" : "Crashed by DEBUG SEGFAULT");
+            crash.run();
         } else if (a.is(1, "change-repl-id") && a.count() == 2) {
             c.engine.replication.changeReplicationId();
             r.ok();
@@ -528,6 +534,10 @@ final class ServerCommands {
                     "    Send the command to the replicas only.",
                     "SET-ACTIVE-EXPIRE <0|1>",
                     "    Turn the active expiry cycle off or on.",
+                    "SEGFAULT",
+                    "    End the server's process at once, as a crash would (not in an in-process server).",
+                    "PANIC",
+                    "    The same, logged as a panic.",
                     "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
                     "    Load RESTORE payloads and RDB files without checking their checksums.",
                     "SLEEP <seconds>",

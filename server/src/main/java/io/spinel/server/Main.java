@@ -210,6 +210,8 @@ public final class Main {
             // checked line by line while the configuration loaded: these cannot fail now
             loader.renames().applyTo(engine.commands());
             SpinelServer.loadUsers(engine, loader.users());
+            // DEBUG SEGFAULT / PANIC: the process ends as it would by the signal (128 + SIGSEGV's 11)
+            engine.setCrashHandler(() -> Runtime.getRuntime().halt(139));
             server = SpinelServer.start(engine, awaitTransport(transport));
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN from a client while the data set loaded: nothing saved, a clean exit

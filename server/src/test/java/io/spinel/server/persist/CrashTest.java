@@ -110,6 +110,36 @@ class CrashTest {
         kill(q);
     }
 
+    /**
+     * DEBUG SEGFAULT ends the standalone process at once, status 139 as a SIGSEGV gives a shell,
+     * with nothing saved: what appendfsync always wrote comes back. An in-process server refuses
+     * it (the process is its host's).
+     */
+    @Test
+    void debugSegfaultEndsTheProcessAsACrash(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Process p = launch(dir, port, "--appendonly", "yes", "--appendfsync", "always", "--enable-debug-command", "yes");
+        try (RawClient c = connect(port, p)) {
+            for (int i = 0; i < 100; i++) c.call("SET", "k:" + i, "v" + i);
+            c.send(List.of("DEBUG".getBytes(), "SEGFAULT".getBytes()));
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(p.exitValue()).isEqualTo(139);
+        assertThat(Files.readString(dir.resolve("spinel.log"))).doesNotContain("DB saved on disk");
+        Process q = launch(dir, port, "--appendonly", "yes");
+        try (RawClient c = connect(port, q)) {
+            assertThat(c.callString("DBSIZE")).isEqualTo(":100\r\n");
+            assertThat(c.callString("GET", "k:99")).isEqualTo("$3\r\nv99\r\n");
+        }
+        kill(q);
+        try (io.spinel.server.SpinelServer s = io.spinel.server.SpinelServer.builder().randomPort()
+                .option("enable-debug-command", "yes").start();
+             RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DEBUG", "SEGFAULT")).startsWith("-ERR DEBUG SEGFAULT would end the host's process");
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+        }
+    }
+
     @Test
     void appendfsyncEverysecLosesAtMostAboutOneSecond(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();

@@ -259,7 +259,12 @@ public final class SpinelServer implements AutoCloseable {
         // load. Either way no client sees a partial data set.
         Runnable poller = transport.loadingPoller();
         engine.setLoadingPoller(poller);
-        if (poller != null) openListeners(randomPort);
+        if (poller != null) {
+            // loading from before the listeners open: a client the loop serves ahead of the
+            // start-up's first step gets -LOADING too, not the empty data set's answers
+            onLoop(() -> engine.keyspace().setLoading(true));
+            openListeners(randomPort);
+        }
         try {
             onLoop(() -> engine.persistence().startUp(loadData));
         } catch (io.spinel.core.persist.PersistenceException e) {

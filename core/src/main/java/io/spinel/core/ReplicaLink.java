@@ -90,8 +90,7 @@ final class ReplicaLink implements Runnable {
     String localAddress() {
         Socket s = socket;
         if (s == null || !s.isBound()) return null;
-        String ip = s.getLocalAddress().getHostAddress();
-        return (ip.indexOf(':') >= 0 && ip.indexOf('%') >= 0 ? ip.substring(0, ip.indexOf('%')) : ip) + ":" + s.getLocalPort();
+        return io.spinel.core.util.SocketAddresses.format((InetSocketAddress) s.getLocalSocketAddress());
     }
 
     private void closeSocket() {

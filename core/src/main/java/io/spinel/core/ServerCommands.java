@@ -396,10 +396,10 @@ final class ServerCommands {
             }
             r.ok();
         } else if (a.is(1, "set-disable-deny-scripts") && a.count() == 3) {
-            c.engine.scriptDenyDisabled = c.argLong(2) != 0;
+            c.engine.scriptDenyDisabled = atoi(a.string(2)) != 0;
             r.ok();
         } else if (a.is(1, "set-active-expire") && a.count() == 3) {
-            c.engine.activeExpireEnabled = c.argLong(2) != 0;
+            c.engine.activeExpireEnabled = atoi(a.string(2)) != 0;
             r.ok();
         } else if (a.is(1, "object") && a.count() == 3) {
             Object e = c.db().find(a.buf(2), a.off(2), a.len(2));

@@ -60,7 +60,7 @@ final class JdkConnection extends SocketConnection {
     }
 
     private static String format(SocketAddress a) {
-        return a instanceof InetSocketAddress ? Addresses.format((InetSocketAddress) a) : "?:0";
+        return a instanceof InetSocketAddress ? io.spinel.core.util.SocketAddresses.format((InetSocketAddress) a) : "?:0";
     }
 
     /** A view of a[off, off + len), reusing the last one when it wraps the same array. */

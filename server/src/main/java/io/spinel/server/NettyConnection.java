@@ -80,7 +80,7 @@ final class NettyConnection extends SocketConnection {
 
     /** "ip:port" as Redis prints it (IPv6 without brackets), or "path:0" for unix sockets. */
     static String format(SocketAddress a, boolean peer) {
-        if (a instanceof InetSocketAddress) return Addresses.format((InetSocketAddress) a);
+        if (a instanceof InetSocketAddress) return io.spinel.core.util.SocketAddresses.format((InetSocketAddress) a);
         if (a instanceof DomainSocketAddress) {
             return ((DomainSocketAddress) a).path() + ":0";
         }

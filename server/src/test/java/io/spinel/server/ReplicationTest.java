@@ -52,6 +52,19 @@ class ReplicationTest {
         return r;
     }
 
+    /** A replica that reads nothing for a while (DEBUG SLEEP from a thread of its own), started. */
+    private static Thread sleep(RedisServerProcess r, String seconds) {
+        Thread sleeper = new Thread(() -> {
+            try (RawClient c = new RawClient(r.port())) {
+                c.call("DEBUG", "SLEEP", seconds);
+            } catch (Exception ignored) {
+                // the assertions that follow tell
+            }
+        });
+        sleeper.start();
+        return sleeper;
+    }
+
     private static String info(RawClient c, String section) throws Exception {
         return new String(c.call("INFO", section), StandardCharsets.ISO_8859_1);
     }
@@ -206,14 +219,7 @@ class ReplicationTest {
             assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(1);
             // more than the backlog holds: a full synchronization again (the replica sleeps
             // meanwhile, or it would reconnect at once and get the writes as they come)
-            Thread sleeper = new Thread(() -> {
-                try (RawClient c = new RawClient(r.port())) {
-                    c.call("DEBUG", "SLEEP", "1.5");
-                } catch (Exception ignored) {
-                    // the assertions below tell
-                }
-            });
-            sleeper.start();
+            Thread sleeper = sleep(r, "1.5");
             Thread.sleep(200);
             m.call("CLIENT", "KILL", "TYPE", "replica");
             for (int i = 0; i < 200; i++) m.call("SET", "big" + i, "x".repeat(1000));
@@ -272,14 +278,7 @@ class ReplicationTest {
         RedisServerProcess r = replica();
         try (RawClient m = master()) {
             m.call("CONFIG", "SET", "client-output-buffer-limit", "replica 1mb 0 0");
-            Thread sleeper = new Thread(() -> {
-                try (RawClient c = new RawClient(r.port())) {
-                    c.call("DEBUG", "SLEEP", "2");
-                } catch (Exception ignored) {
-                    // the assertions below tell
-                }
-            });
-            sleeper.start();
+            Thread sleeper = sleep(r, "2");
             Thread.sleep(200);
             // 40 MB while the replica reads nothing: more than the sockets hold and the limit allows
             m.call("EVAL", "for i = 1, 400 do redis.call('set', 'big' .. i, string.rep('x', 100000)) end", "0");

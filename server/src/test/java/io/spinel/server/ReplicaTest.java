@@ -184,6 +184,13 @@ class ReplicaTest {
                     "sync_partial_ok"));
             assertThat(c.callString("CLIENT", "KILL", "USER", "default", "SKIPME", "yes")).isEqualTo(":0\r\n");
             assertThat(c.callString("CLIENT", "KILL", "TYPE", "master")).isEqualTo(":1\r\n");
+            // the link finds the closed socket on its own thread: wait for the master to see it back
+            long back = System.currentTimeMillis() + 20_000;
+            while (Long.parseLong(field(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1),
+                    "sync_partial_ok")) == partialBefore) {
+                assertThat(System.currentTimeMillis()).isLessThan(back);
+                Thread.sleep(10);
+            }
             awaitInSync(s.port());
             assertThat(Long.parseLong(field(new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1),
                     "sync_partial_ok"))).isEqualTo(partialBefore + 1);

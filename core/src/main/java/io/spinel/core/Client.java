@@ -136,6 +136,8 @@ public final class Client {
     int replicaListeningPort;
     String replicaAnnouncedIp;
     boolean replicaCapaPsync2;
+    /** REPLCONF capa eof: it takes an RDB of unknown length, "$EOF:<mark>" ... mark (diskless synchronization). */
+    boolean replicaCapaEof;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */

@@ -172,6 +172,7 @@ final class ReplicaLink implements Runnable {
         command[0] = "PSYNC";
         System.arraycopy(psync, 0, command, 1, psync.length);
         String reply = call(in, command);
+        long loadedOffset = -1;
         if (reply.startsWith("+FULLRESYNC")) {
             String[] f = reply.split(" ");
             if (f.length < 3) throw new IOException("Master replied with wrong +FULLRESYNC syntax.");
@@ -180,6 +181,7 @@ final class ReplicaLink implements Runnable {
             state = State.SYNC;
             Path rdb = receiveRdb(in);
             if (!onEngine(() -> replication.fullSync(this, replid, offset, rdb))) return;
+            loadedOffset = offset;
         } else if (reply.startsWith("+CONTINUE")) {
             String newReplid = reply.length() > 10 ? reply.substring(10).trim() : null;
             if (!onEngine(() -> replication.partialSync(this, newReplid))) return;
@@ -187,6 +189,8 @@ final class ReplicaLink implements Runnable {
             throw new IOException("Unexpected reply to PSYNC from master: " + reply);
         }
         state = State.CONNECTED;
+        // a master that streamed the RDB (diskless) holds the stream until this first acknowledgement
+        if (loadedOffset >= 0) sendAck(loadedOffset);
         stream(in);
     }
 

@@ -59,8 +59,22 @@ final class Replication implements Engine.PropagationListener {
         boolean prePsync;
         long ackOffset;
         long ackTimeSeconds;
-        /** What was written while its snapshot was being made and sent: goes right after the RDB. */
+        /**
+         * What was written while its snapshot was being made and sent: goes right after the RDB
+         * (after a streamed one, once the replica's first REPLCONF ACK says it loaded it).
+         */
         ByteArrayOutputStream pending;
+        /** The offset its +FULLRESYNC named (for a replica attaching to the same snapshot). */
+        long initialOffset;
+        /** When it asked for a full synchronization, in seconds (repl-diskless-sync-delay counts from there). */
+        long waitingSince;
+        /** The snapshot streamed to its socket, while it is (repl-diskless-sync). */
+        SocketTransfer transfer;
+        /** Its streamed snapshot is sent: the stream starts at its first REPLCONF ACK. */
+        boolean streamOnAck;
+        /** Bytes its socket had taken at the last cron, and since when that has not changed. */
+        long transferWritten;
+        long transferStalledSince;
         /** The snapshot being sent to it, and how much of it was. */
         Bulk bulk;
         long bulkSent;
@@ -172,8 +186,40 @@ final class Replication implements Engine.PropagationListener {
         noReplicasSince = 0;
         r.state = State.WAIT_BGSAVE_START;
         r.ackTimeSeconds = nowSeconds();
+        r.waitingSince = r.ackTimeSeconds;
         createBacklog();
+        if (snapshotRunning && transfer == null) {
+            attachToSnapshot(r);
+        } else if (snapshotRunning) {
+            engine.log().notice("Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC");
+        } else if (disklessFor(c) && engine.config().getLong("repl-diskless-sync-delay") > 0) {
+            engine.log().notice("Delay next BGSAVE for diskless SYNC");
+        }
         startSnapshotIfNeeded();
+    }
+
+    /** With repl-diskless-sync, a replica that takes an EOF-marked RDB gets it on its socket. */
+    private boolean disklessFor(Client c) {
+        return engine.config().getBool("repl-diskless-sync") && c.replicaCapaEof;
+    }
+
+    /**
+     * A snapshot to a file for other replicas is being made: this one can have it too, with the
+     * stream they keep for after it (Redis's copyReplicaOutputBuffer); otherwise it waits for
+     * the next.
+     */
+    private void attachToSnapshot(Replica r) {
+        for (Replica other : replicas) {
+            if (other == r || other.state != State.WAIT_BGSAVE_END) continue;
+            r.state = State.WAIT_BGSAVE_END;
+            r.initialOffset = other.initialOffset;
+            r.pending = new ByteArrayOutputStream();
+            r.pending.writeBytes(other.pending.toByteArray());
+            if (!r.prePsync) send(r, Bytes.ascii("+FULLRESYNC " + replid + " " + r.initialOffset + "\r\n"));
+            engine.log().notice("Waiting for end of BGSAVE for SYNC");
+            return;
+        }
+        engine.log().notice("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC");
     }
 
     /** Redis's masterTryPartialResynchronization: +CONTINUE and the missing bytes, or false. */
@@ -225,33 +271,129 @@ final class Replication implements Engine.PropagationListener {
         engine.addPropagationListener(this);
     }
 
-    /** Starts a snapshot for the replicas waiting for one, unless one is being made or cannot start now. */
+    /**
+     * Starts a snapshot for the replicas waiting for one, unless one is being made or cannot start
+     * now (Redis's shouldStartChildReplication): streamed to their sockets when all of them take
+     * an EOF-marked RDB and repl-diskless-sync is on, once the first has waited
+     * repl-diskless-sync-delay seconds (for others to join) or repl-diskless-sync-max-replicas
+     * are waiting; else to a file, at once.
+     */
     private void startSnapshotIfNeeded() {
         if (snapshotRunning) return;
-        boolean anyWaiting = false;
-        for (Replica r : replicas) anyWaiting |= r.state == State.WAIT_BGSAVE_START;
-        if (!anyWaiting) return;
+        long now = nowSeconds();
+        int waitingReplicas = 0;
+        long maxIdle = 0;
+        boolean allEof = true;
+        for (Replica r : replicas) {
+            if (r.state != State.WAIT_BGSAVE_START) continue;
+            waitingReplicas++;
+            maxIdle = Math.max(maxIdle, now - r.waitingSince);
+            allEof &= r.client.replicaCapaEof;
+        }
+        if (waitingReplicas == 0) return;
+        boolean toSockets = engine.config().getBool("repl-diskless-sync") && allEof;
+        long maxReplicas = engine.config().getLong("repl-diskless-sync-max-replicas");
+        if (toSockets && maxIdle < engine.config().getLong("repl-diskless-sync-delay")
+                && !(maxReplicas > 0 && waitingReplicas >= maxReplicas)) {
+            return; // checked again by the cron
+        }
         long offset = masterReplOffset;
-        boolean started = engine.persistence().startReplicationSnapshot(this::snapshotDone);
+        SocketTransfer t = toSockets ? new SocketTransfer() : null;
+        boolean started = engine.persistence().startReplicationSnapshot(t, this::snapshotDone);
         if (!started) return; // another BGSAVE or AOF rewrite runs: retried from the cron
-        engine.log().notice("Starting BGSAVE for SYNC with target: replicas sockets");
+        engine.log().notice("Starting BGSAVE for SYNC with target: " + (toSockets ? "replicas sockets" : "disk"));
         snapshotRunning = true;
+        transfer = t;
         // what is written from now on is not in the snapshot: SELECT again, and keep it for them
         streamDb = -1;
         for (Replica r : replicas) {
             if (r.state != State.WAIT_BGSAVE_START) continue;
             r.state = State.WAIT_BGSAVE_END;
             r.pending = new ByteArrayOutputStream();
+            r.initialOffset = offset;
             if (!r.prePsync) send(r, Bytes.ascii("+FULLRESYNC " + replid + " " + offset + "\r\n"));
+            if (t != null) t.add(r);
+        }
+        if (t != null) t.open();
+    }
+
+    /** The snapshot streamed to replicas' sockets now, if any (Redis's rdb_pipe_conns). */
+    private SocketTransfer transfer;
+
+    /**
+     * A snapshot streamed to its replicas' sockets: "$EOF:<mark>", the RDB as the executor
+     * serializes it, then the mark (Redis's rdbSaveRioWithEOFMark); serialization waits for the
+     * slowest replica's socket.
+     */
+    private final class SocketTransfer implements io.spinel.core.persist.Persistence.SocketTarget {
+        final List<Replica> targets = new ArrayList<>();
+        final byte[] mark = Bytes.ascii(newReplid());
+        /** Chunks serialized before the replicas had their headers (none unless the functions are huge). */
+        private List<byte[]> early = new ArrayList<>();
+
+        void add(Replica r) {
+            targets.add(r);
+            r.transfer = this;
+            r.transferWritten = written(r.client);
+            r.transferStalledSince = nowSeconds();
+            send(r, Bytes.ascii("$EOF:" + new String(mark, java.nio.charset.StandardCharsets.ISO_8859_1) + "\r\n"));
+        }
+
+        /** The replicas have their headers: the RDB follows. */
+        void open() {
+            List<byte[]> e = early;
+            early = null;
+            for (byte[] b : e) write(b, b.length);
+        }
+
+        @Override
+        public void write(byte[] b, int len) {
+            if (early != null) {
+                early.add(java.util.Arrays.copyOf(b, len));
+                return;
+            }
+            for (Replica r : targets) {
+                r.client.reply().raw(b, 0, len);
+                r.client.markPendingWrite();
+            }
+        }
+
+        @Override
+        public long backlog() {
+            long most = 0;
+            for (Replica r : targets) {
+                most = Math.max(most, r.client.reply().length() + r.client.connection().pendingBytes());
+            }
+            return most;
+        }
+
+        @Override
+        public void flush() {
+            engine.flushPending();
         }
     }
 
+    /** Bytes of a client's output its socket has taken. */
+    private static long written(Client c) {
+        return c.reply().totalBytes() - c.connection().pendingBytes();
+    }
+
     /**
-     * The snapshot is written (file, or the error): the replicas waiting for it get it, a chunk at
-     * a time as their sockets take it ({@link #pumpBulk}), then what was written meanwhile.
+     * The snapshot is written (file, or the error; a streamed one's file is null): the replicas
+     * waiting for a file get it, a chunk at a time as their sockets take it ({@link #pumpBulk}),
+     * then what was written meanwhile; those it was streamed to get the closing mark and are
+     * online, their stream held until they acknowledge.
      */
     private void snapshotDone(Path file, Throwable error) {
         snapshotRunning = false;
+        SocketTransfer streamed = transfer;
+        transfer = null;
+        if (streamed != null) {
+            streamedSnapshotDone(streamed, error);
+            startSnapshotIfNeeded();
+            engine.flushPending();
+            return;
+        }
         long size = -1;
         if (error == null) {
             try {
@@ -280,6 +422,30 @@ final class Replication implements Engine.PropagationListener {
         if (bulk != null) pumpBulk();
         startSnapshotIfNeeded();
         engine.flushPending();
+    }
+
+    private void streamedSnapshotDone(SocketTransfer t, Throwable error) {
+        if (error == null) {
+            engine.log().notice("Diskless rdb transfer, done reading from pipe, " + t.targets.size()
+                    + " replicas still up.");
+        }
+        for (Replica r : new ArrayList<>(t.targets)) {
+            r.transfer = null;
+            if (error != null) {
+                engine.log().warning("SYNC failed. BGSAVE child returned an error");
+                dropReplica(r);
+                engine.closeClient(r.client);
+                continue;
+            }
+            send(r, t.mark);
+            r.state = State.ONLINE;
+            r.streamOnAck = true;
+            r.ackTimeSeconds = nowSeconds();
+            engine.log().notice("Streamed RDB transfer with replica " + name(r.client) + " succeeded (socket). "
+                    + "Waiting for REPLCONF ACK from slave to enable streaming");
+            engine.log().notice("Synchronization with replica " + name(r.client) + " succeeded");
+        }
+        t.targets.clear();
     }
 
     /** A snapshot file being sent to replicas; deleted when the last is done with it. */
@@ -366,6 +532,7 @@ final class Replication implements Engine.PropagationListener {
                 c.replicaAnnouncedIp = ip;
             } else if (a.is(j, "capa")) {
                 if (a.is(j + 1, "psync2")) c.replicaCapaPsync2 = true;
+                else if (a.is(j + 1, "eof")) c.replicaCapaEof = true;
             } else if (a.is(j, "ack")) {
                 Replica r = c.replica;
                 if (r == null) return;
@@ -377,6 +544,12 @@ final class Replication implements Engine.PropagationListener {
                 }
                 if (offset > r.ackOffset) r.ackOffset = offset;
                 r.ackTimeSeconds = nowSeconds();
+                if (r.streamOnAck) {
+                    // it loaded the streamed snapshot: what was written meanwhile follows
+                    r.streamOnAck = false;
+                    send(r, r.pending.toByteArray());
+                    r.pending = null;
+                }
                 releaseWaiting();
                 updateFailover();
                 return; // no reply
@@ -446,12 +619,12 @@ final class Replication implements Engine.PropagationListener {
     private void distribute(byte[] bytes, int length) {
         appendBacklog(bytes, length);
         for (Replica r : replicas) {
-            if (r.state == State.ONLINE) {
+            if (r.pending != null) {
+                r.pending.write(bytes, 0, length);
+                engine.checkOutputBufferLimits(r.client);
+            } else if (r.state == State.ONLINE) {
                 r.client.reply().raw(bytes, 0, length);
                 r.client.markPendingWrite();
-                engine.checkOutputBufferLimits(r.client);
-            } else if (r.state == State.WAIT_BGSAVE_END || r.state == State.SEND_BULK) {
-                r.pending.write(bytes, 0, length);
                 engine.checkOutputBufferLimits(r.client);
             }
         }
@@ -503,6 +676,15 @@ final class Replication implements Engine.PropagationListener {
     private void dropReplica(Replica r) {
         if (!replicas.remove(r)) return;
         doneWithBulk(r);
+        SocketTransfer t = r.transfer;
+        if (t != null) {
+            r.transfer = null;
+            t.targets.remove(r);
+            if (t.targets.isEmpty() && t == transfer) {
+                engine.log().warning("Diskless rdb transfer, last replica dropped, killing fork child.");
+                engine.persistence().killReplicationSnapshot();
+            }
+        }
         r.client.replica = null;
         engine.log().notice("Connection with replica " + name(r.client) + " lost.");
         if (replicas.isEmpty()) noReplicasSince = nowSeconds();
@@ -517,6 +699,19 @@ final class Replication implements Engine.PropagationListener {
         if (link != null) link.sendAck(masterReplOffset);
         long timeout = engine.config().getLong("repl-timeout");
         for (Replica r : new ArrayList<>(replicas)) {
+            if (r.transfer != null) {
+                // a streamed snapshot waits for the slowest socket: one that takes nothing is dropped
+                long w = written(r.client);
+                if (w != r.transferWritten || r.client.connection().pendingBytes() + r.client.reply().length() == 0) {
+                    r.transferWritten = w;
+                    r.transferStalledSince = now;
+                } else if (now - r.transferStalledSince > timeout) {
+                    engine.log().warning("Disconnecting timedout replica (full sync): " + name(r.client));
+                    dropReplica(r);
+                    engine.closeClient(r.client);
+                }
+                continue;
+            }
             if (r.state == State.WAIT_BGSAVE_START || r.state == State.WAIT_BGSAVE_END) {
                 send(r, NEWLINE); // before the RDB's first byte a replica reads newlines as keep-alives
                 continue;

@@ -47,7 +47,8 @@ class ReplicaTest {
 
     private SpinelServer spinel(String... options) throws Exception {
         SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
-                .option("enable-debug-command", "yes").option("dir", Files.createTempDirectory("spinel").toString());
+                .option("enable-debug-command", "yes").option("dir", Files.createTempDirectory("spinel").toString())
+                .option("repl-diskless-sync-delay", "0");
         for (int i = 0; i < options.length; i += 2) b.option(options[i], options[i + 1]);
         SpinelServer s = b.start();
         spinels.add(s);

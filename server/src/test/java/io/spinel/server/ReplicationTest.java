@@ -31,7 +31,7 @@ class ReplicationTest {
     void start() {
         Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server (Debian's redis-server package) is needed");
         master = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("enable-debug-command", "yes")
-                .option("repl-backlog-size", "64kb").start();
+                .option("repl-backlog-size", "64kb").option("repl-diskless-sync-delay", "0").start();
     }
 
     @AfterEach
@@ -174,8 +174,22 @@ class ReplicationTest {
         assertReplicated(r);
     }
 
+    /** With repl-diskless-sync (the default) the RDB streams to the replica's socket. */
     @Test
     void writesDuringTheFullSyncReachTheReplica() throws Exception {
+        writesDuringTheFullSync();
+    }
+
+    /** Without, it is written to a file first and sent with its length. */
+    @Test
+    void writesDuringADiskBasedFullSyncReachTheReplica() throws Exception {
+        try (RawClient m = master()) {
+            m.call("CONFIG", "SET", "repl-diskless-sync", "no");
+        }
+        writesDuringTheFullSync();
+    }
+
+    private void writesDuringTheFullSync() throws Exception {
         try (RawClient m = master()) {
             DataSet.populate(m, 2, 20_000);
             // 30 MB of values besides: the snapshot goes out in many chunks, as the socket takes them

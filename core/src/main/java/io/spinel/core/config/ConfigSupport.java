@@ -47,6 +47,7 @@ public final class ConfigSupport {
         "aclfile", "acllog-max-len", "acl-pubsub-default",
         // replication, the master's side (Replication)
         "repl-backlog-size", "repl-backlog-ttl", "repl-ping-replica-period", "repl-timeout", "min-replicas-max-lag",
+        "repl-diskless-sync", "repl-diskless-sync-delay", "repl-diskless-sync-max-replicas",
         // and the replica's (Replication, ReplicaLink)
         "replicaof", "masterauth", "masteruser", "replica-read-only", "replica-serve-stale-data",
         "replica-ignore-maxmemory", "replica-priority", "replica-announced", "replica-announce-ip",
@@ -74,8 +75,7 @@ public final class ConfigSupport {
         "loading-process-events-interval-bytes",
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
         "maxmemory-eviction-tenacity", "propagation-error-behavior",
-        "repl-disable-tcp-nodelay", "repl-diskless-sync", "repl-diskless-sync-delay",
-        "repl-diskless-sync-max-replicas", "repl-diskless-load", "replica-lazy-flush",
+        "repl-disable-tcp-nodelay", "repl-diskless-load", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",
         "cluster-config-file", "cluster-require-full-coverage",
         "cluster-replica-no-failover", "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down",

@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * chunks to their own thread through a queue, so the executor only serializes; the completion
  * callback runs on that thread.
  */
-final class FileSink implements Snapshot.Sink {
+final class FileSink implements JobSink {
     private static final Object FINISH = new Object();
     private static final Object ABORT = new Object();
 
@@ -108,7 +108,8 @@ final class FileSink implements Snapshot.Sink {
     }
 
     /** Closes and deletes the temporary file. */
-    void discard() {
+    @Override
+    public void discard() {
         try {
             channel.close();
         } catch (IOException ignored) {
@@ -122,7 +123,8 @@ final class FileSink implements Snapshot.Sink {
     }
 
     /** Background mode: starts the writer thread; done gets null on success or the failure. */
-    void startBackground(String name, Consumer<Throwable> done) {
+    @Override
+    public void startBackground(String name, Consumer<Throwable> done) {
         thread = new Thread(() -> run(done), name);
         thread.setDaemon(true);
         thread.start();
@@ -154,17 +156,20 @@ final class FileSink implements Snapshot.Sink {
     }
 
     /** Background mode: everything has been queued; the thread completes the file. */
-    void finishBackground() {
+    @Override
+    public void finishBackground() {
         queue.add(FINISH);
     }
 
     /** Background mode: stop and delete the temporary file. */
-    void abortBackground() {
+    @Override
+    public void abortBackground() {
         queue.add(ABORT);
     }
 
     /** Waits for the background thread (shutdown). */
-    void join(long millis) {
+    @Override
+    public void join(long millis) {
         if (thread == null) return;
         try {
             thread.join(millis);

@@ -37,8 +37,6 @@ public final class Persistence {
      * with its fork; 200/600 µs gave 1.8 ms). With no commands arriving, slices run back to back.
      */
     private static final long CLIENT_SHARE_NANOS = 600_000;
-    /** Serialized bytes the writer thread may lag behind before slices pause. */
-    private static final long MAX_BACKLOG = 64L << 20;
     private static final int BGSAVE_RETRY_DELAY = 5;
     static final String MISCONF_RDB = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
             + "persist to disk. Commands that may modify the data set are disabled, because this instance is configured "
@@ -74,7 +72,8 @@ public final class Persistence {
     private final class Job {
         final boolean rdb;
         final Snapshot snapshot;
-        final FileSink sink;
+        final JobSink sink;
+        /** The file being written, or null when the snapshot goes to replicas' sockets. */
         final Path temp;
         ScheduledFuture<?> next;
         /** total_commands_processed at the end of the last slice. */
@@ -84,7 +83,7 @@ public final class Persistence {
         /** For a snapshot made for replicas: who gets the file (or the error) instead of the RDB file's place. */
         BiConsumer<Path, Throwable> forReplicas;
 
-        Job(boolean rdb, Snapshot snapshot, FileSink sink, Path temp) {
+        Job(boolean rdb, Snapshot snapshot, JobSink sink, Path temp) {
             this.rdb = rdb;
             this.snapshot = snapshot;
             this.sink = sink;
@@ -571,25 +570,56 @@ public final class Persistence {
     }
 
     /**
-     * Starts a snapshot for replicas: an RDB written in slices to a temporary file, as BGSAVE's,
-     * handed to {@code done} when complete (or the error, also when FLUSHALL or shutdown kills
-     * it), on the executor; the RDB file itself is not touched (Redis sends it to replicas'
-     * sockets). Returns false when another job runs: the caller tries again later.
+     * Where a snapshot streamed to replicas goes (repl-diskless-sync): the replication hands each
+     * chunk to the replicas' connections, on the executor.
      */
-    public boolean startReplicationSnapshot(BiConsumer<Path, Throwable> done) {
+    public interface SocketTarget {
+        /** The next len bytes of the RDB, b's content copied (the array is reused afterwards). */
+        void write(byte[] b, int len);
+
+        /** Bytes handed over that the slowest replica has not taken yet: serialization waits for it. */
+        long backlog();
+
+        /** After each slice: what was handed over goes out. */
+        void flush();
+    }
+
+    /**
+     * Starts a snapshot for replicas, written in slices as BGSAVE's: to a temporary file handed
+     * to {@code done} when complete, or with {@code sockets} straight to the replicas' sockets
+     * (done then gets a null file); done gets the error instead when the snapshot fails or is
+     * killed (FLUSHALL, shutdown, {@link #killReplicationSnapshot}), on the executor. The RDB file
+     * itself is not touched. Returns false when another job runs: the caller tries again later.
+     */
+    public boolean startReplicationSnapshot(SocketTarget sockets, BiConsumer<Path, Throwable> done) {
         if (job != null) return false;
-        Path temp = dir().resolve("temp-repl-" + pid() + "-" + (++jobSeq) + ".rdb");
-        FileSink sink;
-        try {
-            sink = new FileSink(temp, null, true, config.getBool("rdbchecksum"), true);
-        } catch (IOException e) {
-            log.warning("Can't start the snapshot for replicas: " + e.getMessage());
-            return false;
+        Path temp = null;
+        JobSink sink;
+        if (sockets != null) {
+            sink = new SocketSink(sockets, config.getBool("rdbchecksum"));
+        } else {
+            temp = dir().resolve("temp-repl-" + pid() + "-" + (++jobSeq) + ".rdb");
+            try {
+                sink = new FileSink(temp, null, true, config.getBool("rdbchecksum"), true);
+            } catch (IOException e) {
+                log.warning("Can't start the snapshot for replicas: " + e.getMessage());
+                return false;
+            }
         }
         Snapshot s = new Snapshot(engine, Snapshot.Format.RDB, false, sink, functionCodes());
         Job j = new Job(true, s, sink, temp);
         j.forReplicas = done;
         return begin(j);
+    }
+
+    /** Whether a BGSAVE or AOF rewrite (or a snapshot for replicas) runs. */
+    public boolean jobRunning() {
+        return job != null;
+    }
+
+    /** The replicas a snapshot was streamed to are gone (Redis kills its child then). */
+    public void killReplicationSnapshot() {
+        if (job != null && job.forReplicas != null) killRdbJob();
     }
 
     /** Starts an AOF rewrite (Redis's rewriteAppendOnlyFileBackground). Returns false if it could not start. */
@@ -649,7 +679,7 @@ public final class Persistence {
     /** One slice of serialization between client batches. */
     private void step(Job j) {
         if (j.over || j.serialized) return;
-        if (j.snapshot.backlog() > MAX_BACKLOG) {
+        if (j.snapshot.backlog() > j.sink.maxBacklog()) {
             schedule(j, 1_000_000);
             return;
         }
@@ -661,6 +691,7 @@ public final class Persistence {
                 j.sink.finishBackground();
                 return;
             }
+            j.sink.sliceDone();
         } catch (IOException | RuntimeException e) {
             log.warning("Error while serializing the snapshot: " + e);
             kill(j);

@@ -393,6 +393,16 @@ public final class Client {
     static final int FORCE_REPLICA_PROPAGATION = 3;
     /** 0, or FORCE_PROPAGATION / PREVENT_PROPAGATION / FORCE_REPLICA_PROPAGATION for the running command. */
     int propagation;
+    /**
+     * Where this client's commands may propagate (Engine.PROPAGATE_*): both, but for a script's
+     * client what redis.set_repl chose (Redis's CMD_CALL_PROPAGATE_AOF/REPL call flags).
+     */
+    int propagationTargets = Engine.PROPAGATE_AOF | Engine.PROPAGATE_REPL;
+
+    /** A script's client: where the commands it runs next propagate (redis.set_repl). */
+    public void setPropagationTargets(int targets) {
+        propagationTargets = targets;
+    }
 
     /**
      * Propagates this command even if it changed nothing (Redis's forceCommandPropagation: FLUSHDB

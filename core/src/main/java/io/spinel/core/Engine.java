@@ -1004,11 +1004,14 @@ public final class Engine {
             if (!propagationListeners.isEmpty() && c.propagation != Client.PREVENT_PROPAGATION
                     && (dirty > dirtyBefore || c.propagation != 0)
                     && !cmd.name.equals("exec")) {
-                boolean replicasOnly = dirty == dirtyBefore && c.propagation == Client.FORCE_REPLICA_PROPAGATION;
-                // queued only when replicas take it: it then counts towards the MULTI/EXEC wrapping
-                if (!replicasOnly || replicasListen()) {
+                int targets = dirty == dirtyBefore && c.propagation == Client.FORCE_REPLICA_PROPAGATION
+                        ? PROPAGATE_REPL : PROPAGATE_AOF | PROPAGATE_REPL;
+                targets &= c.propagationTargets; // a script's redis.set_repl
+                // queued only when a target takes it: it then counts towards the MULTI/EXEC wrapping
+                // (every listener takes what goes to both)
+                if (targets == (PROPAGATE_AOF | PROPAGATE_REPL) || anyListens(targets)) {
                     pendingPropagation.add(new Propagated(c.db.id(),
-                            c.propagateAs != null ? c.propagateAs : c.args.toArrays(), replicasOnly));
+                            c.propagateAs != null ? c.propagateAs : c.args.toArrays(), targets));
                 }
             }
             c.propagateAs = outerPropagateAs;
@@ -1111,8 +1114,13 @@ public final class Engine {
         }
     }
 
-    /** A command to propagate; {@code replicasOnly} for PUBLISH and SPUBLISH (Redis's PROPAGATE_REPL alone). */
-    private record Propagated(int db, byte[][] argv, boolean replicasOnly) {
+    /** Where a command propagates (Redis's PROPAGATE_AOF and PROPAGATE_REPL): the AOF... */
+    public static final int PROPAGATE_AOF = 1;
+    /** ...and the replicas (PUBLISH only there, and a script's commands as redis.set_repl says). */
+    public static final int PROPAGATE_REPL = 2;
+
+    /** A command to propagate, and to which of the AOF and the replicas. */
+    private record Propagated(int db, byte[][] argv, int targets) {
     }
 
     private final ArrayList<PropagationListener> propagationListeners = new ArrayList<>(1);
@@ -1180,9 +1188,14 @@ public final class Engine {
         return !propagationListeners.isEmpty();
     }
 
-    private boolean replicasListen() {
-        for (PropagationListener l : propagationListeners) if (l.feedsReplicas()) return true;
+    /** Whether a listener takes what goes to these targets (Redis's shouldPropagate). */
+    private boolean anyListens(int targets) {
+        for (PropagationListener l : propagationListeners) if ((targets & targetOf(l)) != 0) return true;
         return false;
+    }
+
+    private static int targetOf(PropagationListener l) {
+        return l.feedsReplicas() ? PROPAGATE_REPL : PROPAGATE_AOF;
     }
 
     public void addPropagationListener(PropagationListener l) {
@@ -1202,7 +1215,7 @@ public final class Engine {
     public void propagate(int db, byte[][] argv) {
         if (propagationListeners.isEmpty()) return;
         if (callDepth > 0) {
-            pendingPropagation.add(new Propagated(db, argv, false));
+            pendingPropagation.add(new Propagated(db, argv, PROPAGATE_AOF | PROPAGATE_REPL));
         } else {
             for (PropagationListener l : propagationListeners) l.propagate(db, argv);
         }
@@ -1220,10 +1233,10 @@ public final class Engine {
             for (PropagationListener l : propagationListeners) {
                 // as Redis: MULTI/EXEC go to every target when more than one command was queued
                 if (transaction) l.propagate(pendingPropagation.get(0).db, MULTI);
-                boolean replicas = l.feedsReplicas();
+                int target = targetOf(l);
                 for (int i = 0; i < n; i++) {
                     Propagated p = pendingPropagation.get(i);
-                    if (!p.replicasOnly || replicas) l.propagate(p.db, p.argv);
+                    if ((p.targets & target) != 0) l.propagate(p.db, p.argv);
                 }
                 if (transaction) l.propagate(pendingPropagation.get(n - 1).db, EXEC);
             }

@@ -174,6 +174,23 @@ class ReplicationTest {
         assertReplicated(r);
     }
 
+    /** redis.set_repl: a script's commands reach the replicas only where it says. */
+    @Test
+    void scriptsChooseWhatReachesTheReplicas() throws Exception {
+        RedisServerProcess r = replica();
+        try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
+            m.call("EVAL", "redis.set_repl(redis.REPL_AOF) redis.call('set', 'aof', '1') "
+                    + "redis.set_repl(redis.REPL_NONE) redis.call('set', 'none', '1') "
+                    + "redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'replica', '1') "
+                    + "redis.set_repl(redis.REPL_ALL) redis.call('set', 'all', '1')", "0");
+            m.call("SET", "marker", "1");
+            assertThat(m.callString("WAIT", "1", "10000")).isEqualTo(":1\r\n");
+            assertThat(m.callString("EXISTS", "aof", "none", "replica", "all")).isEqualTo(":4\r\n");
+            assertThat(c.callString("EXISTS", "aof", "none")).isEqualTo(":0\r\n");
+            assertThat(c.callString("EXISTS", "replica", "all", "marker")).isEqualTo(":3\r\n");
+        }
+    }
+
     /** With repl-diskless-sync (the default) the RDB streams to the replica's socket. */
     @Test
     void writesDuringTheFullSyncReachTheReplica() throws Exception {

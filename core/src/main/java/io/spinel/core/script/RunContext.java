@@ -4,8 +4,8 @@ import io.spinel.core.Client;
 
 /** One running script (Redis's scriptRunCtx): who called it, how it may behave, where it stands. */
 final class RunContext {
-    static final int PROPAGATE_AOF = 1;
-    static final int PROPAGATE_REPL = 2;
+    static final int PROPAGATE_AOF = io.spinel.core.Engine.PROPAGATE_AOF;
+    static final int PROPAGATE_REPL = io.spinel.core.Engine.PROPAGATE_REPL;
 
     final Client caller;
     final Client client;

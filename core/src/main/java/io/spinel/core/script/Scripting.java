@@ -375,6 +375,7 @@ public final class Scripting {
         if ((cmd.flags(c) & CommandFlags.WRITE) != 0) ctx.writeDirty = true;
         CaptureConnection conn = (CaptureConnection) c.connection();
         Reply r = c.reply();
+        c.setPropagationTargets(ctx.replFlags);
         engine.runCommand(c, cmd);
         byte[] buf;
         int start;

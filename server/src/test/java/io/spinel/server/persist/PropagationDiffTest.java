@@ -114,6 +114,11 @@ class PropagationDiffTest {
             "PUBLISH ch m",
             "SPUBLISH ch m",
             "EXEC",
+            // redis.set_repl: where a script's next commands go (no replicas here: REPL_REPLICA is nothing)
+            "EVAL \"redis.set_repl(redis.REPL_NONE) redis.call('set', 'none', '1')\" 0",
+            "EVAL \"redis.set_repl(redis.REPL_REPLICA) redis.call('set', 'r', '1') redis.set_repl(redis.REPL_ALL) redis.call('set', 'all', '1')\" 0",
+            "EVAL \"redis.set_repl(redis.REPL_AOF) redis.call('set', 'a1', '1') redis.call('set', 'a2', '1')\" 0",
+            "EVAL \"redis.call('set', 'b1', '1') redis.set_repl(redis.REPL_NONE) redis.call('incr', 'b1')\" 0",
             "SET short v PX 1",
             "@sleep 20",
             "GET short",

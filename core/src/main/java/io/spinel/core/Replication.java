@@ -1263,7 +1263,7 @@ final class Replication implements Engine.PropagationListener {
                 InfoCommand.field(sb, "master_sync_read_bytes", read);
                 InfoCommand.field(sb, "master_sync_left_bytes", total - read);
                 InfoCommand.field(sb, "master_sync_perc", io.spinel.core.util.Doubles.fixed(
-                        total > 0 ? read * 100.0 / total : 0, 2));
+                        total != 0 ? read * 100.0 / total : 0, 2)); // (negative for an EOF-marked RDB, as Redis shows it)
                 InfoCommand.field(sb, "master_sync_last_io_seconds_ago", (System.currentTimeMillis() - link.lastIoMillis) / 1000);
             }
             if (!masterLinkUp) InfoCommand.field(sb, "master_link_down_since_seconds", linkDownSince > 0 ? now - linkDownSince : -1);

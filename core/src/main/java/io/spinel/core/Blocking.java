@@ -277,6 +277,21 @@ final class Blocking {
         return true;
     }
 
+    /**
+     * A master turned replica (Redis's disconnectAllBlockedClients): what its blocked clients wait
+     * for would come from its master's stream now, so each gets an error and is closed after it.
+     */
+    void disconnectAll() {
+        for (Client c : new ArrayList<>(engine.clients.values())) {
+            Waiter w = c.blocked;
+            if (w == null) continue;
+            remove(w);
+            c.error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)");
+            c.closeAfterReply();
+            resume(c);
+        }
+    }
+
     /** The client went away while blocked: forget it. */
     void disconnected(Client c) {
         if (c.blocked != null) remove(c.blocked);

@@ -109,6 +109,18 @@ final class ReplicaLink implements Runnable {
         while (!stopped) {
             try {
                 session();
+            } catch (java.net.SocketTimeoutException e) {
+                // nothing for repl-timeout seconds: Redis's replicationCron words, by state
+                String why = switch (state) {
+                    case CONNECT, CONNECTING, HANDSHAKE -> "Timeout connecting to the MASTER...";
+                    case SYNC -> "Timeout receiving bulk data from MASTER... If the problem persists try to set the "
+                            + "'repl-timeout' parameter in redis.conf to a larger value.";
+                    case CONNECTED -> "MASTER timeout: no data nor PING received...";
+                };
+                if (!stopped) onEngine(() -> {
+                    engine.log().warning(why);
+                    replication.linkLost(this, null);
+                });
             } catch (IOException | RuntimeException e) {
                 if (!stopped) onEngine(() -> replication.linkLost(this, e.getMessage() == null ? e.toString() : e.getMessage()));
             } finally {

@@ -916,6 +916,7 @@ final class Replication implements Engine.PropagationListener {
     private void setMaster(String host, int port) {
         boolean wasMaster = link == null;
         if (link != null) link.stop();
+        engine.blocking.disconnectAll(); // clients blocked while a master (or on the old master's stream)
         // this server's replicas follow a new history: they must synchronize again
         dropAllReplicas();
         // the master's client: what it runs MONITOR shows as coming from the master's address
@@ -1022,6 +1023,7 @@ final class Replication implements Engine.PropagationListener {
         engine.flushPending();
     }
 
+    /** The link broke; reason (null when the link already logged why) is logged unless the link was up. */
     void linkLost(ReplicaLink from, String reason) {
         if (from != link) return;
         if (failoverState == Failover.IN_PROGRESS) {
@@ -1029,7 +1031,7 @@ final class Replication implements Engine.PropagationListener {
             return;
         }
         if (masterLinkUp) engine.log().notice("Connection with master lost.");
-        else engine.log().warning("Error condition on socket for SYNC: " + reason);
+        else if (reason != null) engine.log().warning("Error condition on socket for SYNC: " + reason);
         if (masterLinkUp || linkDownSince == 0) linkDownSince = nowSeconds();
         masterLinkUp = false;
     }

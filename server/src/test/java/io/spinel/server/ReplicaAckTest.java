@@ -55,6 +55,31 @@ class ReplicaAckTest {
         }
     }
 
+    /**
+     * A master that accepts the connection and then says nothing: after repl-timeout the replica
+     * gives up with Redis's words for a handshake that timed out, and connects again.
+     */
+    @Test
+    void aSilentMasterTimesTheHandshakeOut() throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        try (ServerSocket master = new ServerSocket(0);
+             SpinelServer replica = SpinelServer.builder().randomPort().option("repl-timeout", "1")
+                     .option("dir", Files.createTempDirectory("spinel").toString())
+                     .log(new io.spinel.core.Log(new java.io.PrintStream(log, true))).start();
+             RawClient c = new RawClient(replica.port())) {
+            c.call("REPLICAOF", "127.0.0.1", Integer.toString(master.getLocalPort()));
+            try (Socket first = master.accept()) {
+                master.setSoTimeout(20_000);
+                // the replica drops the silent connection and comes back
+                try (Socket second = master.accept()) {
+                    assertThat(second.isConnected()).isTrue();
+                }
+            }
+            assertThat(log.toString(StandardCharsets.ISO_8859_1)).contains("# Timeout connecting to the MASTER...");
+            c.call("REPLICAOF", "NO", "ONE");
+        }
+    }
+
     /** Handshake (PING, REPLCONF..., PSYNC answered with a full synchronization of nothing), then the flood. */
     private static void playMaster(ServerSocket master, AtomicReference<Socket> link) {
         try {

@@ -281,6 +281,43 @@ class ReplicaTest {
         }
     }
 
+    /**
+     * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
+     * are closed, since what they wait for would now come from the new master's stream (Redis's
+     * issue #2473); compared with redis-server doing the same.
+     */
+    @Test
+    void blockedClientsOfAMasterTurnedReplicaAreUnblocked() throws Exception {
+        int nobody = RedisServerProcess.freePort();
+        RedisServerProcess r = redis();
+        SpinelServer s = spinel();
+        List<String> seen = new ArrayList<>();
+        for (int port : new int[] {r.port(), s.port()}) {
+            try (RawClient c = new RawClient(port); RawClient list = new RawClient(port);
+                 RawClient zset = new RawClient(port)) {
+                list.send(List.of("BLPOP".getBytes(), "foo".getBytes(), "0".getBytes()));
+                zset.send(List.of("BZPOPMIN".getBytes(), "z".getBytes(), "0".getBytes()));
+                long deadline = System.currentTimeMillis() + 10_000;
+                while (!c.callString("INFO", "clients").contains("blocked_clients:2")) {
+                    assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                    Thread.sleep(10);
+                }
+                c.call("REPLICAOF", "127.0.0.1", Integer.toString(nobody));
+                list.setTimeout(10_000);
+                zset.setTimeout(10_000);
+                String replies = new String(list.readReply(), StandardCharsets.ISO_8859_1)
+                        + new String(zset.readReply(), StandardCharsets.ISO_8859_1);
+                assertThat(list.isClosedByPeer()).as("closed after the error").isTrue();
+                seen.add(replies + field(new String(c.call("INFO", "clients"), StandardCharsets.ISO_8859_1), "blocked_clients")
+                        + field(new String(c.call("INFO", "errorstats"), StandardCharsets.ISO_8859_1), "errorstat_UNBLOCKED"));
+                c.call("REPLICAOF", "NO", "ONE");
+            }
+        }
+        assertThat(seen.get(0)).startsWith("-UNBLOCKED force unblock from blocking operation, instance state changed "
+                + "(master -> replica?)\r\n");
+        assertThat(seen.get(1)).isEqualTo(seen.get(0));
+    }
+
     @Test
     void aReplicaWhoseLinkIsDown() throws Exception {
         int nobody = RedisServerProcess.freePort();

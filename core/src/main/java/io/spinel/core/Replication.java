@@ -726,7 +726,9 @@ final class Replication implements Engine.PropagationListener {
         startSnapshotIfNeeded();
         updateFailover();
         long ttl = engine.config().getLong("repl-backlog-ttl");
-        if (backlog != null && replicas.isEmpty() && noReplicasSince > 0 && ttl > 0 && now - noReplicasSince > ttl) {
+        // (a replica keeps its backlog: it may be promoted)
+        if (backlog != null && link == null && replicas.isEmpty() && noReplicasSince > 0 && ttl > 0
+                && now - noReplicasSince > ttl) {
             // a new history: no replica could continue the old one from this backlog anyway
             engine.removePropagationListener(this);
             backlog = null;
@@ -912,13 +914,15 @@ final class Replication implements Engine.PropagationListener {
         c.reply().ok();
     }
 
-    /** Redis's replicationSetMaster: follow this master from now on (its replicas resynchronize). */
+    /**
+     * Redis's replicationSetMaster: follow this master from now on. This server's replicas stay:
+     * they go on if the new master continues this history, and are dropped when it does not (a
+     * full synchronization, or +CONTINUE with another id).
+     */
     private void setMaster(String host, int port) {
         boolean wasMaster = link == null;
         if (link != null) link.stop();
         engine.blocking.disconnectAll(); // clients blocked while a master (or on the old master's stream)
-        // this server's replicas follow a new history: they must synchronize again
-        dropAllReplicas();
         // the master's client: what it runs MONITOR shows as coming from the master's address
         String address = host + ":" + port;
         masterClient = engine.internalClient(new Client.Unconnected() {
@@ -992,7 +996,9 @@ final class Replication implements Engine.PropagationListener {
         replid2 = "0000000000000000000000000000000000000000";
         secondReplidOffset = -1;
         masterReplOffset = offset;
-        resetBacklog();
+        // a replica keeps a backlog, for its own replicas and for when it is promoted (as Redis's)
+        if (backlog == null) createBacklog();
+        else resetBacklog();
         // this server's replicas hold the old data set: they synchronize again, from the new one
         dropAllReplicas();
         if (masterClient.multi != null) engine.transactions.discardTransaction(masterClient);
@@ -1012,6 +1018,7 @@ final class Replication implements Engine.PropagationListener {
             // this server's replicas must continue under the new id: they resynchronize
             dropAllReplicas();
         }
+        if (backlog == null) createBacklog();
         engine.log().notice("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         linkUp();
         if (failoverState == Failover.IN_PROGRESS) endFailover();

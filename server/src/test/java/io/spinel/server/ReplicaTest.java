@@ -282,6 +282,32 @@ class ReplicaTest {
     }
 
     /**
+     * A replica keeps a backlog from its first synchronization on, as Redis's does: a replica of
+     * the same master that moves to it continues with a partial resynchronization (Redis's
+     * "replicaof right after disconnection").
+     */
+    @Test
+    void aReplicaOfTheSameMasterMovesToSpinelWithAPartialResync() throws Exception {
+        RedisServerProcess master = redis();
+        SpinelServer s = spinel("replicaof", "127.0.0.1 " + master.port());
+        RedisServerProcess other = redis("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        awaitInSync(s.port());
+        awaitInSync(other.port());
+        try (RawClient m = new RawClient(master.port()); RawClient o = new RawClient(other.port());
+             RawClient c = new RawClient(s.port())) {
+            DataSet.populate(m, 8, 200);
+            assertThat(m.callString("WAIT", "2", "10000")).isEqualTo(":2\r\n");
+            assertThat(field(info(c), "repl_backlog_active")).isEqualTo("1");
+            o.call("REPLICAOF", "127.0.0.1", Integer.toString(s.port()));
+            awaitInSync(other.port());
+            String stats = new String(c.call("INFO", "stats"), StandardCharsets.ISO_8859_1);
+            assertThat(field(stats, "sync_full")).isEqualTo("0");
+            assertThat(field(stats, "sync_partial_ok")).isEqualTo("1");
+        }
+        assertReplicated(master.port(), 1, s.port(), other.port());
+    }
+
+    /**
      * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
      * are closed, since what they wait for would now come from the new master's stream (Redis's
      * issue #2473); compared with redis-server doing the same.

@@ -454,6 +454,12 @@ public final class Engine {
         return crashHandler;
     }
 
+    /** Redis's serverPanic: logged, then the standalone process ends at once (in-process: logged only). */
+    void crash(String why) {
+        log.warning("Guru Meditation: " + why);
+        if (crashHandler != null) crashHandler.run();
+    }
+
     public void setShutdownHandler(ShutdownHandler h) {
         this.shutdownHandler = h;
     }
@@ -572,6 +578,8 @@ public final class Engine {
                 long spent = System.nanoTime() - t0;
                 expireCycleNanos += spent;
                 latency.sample("expire-cycle", spent / 1_000_000);
+            } else if (activeExpireEnabled && !paused) {
+                keyspace.expireReplicaKeys(1_000_000_000L / hz / 4); // what its own clients wrote
             }
             evictClients();
             long used = usedMemory();
@@ -1630,7 +1638,55 @@ public final class Engine {
         return runUnchecked(c, argv, false);
     }
 
+    /**
+     * A command of the master's stream, run unchecked; returns the error it answered (what
+     * Redis's afterErrorReply logs as "== CRITICAL ==" for a master's client, counted in
+     * unexpected_error_replies), or null. An unknown command or a wrong arity gets Redis's error.
+     */
+    String runFromMasterForError(Client c, byte[][] argv) {
+        c.args.set(argv);
+        Command cmd = commands.resolveOrOriginal(c.args);
+        String error = null;
+        if (cmd == null) {
+            error = unknownCommandMessage(c.args);
+        } else if (!cmd.arityOk(c.args.count())) {
+            error = "ERR wrong number of arguments for '" + cmd.name + "' command";
+        }
+        if (error != null) {
+            countError(error);
+        } else {
+            long errors = stats.errorReplies;
+            runUnchecked(c, argv, false, false);
+            if (stats.errorReplies != errors) error = lastErrorLine(c.reply);
+            c.reply.clear();
+        }
+        if (error != null) stats.unexpectedErrorReplies++;
+        return error;
+    }
+
+    /** The last error line of a reply buffer, without its '-' and CRLF. */
+    private static String lastErrorLine(io.spinel.core.protocol.Reply r) {
+        byte[] b = r.buffer();
+        int end = r.length();
+        int start = end;
+        while (start > 0) {
+            int lineStart = start - 1;
+            while (lineStart > 0 && b[lineStart - 1] != '\n') lineStart--;
+            if (b[lineStart] == '-') {
+                int n = start - lineStart - 1;
+                while (n > 0 && (b[lineStart + n] == '\r' || b[lineStart + n] == '\n')) n--;
+                return new String(b, lineStart + 1, n, java.nio.charset.StandardCharsets.ISO_8859_1);
+            }
+            start = lineStart;
+        }
+        return "(error)";
+    }
+
     private boolean runUnchecked(Client c, byte[][] argv, boolean loading) {
+        return runUnchecked(c, argv, loading, true);
+    }
+
+    private boolean runUnchecked(Client c, byte[][] argv, boolean loading, boolean clearReply) {
         c.args.set(argv);
         // (the AOF may name a command that rename-command renamed since it was written)
         Command cmd = commands.resolveOrOriginal(c.args);
@@ -1645,7 +1701,7 @@ public final class Engine {
                 replaying = false;
             }
         }
-        c.reply.clear();
+        if (clearReply) c.reply.clear();
         return true;
     }
 

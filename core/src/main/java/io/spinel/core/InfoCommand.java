@@ -288,7 +288,7 @@ final class InfoCommand {
         field(sb, "tracking_total_keys", e.tracking.totalKeys());
         field(sb, "tracking_total_items", e.tracking.totalItems());
         field(sb, "tracking_total_prefixes", e.tracking.totalPrefixes());
-        field(sb, "unexpected_error_replies", 0);
+        field(sb, "unexpected_error_replies", s.unexpectedErrorReplies);
         field(sb, "total_error_replies", s.errorReplies);
         field(sb, "dump_payload_sanitizations", 0);
         field(sb, "total_reads_processed", s.readsProcessed);

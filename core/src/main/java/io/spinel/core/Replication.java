@@ -1051,10 +1051,8 @@ final class Replication implements Engine.PropagationListener {
             byte[][] argv = commands.get(i);
             ks.setApplyingMaster(true);
             try {
-                if (argv.length > 0 && !engine.runFromMaster(masterClient, argv)) {
-                    engine.log().warning("Unknown command or wrong number of arguments from the master: "
-                            + new String(argv[0], java.nio.charset.StandardCharsets.ISO_8859_1));
-                }
+                String error = argv.length > 0 ? engine.runFromMasterForError(masterClient, argv) : null;
+                if (error != null) masterSentWhatFailed(error, argv[0]);
             } finally {
                 ks.setApplyingMaster(false);
             }
@@ -1067,6 +1065,42 @@ final class Replication implements Engine.PropagationListener {
         }
         releaseWaiting();
         engine.flushPending();
+    }
+
+    /**
+     * A command of the master's stream answered an error (Redis's afterErrorReply for its master's
+     * client): the data sets may have diverged. Logged; with propagation-error-behavior panic
+     * (or panic-on-replicas) a read-only replica stops at once rather than serve diverged data.
+     */
+    private void masterSentWhatFailed(String error, byte[] name) {
+        if (error.startsWith("ERR ")) error = error.substring(4); // (Redis logs its text, without the code it adds)
+        if (error.length() > 4096) error = error.substring(0, 4096);
+        io.spinel.core.command.Command cmd = engine.commands().lookup(new String(name, java.nio.charset.StandardCharsets.ISO_8859_1));
+        engine.log().warning("== CRITICAL == This replica is sending an error to its master: '" + error
+                + "' after processing the command '" + (cmd != null ? cmd.name : "<unknown>") + "'");
+        if (backlog != null && backlogHistlen > 0) {
+            engine.log().warning("Latest backlog is: '" + latestBacklog() + "'");
+        }
+        String behavior = engine.config().get("propagation-error-behavior");
+        if (!behavior.equals("ignore") && engine.config().getBool("replica-read-only")) {
+            engine.crash("Replica was unable to apply a command from its master (propagation-error-behavior "
+                    + behavior + ")");
+        }
+    }
+
+    /** The last 128 bytes of the backlog, escaped as Redis's showLatestBacklog prints them. */
+    private String latestBacklog() {
+        int n = (int) Math.min(128, backlogHistlen);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            int b = backlog[Math.floorMod(backlogWrite - n + i, backlog.length)] & 0xff;
+            if (b == '\\' || b == '"') sb.append('\\').append((char) b);
+            else if (b == '\n') sb.append("\\n");
+            else if (b == '\r') sb.append("\\r");
+            else if (b >= 32 && b < 127) sb.append((char) b);
+            else sb.append(String.format("\\x%02x", b));
+        }
+        return sb.toString();
     }
 
     /** After a full synchronization the backlog holds nothing of the new history. */

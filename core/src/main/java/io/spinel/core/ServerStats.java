@@ -13,6 +13,8 @@ public final class ServerStats {
     public long netInputBytes;
     public long netOutputBytes;
     public long errorReplies;
+    /** Errors this replica answered to its master's stream (INFO unexpected_error_replies). */
+    public long unexpectedErrorReplies;
     public long readsProcessed;
     public long writesProcessed;
     /** Reads and flushes done by I/O threads (io-threads above 1) for the engine. */
@@ -68,7 +70,7 @@ public final class ServerStats {
 
     public void reset() {
         commandsProcessed = connectionsReceived = rejectedConnections = 0;
-        netInputBytes = netOutputBytes = errorReplies = 0;
+        netInputBytes = netOutputBytes = errorReplies = unexpectedErrorReplies = 0;
         readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = replyBufferShrinks = 0;
         errorCodes.clear();
     }

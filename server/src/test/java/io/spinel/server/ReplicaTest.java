@@ -308,6 +308,73 @@ class ReplicaTest {
     }
 
     /**
+     * A writable replica's own keys with a TTL expire (no master will delete them: Redis's
+     * expireSlaveKeys), and a write to an expired key deletes it first; compared with a
+     * redis-server replica of the same master.
+     */
+    @Test
+    void aWritableReplicaExpiresTheKeysItsClientsGaveATtl() throws Exception {
+        RedisServerProcess master = redis();
+        RedisServerProcess theirs = redis("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+        SpinelServer ours = spinel("replicaof", "127.0.0.1 " + master.port());
+        awaitInSync(theirs.port());
+        awaitInSync(ours.port());
+        List<String> seen = new ArrayList<>();
+        for (int port : new int[] {theirs.port(), ours.port()}) {
+            try (RawClient c = new RawClient(port)) {
+                c.call("CONFIG", "SET", "replica-read-only", "no");
+                c.call("SELECT", "5");
+                c.call("SET", "a", "1", "PX", "50");
+                c.call("SET", "b", "1");
+                c.call("PEXPIRE", "b", "50");
+                c.call("HSET", "h", "f", "v");
+                c.call("PEXPIRE", "h", "50");
+                c.call("SET", "kept", "1");
+                long deadline = System.currentTimeMillis() + 10_000;
+                while (!c.callString("DBSIZE").equals(":1\r\n")) {
+                    assertThat(System.currentTimeMillis()).as("expired on " + port).isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                seen.add(field(new String(c.call("INFO", "stats"), StandardCharsets.ISO_8859_1), "expired_keys"));
+            }
+        }
+        assertThat(seen.get(1)).isEqualTo(seen.get(0)).isEqualTo("3");
+    }
+
+    /**
+     * A command of the master's stream that fails on the replica (a writable replica's own value
+     * in the way, a command it does not know) is logged as Redis logs it and counted in
+     * unexpected_error_replies; the stream goes on.
+     */
+    @Test
+    void errorsAnsweredToTheMastersStreamAreLogged() throws Exception {
+        RedisServerProcess master = redis("--enable-debug-command", "yes");
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+                .option("dir", Files.createTempDirectory("spinel").toString())
+                .option("replicaof", "127.0.0.1 " + master.port()).option("replica-read-only", "no")
+                .log(new io.spinel.core.Log(new java.io.PrintStream(log, true))).start();
+        spinels.add(s);
+        awaitInSync(s.port());
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port())) {
+            c.call("SET", "number", "foo");
+            m.call("INCRBY", "number", "1");
+            m.call("DEBUG", "REPLICATE", "fake-command-1");
+            m.call("SET", "after", "1");
+            assertThat(m.callString("WAIT", "1", "10000")).isEqualTo(":1\r\n");
+            assertThat(c.callString("GET", "number")).isEqualTo("$3\r\nfoo\r\n");
+            assertThat(c.callString("GET", "after")).isEqualTo("$1\r\n1\r\n");
+            assertThat(field(new String(c.call("INFO", "stats"), StandardCharsets.ISO_8859_1), "unexpected_error_replies"))
+                    .isEqualTo("2");
+        }
+        String text = log.toString(StandardCharsets.ISO_8859_1);
+        assertThat(text).contains("# == CRITICAL == This replica is sending an error to its master: 'value is not an "
+                + "integer or out of range' after processing the command 'incrby'");
+        assertThat(text).contains("# == CRITICAL == This replica is sending an error to its master: 'unknown command "
+                + "'fake-command-1', with args beginning with: ' after processing the command '<unknown>'");
+    }
+
+    /**
      * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
      * are closed, since what they wait for would now come from the new master's stream (Redis's
      * issue #2473); compared with redis-server doing the same.

@@ -51,7 +51,7 @@ public final class ConfigSupport {
         // and the replica's (Replication, ReplicaLink)
         "replicaof", "masterauth", "masteruser", "replica-read-only", "replica-serve-stale-data",
         "replica-ignore-maxmemory", "replica-priority", "replica-announced", "replica-announce-ip",
-        "replica-announce-port",
+        "replica-announce-port", "propagation-error-behavior",
     };
 
     /**
@@ -74,7 +74,7 @@ public final class ConfigSupport {
         "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
         "loading-process-events-interval-bytes",
         "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
-        "maxmemory-eviction-tenacity", "propagation-error-behavior",
+        "maxmemory-eviction-tenacity",
         "repl-disable-tcp-nodelay", "repl-diskless-load", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",
         "cluster-config-file", "cluster-require-full-coverage",

@@ -135,7 +135,7 @@ public final class Db {
     public Object lookupWriteBig(byte[] k, int off, int len) {
         long h = KeyHash.of(k, off, len);
         Object e = table.get(h, k, off, len);
-        if (e != null && expireIfNeeded(e, k, off, len)) return null;
+        if (e != null && expireIfNeeded(e, k, off, len, true)) return null;
         if (e != null) {
             if (frozen != null) frozen.beforeChange(h, e);
             keyspace.touch(e);
@@ -213,11 +213,19 @@ public final class Db {
 
     /** Deletes e if its TTL has passed; returns whether it did. */
     private boolean expireIfNeeded(Object e, byte[] k, int off, int len) {
+        return expireIfNeeded(e, k, off, len, false);
+    }
+
+    /**
+     * As above; {@code forWrite}: a write's lookup, which deletes the expired key even on a
+     * (writable) replica, as Redis's EXPIRE_FORCE_DELETE_EXPIRED, before the write re-creates it.
+     */
+    private boolean expireIfNeeded(Object e, byte[] k, int off, int len, boolean forWrite) {
         if (keyspace.loading || keyspace.applyingMaster) return false;
         long when = Entries.expire(e);
         if (when < 0 || when > keyspace.now()) return false;
         // CLIENT PAUSE, or a replica (its master deletes): missing to the reader, kept in the data
-        if (keyspace.expiryPaused || keyspace.replica) return true;
+        if (keyspace.expiryPaused || (keyspace.replica && !forWrite)) return true;
         remove(k, off, len);
         keyspace.expired(this, Entries.key(e), e);
         return true;
@@ -271,6 +279,7 @@ public final class Db {
         else if (frozen != null && old != e) frozen.beforeChange(h, old);
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
+        if (hasTtl && !loaded) keyspace.expireSetByClient(this, k, off, len);
         if (hasTtl && !hadTtl) {
             // a command's key is a slice of the query buffer: the index keeps a copy
             volatileKeys.put(h, loaded ? k : copyKey(k, off, len), k, off, len);
@@ -333,6 +342,7 @@ public final class Db {
         DbObject o = (DbObject) e;
         boolean had = o.expire >= 0;
         o.expire = when;
+        if (when >= 0) keyspace.expireSetByClient(this, k, off, len);
         markTouched(o); // the expire index copy of the key comes or goes
         long h = KeyHash.of(k, off, len);
         if (when >= 0 && !had) volatileKeys.put(h, copyKey(k, off, len), k, off, len);

@@ -1,5 +1,6 @@
 package io.spinel.core.keyspace;
 
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 
 /**
@@ -297,6 +298,53 @@ public final class Keyspace {
 
     public void setReplica(boolean replica) {
         this.replica = replica;
+        if (!replica) replicaKeysWithExpire.clear(); // active expiry takes over
+    }
+
+    /** A key of one database, by value. */
+    private record DbKey(int db, String key) {
+    }
+
+    /**
+     * Keys this server's own clients gave a TTL while it is a (writable) replica: no master will
+     * delete them, so {@link #expireReplicaKeys} does (Redis's slaveKeysWithExpire).
+     */
+    private final java.util.LinkedHashSet<DbKey> replicaKeysWithExpire = new java.util.LinkedHashSet<>();
+
+    /** Db's hook when a key gets a TTL: remembered on a replica when not from its master. */
+    void expireSetByClient(Db db, byte[] k, int off, int len) {
+        if (!replica || applyingMaster || loading) return;
+        replicaKeysWithExpire.add(new DbKey(db.id(), new String(k, off, len, StandardCharsets.ISO_8859_1)));
+    }
+
+    /**
+     * A replica's cron (Redis's expireSlaveKeys): the keys its own clients gave a TTL are deleted
+     * once it passes, as expiry does on a master; those gone or without a TTL are forgotten.
+     */
+    public void expireReplicaKeys(long budgetNanos) {
+        if (replicaKeysWithExpire.isEmpty()) return;
+        long deadline = System.nanoTime() + budgetNanos;
+        updateTime();
+        int n = 0;
+        for (java.util.Iterator<DbKey> it = replicaKeysWithExpire.iterator(); it.hasNext(); ) {
+            DbKey t = it.next();
+            if (t.db >= dbs.length) {
+                it.remove();
+                continue;
+            }
+            Db db = dbs[t.db];
+            byte[] key = t.key.getBytes(StandardCharsets.ISO_8859_1);
+            Object e = db.find(key);
+            long when = e == null ? -1 : Entries.expire(e);
+            if (when < 0) {
+                it.remove();
+            } else if (when <= now) {
+                db.remove(key, 0, key.length);
+                expired(db, key, e);
+                it.remove();
+            }
+            if ((++n & 63) == 0 && System.nanoTime() > deadline) break;
+        }
     }
 
     /** True while a replica runs its master's commands: for them no key has expired yet. */

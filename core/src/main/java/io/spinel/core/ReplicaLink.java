@@ -135,6 +135,23 @@ final class ReplicaLink implements Runnable {
         }
     }
 
+    /**
+     * Computes a value on the engine's thread, after the tasks this link queued before (the stream
+     * it read last may still be waiting there, as while the engine runs DEBUG SLEEP), and waits.
+     */
+    private <T> T onEngineAndWait(java.util.function.Supplier<T> task) throws IOException {
+        java.util.concurrent.CompletableFuture<T> result = new java.util.concurrent.CompletableFuture<>();
+        if (!onEngine(() -> result.complete(task.get()))) throw new IOException("the server is stopping");
+        try {
+            return result.get(Math.max(1, replication.timeoutSeconds()), java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IOException("the server did not answer: " + e);
+        }
+    }
+
     /** Runs a task on the engine's thread, in order with the others; false when the server stops. */
     private boolean onEngine(Runnable task) {
         try {
@@ -179,7 +196,7 @@ final class ReplicaLink implements Runnable {
         String announceIp = engine.config().get("replica-announce-ip");
         if (!announceIp.isEmpty()) call(in, "REPLCONF", "ip-address", announceIp);
         call(in, "REPLCONF", "capa", "eof", "capa", "psync2");
-        String[] psync = replication.psyncArguments();
+        String[] psync = onEngineAndWait(replication::psyncArguments);
         String[] command = new String[psync.length + 1];
         command[0] = "PSYNC";
         System.arraycopy(psync, 0, command, 1, psync.length);

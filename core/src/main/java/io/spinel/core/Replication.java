@@ -868,8 +868,8 @@ final class Replication implements Engine.PropagationListener {
      * FAILOVER when this server hands its role over to that replica.
      */
     String[] psyncArguments() {
-        // (read from the link's thread: an id and an offset of this thread's, possibly a moment old,
-        // which at worst makes the master answer with a full synchronization)
+        // (on this thread, after the commands the link queued before it lost the connection: an
+        // offset read while some still waited would make the master send them again)
         String[] a = {replid, Long.toString(masterReplOffset + 1)};
         return failoverState == Failover.IN_PROGRESS ? new String[] {a[0], a[1], "FAILOVER"} : a;
     }

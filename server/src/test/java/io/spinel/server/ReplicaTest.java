@@ -375,6 +375,57 @@ class ReplicaTest {
     }
 
     /**
+     * The link dropped while the replica's engine is busy (CLIENT KILL of the master, then DEBUG
+     * SLEEP, in one transaction, as Redis's replication-psync test does) under a steady write
+     * load: the commands read before the drop still wait for the engine when the link reconnects,
+     * so the PSYNC offset must count them, or the master sends them again (applied twice) and the
+     * offsets stop meeting the master's commands.
+     */
+    @Test
+    void aLinkDroppedWhileTheReplicaIsBusyContinuesWhereItsCommandsEnd() throws Exception {
+        SpinelServer master = spinel();
+        SpinelServer s = spinel("replicaof", "127.0.0.1 " + master.port());
+        awaitInSync(s.port());
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> writers = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            String counter = "counter" + t;
+            Thread writer = new Thread(() -> {
+                // pipelined, so that the replica always has read more of the stream than it ran
+                try (RawClient w = new RawClient(master.port())) {
+                    for (int i = 0; !stop.get(); i++) {
+                        for (int j = 0; j < 50; j++) {
+                            w.send(List.of("INCR".getBytes(), counter.getBytes()));
+                            w.send(List.of("RPUSH".getBytes(), ("list" + counter).getBytes(), Integer.toString(i).getBytes()));
+                        }
+                        for (int j = 0; j < 100; j++) w.readReply();
+                    }
+                } catch (Exception e) {
+                    errors.add(e);
+                }
+            });
+            writer.start();
+            writers.add(writer);
+        }
+        try (RawClient c = new RawClient(s.port())) {
+            for (int round = 0; round < 2; round++) {
+                Thread.sleep(300);
+                c.call("MULTI");
+                c.call("CLIENT", "KILL", "127.0.0.1:" + master.port());
+                c.call("DEBUG", "SLEEP", "2.5"); // longer than the link waits before it reconnects
+                assertThat(c.callString("EXEC")).startsWith("*2\r\n+OK\r\n");
+            }
+        } finally {
+            stop.set(true);
+            for (Thread w : writers) w.join();
+        }
+        assertThat(errors).isEmpty();
+        awaitInSync(s.port());
+        assertReplicated(master.port(), 1, s.port());
+    }
+
+    /**
      * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
      * are closed, since what they wait for would now come from the new master's stream (Redis's
      * issue #2473); compared with redis-server doing the same.

@@ -454,6 +454,11 @@ public final class Engine {
         return crashHandler;
     }
 
+    /** Replication's fields for an RDB saved now ({repl-stream-db, repl-id, repl-offset}), or null. */
+    public String[] replicationRdbInfo() {
+        return replication.rdbSaveInfo();
+    }
+
     /** Redis's serverPanic: logged, then the standalone process ends at once (in-process: logged only). */
     void crash(String why) {
         log.warning("Guru Meditation: " + why);
@@ -595,6 +600,7 @@ public final class Engine {
             if (activeRehashing) keyspace.rehashStep();
             persistence.cron();
             if (cronLoops % hz == 0) replication.cron();
+            else replication.failoverTick(); // a FAILOVER's timeout is checked at every tick, as Redis's beforeSleep does
             flushPending();
         } catch (RuntimeException e) {
             log.warning("Error in server cron: " + e);

@@ -876,10 +876,46 @@ final class Replication implements Engine.PropagationListener {
 
     /** Starts replicating from the master the configuration names (replicaof), at start. */
     void startUp() {
+        String[] saved = engine.persistence().takeLoadedReplicationInfo();
         String v = engine.config().get("replicaof").trim();
         if (v.isEmpty()) return;
         String[] hp = v.split("\\s+");
+        // a replica restarted on its own RDB continues where it stopped (Redis's loadDataFromDisk
+        // with the RDB's repl-id, repl-offset and repl-stream-db)
+        int streamDbSaved = -1;
+        if (saved != null) {
+            try {
+                long offset = Long.parseLong(saved[2]);
+                int db = Integer.parseInt(saved[0]);
+                if (saved[1].length() == 40 && offset != -1 && db >= 0 && db < engine.keyspace().count()) {
+                    replid = saved[1];
+                    masterReplOffset = offset;
+                    streamDbSaved = db;
+                }
+            } catch (NumberFormatException ignored) {
+                // not Redis's fields: a full synchronization, as without them
+            }
+        }
         setMaster(hp[0], Integer.parseInt(hp[1]));
+        if (streamDbSaved >= 0) masterClient.db = engine.keyspace().db(streamDbSaved);
+    }
+
+    /**
+     * What an RDB saved now records of replication (Redis's rdbPopulateSaveInfo): the stream's
+     * database, the id and the offset, as {repl-stream-db, repl-id, repl-offset}; null when this
+     * server is in no replication chain (a master without a backlog).
+     */
+    String[] rdbSaveInfo() {
+        int db;
+        if (link == null) {
+            if (backlog == null) return null;
+            db = streamDb == -1 ? 0 : streamDb; // (the next write SELECTs anyway)
+        } else if (masterClient != null) {
+            db = masterClient.db.id();
+        } else {
+            return null;
+        }
+        return new String[] {Integer.toString(db), replid, Long.toString(masterReplOffset)};
     }
 
     void stop() {
@@ -1200,6 +1236,11 @@ final class Replication implements Engine.PropagationListener {
             if (r.ip().equalsIgnoreCase(host) && r.port() == port) return r;
         }
         return null;
+    }
+
+    /** Between the once-a-second crons: a FAILOVER waiting for a replica checks its timeout. */
+    void failoverTick() {
+        if (failoverState == Failover.WAIT_FOR_SYNC) updateFailover();
     }
 
     /** Redis's updateFailoverStatus: the timeout, or a replica that caught up, hands over. */

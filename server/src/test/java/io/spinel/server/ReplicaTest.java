@@ -426,6 +426,41 @@ class ReplicaTest {
     }
 
     /**
+     * A replica restarted on the RDB it saved at shutdown continues with a partial
+     * resynchronization: the RDB holds the replication id, offset and stream database (Redis's
+     * "PSYNC2: Partial resync after restart using RDB aux fields").
+     */
+    @Test
+    void aReplicaRestartedOnItsRdbResynchronizesPartially() throws Exception {
+        RedisServerProcess master = redis();
+        java.nio.file.Path dir = Files.createTempDirectory("spinel");
+        try (RawClient m = new RawClient(master.port())) {
+            m.call("SELECT", "3");
+            DataSet.populate(m, 9, 300);
+        }
+        for (int start = 0; start < 2; start++) {
+            SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("dir", dir.toString())
+                    .option("enable-debug-command", "yes").option("save", "3600 1")
+                    .option("replicaof", "127.0.0.1 " + master.port()).start();
+            try {
+                awaitInSync(s.port());
+                try (RawClient m = new RawClient(master.port())) {
+                    m.call("SELECT", "3");
+                    m.call("INCR", "counter"); // in the stream's database, with no SELECT before it after a restart
+                }
+                assertReplicated(master.port(), 1, s.port());
+            } finally {
+                s.close(); // SHUTDOWN saves (a save point is set)
+            }
+        }
+        try (RawClient m = new RawClient(master.port())) {
+            String stats = new String(m.call("INFO", "stats"), StandardCharsets.ISO_8859_1);
+            assertThat(field(stats, "sync_full")).isEqualTo("1");
+            assertThat(field(stats, "sync_partial_ok")).isEqualTo("1");
+        }
+    }
+
+    /**
      * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
      * are closed, since what they wait for would now come from the new master's stream (Redis's
      * issue #2473); compared with redis-server doing the same.

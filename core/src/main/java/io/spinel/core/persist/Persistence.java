@@ -166,6 +166,28 @@ public final class Persistence {
         loadingRdbUsedMem = bytes;
     }
 
+    /** The replication fields of the last RDB loaded: {repl-stream-db, repl-id, repl-offset}. */
+    private final String[] loadedReplicationInfo = new String[3];
+
+    void replicationInfoLoaded(String field, String value) {
+        loadedReplicationInfo[switch (field) {
+            case "repl-stream-db" -> 0;
+            case "repl-id" -> 1;
+            default -> 2;
+        }] = value;
+    }
+
+    /**
+     * What the start-up's RDB said of replication (all three fields), once: a replica restarted
+     * on it asks its master to continue from there.
+     */
+    public String[] takeLoadedReplicationInfo() {
+        String[] info = loadedReplicationInfo.clone();
+        java.util.Arrays.fill(loadedReplicationInfo, null);
+        for (String f : info) if (f == null) return null;
+        return info;
+    }
+
     /** Registers where function libraries come from and go to (see {@link FunctionStore}). */
     public void setFunctionStore(FunctionStore store) {
         this.functions = store;

@@ -481,6 +481,9 @@ final class RdbLoader {
             case "aof-base":
                 if (!val.equals("0")) log.notice("RDB is base AOF");
                 break;
+            case "repl-stream-db", "repl-id", "repl-offset":
+                engine.persistence().replicationInfoLoaded(key.toLowerCase(Locale.ROOT), val);
+                break;
             default:
                 log.debug("Unrecognized RDB AUX field: '" + key + "'");
                 break;

@@ -96,6 +96,12 @@ final class Snapshot implements FrozenDb.Capture {
             aux("ctime", Long.toString(System.currentTimeMillis() / 1000));
             // used_memory, as Redis writes it (big values outside the heap included)
             aux("used-mem", Long.toString(engine.usedMemory()));
+            String[] repl = aofBase ? null : engine.replicationRdbInfo();
+            if (repl != null) {
+                aux("repl-stream-db", repl[0]);
+                aux("repl-id", repl[1]);
+                aux("repl-offset", repl[2]);
+            }
             aux("aof-base", aofBase ? "1" : "0");
             for (byte[] code : functions) {
                 out.writeByte(Rdb.OPCODE_FUNCTION2);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs files of Redis 7.0.15's TCL suite that start servers of their own (tagged external:skip,
+# e.g. integration/replication*.tcl, psync2*.tcl, block-repl.tcl), with Spinel where the suite
+# starts redis-server. ../shared/tools/tcl-suite.sh measures the external mode; this is for the
+# tests it cannot run.
+#
+#   tools/tcl-own-servers.sh REDIS_TREE FILE... [-- test_helper options]
+#
+# REDIS_TREE: the tree ../shared/tools/tcl-setup.sh extracted (e.g. /tmp/redis-7.0.15); it is
+# copied once to REDIS_TREE-spinel, whose src/redis-server starts a snapshot of the current build
+# (taken at each run, so that editing or rebuilding the project meanwhile does not reach the
+# servers the suite starts). Example:
+#   tools/tcl-own-servers.sh /tmp/redis-7.0.15 integration/replication-psync integration/psync2
+# Tests that look for Redis's fork child (its pid, its CPU time), for repl-diskless-load's
+# loading from the socket or for jemalloc fail by design: see docs/COMMANDS.md, Replication.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tree=${1:?usage: tcl-own-servers.sh REDIS_TREE FILE... [-- test_helper options]}
+shift
+files=() extra=()
+while [[ $# -gt 0 ]]; do
+  if [[ $1 == -- ]]; then shift; extra=("$@"); break; fi
+  files+=(--single "$1"); shift
+done
+[[ ${#files[@]} -gt 0 ]] || { echo "name at least one test file" >&2; exit 2; }
+copy="$tree-spinel"
+snap="${TMPDIR:-/tmp}/spinel-tcl-snapshot"
+
+(cd "$here" && ./mvnw -q -B -DskipTests -pl server -am package)
+rm -rf "$snap" && mkdir -p "$snap/server"
+cp "$here/spinel-server" "$snap/" && cp -r "$here/server/target" "$snap/server/"
+if [[ ! -d $copy ]]; then
+  cp -r "$tree" "$copy"
+  rm -f "$copy/src/redis-server"
+fi
+cat > "$copy/src/redis-server" <<EOF
+#!/bin/bash
+exec "$snap/spinel-server" "\$@"
+EOF
+chmod +x "$copy/src/redis-server"
+cd "$copy"
+rm -rf tests/tmp/*
+exec tclsh tests/test_helper.tcl "${files[@]}" --clients 1 --timeout 300 "${extra[@]}"

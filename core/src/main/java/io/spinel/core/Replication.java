@@ -877,8 +877,12 @@ final class Replication implements Engine.PropagationListener {
     /** Starts replicating from the master the configuration names (replicaof), at start. */
     void startUp() {
         String[] saved = engine.persistence().takeLoadedReplicationInfo();
+        List<Object[]> expiredAtLoad = engine.persistence().takeExpiredAtLoad();
         String v = engine.config().get("replicaof").trim();
-        if (v.isEmpty()) return;
+        if (v.isEmpty()) {
+            if (saved != null) continueAsMaster(saved, expiredAtLoad);
+            return;
+        }
         String[] hp = v.split("\\s+");
         // a replica restarted on its own RDB continues where it stopped (Redis's loadDataFromDisk
         // with the RDB's repl-id, repl-offset and repl-stream-db)
@@ -898,6 +902,33 @@ final class Replication implements Engine.PropagationListener {
         }
         setMaster(hp[0], Integer.parseInt(hp[1]));
         if (streamDbSaved >= 0) masterClient.db = engine.keyspace().db(streamDbSaved);
+    }
+
+    /**
+     * A master restarted on an RDB that records its replication (Redis's loadDataFromDisk): the
+     * saved id becomes the second id, valid up to the saved offset, and a backlog starts there
+     * with the deletions of the keys the load found expired, so that its replicas continue with a
+     * partial resynchronization (unless those deletions were too many for the backlog).
+     */
+    private void continueAsMaster(String[] saved, List<Object[]> expiredAtLoad) {
+        long offset;
+        try {
+            offset = Long.parseLong(saved[2]);
+            if (Integer.parseInt(saved[0]) < 0 || offset < 0 || saved[1].length() != 40) return;
+        } catch (NumberFormatException e) {
+            return;
+        }
+        if (expiredAtLoad == null) return;
+        masterReplOffset = offset;
+        createBacklog();
+        replid2 = saved[1];
+        secondReplidOffset = offset + 1;
+        byte[][] del = {Bytes.ascii(engine.config().getBool("lazyfree-lazy-expire") ? "UNLINK" : "DEL"), null};
+        for (Object[] k : expiredAtLoad) {
+            del[1] = (byte[]) k[1];
+            feed((Integer) k[0], del);
+        }
+        noReplicasSince = nowSeconds();
     }
 
     /**

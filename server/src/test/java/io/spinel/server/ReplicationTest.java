@@ -174,6 +174,44 @@ class ReplicationTest {
         assertReplicated(r);
     }
 
+    /**
+     * A master restarted on its RDB (which records the replication id and offset) lets its replica
+     * continue with a partial resynchronization, the keys that expired while it was down deleted
+     * on the replica too (Redis's psync2-master-restart).
+     */
+    @Test
+    void aMasterRestartedOnItsRdbKeepsItsReplicasPartial() throws Exception {
+        java.nio.file.Path dir = Files.createTempDirectory("spinel");
+        int port = RedisServerProcess.freePort();
+        SpinelServer first = SpinelServer.builder().port(port).option("bind", "127.0.0.1").option("dir", dir.toString())
+                .option("enable-debug-command", "yes").option("save", "3600 1").start();
+        RedisServerProcess r;
+        try (RawClient m = new RawClient(port)) {
+            DataSet.populate(m, 10, 300);
+            for (int i = 0; i < 20; i++) m.call("SET", "soon" + i, "v", "PX", "500");
+            r = RedisServerProcess.start(Files.createTempDirectory("replica"), "--replicaof", "127.0.0.1",
+                    Integer.toString(port));
+            replicas.add(r);
+            awaitInSync(r);
+            m.call("SET", "marker", "1");
+            assertThat(m.callString("WAIT", "1", "10000")).isEqualTo(":1\r\n");
+        } finally {
+            first.close(); // SHUTDOWN saves (a save point is set)
+        }
+        Thread.sleep(700); // the soon* keys expire while the master is down
+        master.close();
+        master = SpinelServer.builder().port(port).option("bind", "127.0.0.1").option("dir", dir.toString())
+                .option("enable-debug-command", "yes").option("save", "3600 1").start();
+        awaitInSync(r);
+        try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
+            String stats = info(m, "stats");
+            assertThat(field(stats, "sync_partial_ok")).isEqualTo(1);
+            assertThat(field(stats, "sync_full")).isEqualTo(0);
+            assertThat(m.callString("DBSIZE")).isEqualTo(c.callString("DBSIZE"));
+        }
+        assertReplicated(r);
+    }
+
     /** redis.set_repl: a script's commands reach the replicas only where it says. */
     @Test
     void scriptsChooseWhatReachesTheReplicas() throws Exception {

@@ -169,6 +169,31 @@ public final class Persistence {
     /** The replication fields of the last RDB loaded: {repl-stream-db, repl-id, repl-offset}. */
     private final String[] loadedReplicationInfo = new String[3];
 
+    /**
+     * Keys the start-up load dropped as expired, {db, key} (for a master restarted on an RDB that
+     * holds replication fields: its replicas must delete them too); null once they would no longer
+     * fit the backlog, so many that a partial resynchronization could not hold them anyway.
+     */
+    private List<Object[]> expiredAtLoad = new java.util.ArrayList<>();
+    private long expiredAtLoadBytes;
+
+    void expiredAtLoad(int db, byte[] key) {
+        if (started || expiredAtLoad == null) return;
+        expiredAtLoadBytes += key.length + 32; // (a DEL's RESP and, now and then, a SELECT)
+        if (expiredAtLoadBytes > config.getLong("repl-backlog-size")) {
+            expiredAtLoad = null;
+            return;
+        }
+        expiredAtLoad.add(new Object[] {db, key});
+    }
+
+    /** The keys the start-up load dropped as expired ({@link #expiredAtLoad}), once; null if too many. */
+    public List<Object[]> takeExpiredAtLoad() {
+        List<Object[]> l = expiredAtLoad;
+        expiredAtLoad = java.util.List.of();
+        return l;
+    }
+
     void replicationInfoLoaded(String field, String value) {
         loadedReplicationInfo[switch (field) {
             case "repl-stream-db" -> 0;

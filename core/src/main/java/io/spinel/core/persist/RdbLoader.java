@@ -400,6 +400,7 @@ final class RdbLoader {
                         if (entry != null) {
                             if (!aofBase && expire != -1 && expire < now) {
                                 keysExpired++;
+                                engine.persistence().expiredAtLoad(db.id(), key);
                                 BigValues.freeUnstored(entry);
                             } else {
                                 target.put(db, key, entry);

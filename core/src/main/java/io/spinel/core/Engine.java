@@ -2025,6 +2025,7 @@ public final class Engine {
         evictor.evictedKeys = 0;
         evictedClients = 0;
         lazyfreedObjects = 0;
+        replication.syncFull = replication.syncPartialOk = replication.syncPartialErr = 0;
     }
 
     /** Where CONFIG REWRITE writes; set by the host when it loaded a config file. */

@@ -143,6 +143,8 @@ class ReplicationTest {
             assertThat(m.callString("CLIENT", "LIST", "TYPE", "replica")).contains("flags=S");
             assertThat(field(info(m, "clients"), "connected_clients")).isEqualTo(1); // this one, not the replica
             assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(1);
+            m.call("CONFIG", "RESETSTAT");
+            assertThat(field(info(m, "stats"), "sync_full")).isEqualTo(0);
         }
     }
 

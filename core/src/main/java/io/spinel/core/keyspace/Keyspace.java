@@ -326,6 +326,8 @@ public final class Keyspace {
         long deadline = System.nanoTime() + budgetNanos;
         updateTime();
         int n = 0;
+        // those checked and kept go to the end: the next tick starts with the others
+        java.util.ArrayList<DbKey> kept = new java.util.ArrayList<>();
         for (java.util.Iterator<DbKey> it = replicaKeysWithExpire.iterator(); it.hasNext(); ) {
             DbKey t = it.next();
             if (t.db >= dbs.length) {
@@ -342,9 +344,13 @@ public final class Keyspace {
                 db.remove(key, 0, key.length);
                 expired(db, key, e);
                 it.remove();
+            } else {
+                it.remove();
+                kept.add(t);
             }
             if ((++n & 63) == 0 && System.nanoTime() > deadline) break;
         }
+        replicaKeysWithExpire.addAll(kept);
     }
 
     /** True while a replica runs its master's commands: for them no key has expired yet. */

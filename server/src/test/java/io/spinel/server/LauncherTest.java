@@ -62,6 +62,23 @@ class LauncherTest {
         }
     }
 
+    /**
+     * always-show-logo: the banner with the pid comes before the data set loads, as Redis's logo
+     * does, so that a harness that waits for it (Redis's TCL suite) sees a start that then fails.
+     */
+    @Test
+    void theBannerNamesThePidBeforeTheLoadFails(@TempDir Path dir) throws Exception {
+        Files.write(dir.resolve("dump.rdb"), "REDIS0010 not an RDB".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, "--port", Integer.toString(RedisServerProcess.freePort()), "--dir", dir.toString(),
+                "--always-show-logo", "yes");
+        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(1);
+        String out = Files.readString(log);
+        assertThat(out).contains(" PID: " + p.pid() + "\n");
+        assertThat(out.indexOf(" PID: ")).isLessThan(out.indexOf("Error loading the RDB file"));
+    }
+
     @Test
     void aStartThatCannotListenLeavesNoPidFile(@TempDir Path dir) throws Exception {
         Path pidfile = dir.resolve("spinel.pid");

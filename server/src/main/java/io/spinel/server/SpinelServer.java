@@ -243,7 +243,13 @@ public final class SpinelServer implements AutoCloseable {
      * the configuration).
      */
     static SpinelServer start(Engine engine, ServerTransport transport) throws Exception {
+        return start(engine, transport, () -> { });
+    }
+
+    /** As above; {@code listening} runs once the listeners are open (before the load where clients get -LOADING). */
+    static SpinelServer start(Engine engine, ServerTransport transport, Runnable listening) throws Exception {
         SpinelServer s = new SpinelServer(engine.config(), engine.log(), true, null, transport, engine);
+        s.listening = listening;
         try {
             s.bind(false);
         } catch (Exception e) {
@@ -252,6 +258,9 @@ public final class SpinelServer implements AutoCloseable {
         }
         return s;
     }
+
+    /** Run once the listeners are open (the launcher's banner). */
+    private Runnable listening = () -> { };
 
     private void bind(boolean randomPort) throws Exception {
         // Where the transport can serve while the data set loads, its listeners open first and
@@ -264,13 +273,17 @@ public final class SpinelServer implements AutoCloseable {
             // start-up's first step gets -LOADING too, not the empty data set's answers
             onLoop(() -> engine.keyspace().setLoading(true));
             openListeners(randomPort);
+            listening.run();
         }
         try {
             onLoop(() -> engine.persistence().startUp(loadData));
         } catch (io.spinel.core.persist.PersistenceException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
-        if (poller == null) openListeners(randomPort);
+        if (poller == null) {
+            openListeners(randomPort);
+            listening.run();
+        }
         onLoop(engine::start);
         // from now on a change of port or bind (CONFIG SET) moves the TCP listeners
         config.listen("port", o -> {

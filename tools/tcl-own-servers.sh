@@ -33,6 +33,10 @@ if [[ ! -d $copy ]]; then
   cp -r "$tree" "$copy"
   rm -f "$copy/src/redis-server"
 fi
+# Debian's checkers judge the files Spinel writes, where the tests call them
+for b in redis-check-aof redis-check-rdb; do
+  [[ -e $copy/src/$b ]] || ln -s "$(command -v $b)" "$copy/src/$b"
+done
 cat > "$copy/src/redis-server" <<EOF
 #!/bin/bash
 exec "$snap/spinel-server" "\$@"

@@ -229,8 +229,9 @@ public final class Main {
             System.exit(0);
             return;
         } catch (Exception e) {
-            log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
+            // the reason is the log's last line, as Redis leaves it (tools read the tail)
             removePidFile(pidfile, log);
+            log.warning(e.getMessage() == null ? e.toString() : e.getMessage());
             System.exit(1);
             return;
         }

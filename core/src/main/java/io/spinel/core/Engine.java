@@ -1022,8 +1022,7 @@ public final class Engine {
                         ? PROPAGATE_REPL : PROPAGATE_AOF | PROPAGATE_REPL;
                 targets &= c.propagationTargets; // a script's redis.set_repl
                 // queued only when a target takes it: it then counts towards the MULTI/EXEC wrapping
-                // (every listener takes what goes to both)
-                if (targets == (PROPAGATE_AOF | PROPAGATE_REPL) || anyListens(targets)) {
+                if (anyListens(targets)) {
                     pendingPropagation.add(new Propagated(c.db.id(),
                             c.propagateAs != null ? c.propagateAs : c.args.toArrays(), targets));
                 }
@@ -1122,9 +1121,13 @@ public final class Engine {
     public interface PropagationListener {
         void propagate(int db, byte[][] argv);
 
-        /** Whether this listener feeds replicas, which also get what only they are meant to (PUBLISH). */
-        default boolean feedsReplicas() {
-            return false;
+        /**
+         * What this listener takes now: {@link #PROPAGATE_AOF} (the AOF), {@link #PROPAGATE_REPL}
+         * (replicas, which also get what only they are meant to: PUBLISH), or 0 (nothing: a
+         * replica's backlog is fed its master's stream as it came, not its own propagation).
+         */
+        default int target() {
+            return PROPAGATE_AOF;
         }
     }
 
@@ -1199,17 +1202,15 @@ public final class Engine {
 
     /** Whether any listener receives propagated commands (see {@link Client#propagates()}). */
     public boolean propagates() {
-        return !propagationListeners.isEmpty();
+        return anyListens(PROPAGATE_AOF | PROPAGATE_REPL);
     }
 
     /** Whether a listener takes what goes to these targets (Redis's shouldPropagate). */
     private boolean anyListens(int targets) {
-        for (PropagationListener l : propagationListeners) if ((targets & targetOf(l)) != 0) return true;
+        for (int i = 0; i < propagationListeners.size(); i++) {
+            if ((targets & propagationListeners.get(i).target()) != 0) return true;
+        }
         return false;
-    }
-
-    private static int targetOf(PropagationListener l) {
-        return l.feedsReplicas() ? PROPAGATE_REPL : PROPAGATE_AOF;
     }
 
     public void addPropagationListener(PropagationListener l) {
@@ -1227,7 +1228,7 @@ public final class Engine {
      * MULTI/EXEC when it is more than one command, as Redis's propagatePendingCommands does.
      */
     public void propagate(int db, byte[][] argv) {
-        if (propagationListeners.isEmpty()) return;
+        if (!propagates()) return;
         if (callDepth > 0) {
             pendingPropagation.add(new Propagated(db, argv, PROPAGATE_AOF | PROPAGATE_REPL));
         } else {
@@ -1247,7 +1248,7 @@ public final class Engine {
             for (PropagationListener l : propagationListeners) {
                 // as Redis: MULTI/EXEC go to every target when more than one command was queued
                 if (transaction) l.propagate(pendingPropagation.get(0).db, MULTI);
-                int target = targetOf(l);
+                int target = l.target();
                 for (int i = 0; i < n; i++) {
                     Propagated p = pendingPropagation.get(i);
                     if ((p.targets & target) != 0) l.propagate(p.db, p.argv);
@@ -1638,34 +1639,21 @@ public final class Engine {
 
     /**
      * Runs a command of the master's stream on a replica: as {@link #replay}, but counted as a
-     * command is (statistics, slow log, MONITOR), as Redis counts its master's.
+     * command is (statistics, slow log, MONITOR), as Redis counts its master's. Returns the error it
+     * answered (what Redis's afterErrorReply logs as "== CRITICAL ==" for a master's client,
+     * counted in unexpected_error_replies), or null. An unknown command or a wrong arity gets Redis's error.
      */
-    boolean runFromMaster(Client c, byte[][] argv) {
-        return runUnchecked(c, argv, false);
-    }
-
-    /**
-     * A command of the master's stream, run unchecked; returns the error it answered (what
-     * Redis's afterErrorReply logs as "== CRITICAL ==" for a master's client, counted in
-     * unexpected_error_replies), or null. An unknown command or a wrong arity gets Redis's error.
-     */
-    String runFromMasterForError(Client c, byte[][] argv) {
-        c.args.set(argv);
-        Command cmd = commands.resolveOrOriginal(c.args);
+    String runFromMaster(Client c, byte[][] argv) {
+        long errors = stats.errorReplies;
         String error = null;
-        if (cmd == null) {
-            error = unknownCommandMessage(c.args);
-        } else if (!cmd.arityOk(c.args.count())) {
-            error = "ERR wrong number of arguments for '" + cmd.name + "' command";
-        }
-        if (error != null) {
+        if (!runUnchecked(c, argv, false, false)) {
+            Command cmd = commands.resolveOrOriginal(c.args); // (rare: looked up again for the message)
+            error = cmd == null ? unknownCommandMessage(c.args) : "ERR wrong number of arguments for '" + cmd.name + "' command";
             countError(error);
-        } else {
-            long errors = stats.errorReplies;
-            runUnchecked(c, argv, false, false);
-            if (stats.errorReplies != errors) error = lastErrorLine(c.reply);
-            c.reply.clear();
+        } else if (stats.errorReplies != errors) {
+            error = lastErrorLine(c.reply);
         }
+        c.reply.clear();
         if (error != null) stats.unexpectedErrorReplies++;
         return error;
     }

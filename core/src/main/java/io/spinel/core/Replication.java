@@ -583,10 +583,10 @@ final class Replication implements Engine.PropagationListener {
         feed(db, argv);
     }
 
-    /** A master with a backlog: what only replicas get is queued for it (a replica streams its master's). */
+    /** A master with a backlog takes what goes to replicas; a replica passes on its master's stream only. */
     @Override
-    public boolean feedsReplicas() {
-        return link == null;
+    public int target() {
+        return link == null ? Engine.PROPAGATE_REPL : 0;
     }
 
     /** DEBUG REPLICATE: a command into the stream only (not the AOF), in the stream's current database. */
@@ -1118,7 +1118,7 @@ final class Replication implements Engine.PropagationListener {
             byte[][] argv = commands.get(i);
             ks.setApplyingMaster(true);
             try {
-                String error = argv.length > 0 ? engine.runFromMasterForError(masterClient, argv) : null;
+                String error = argv.length > 0 ? engine.runFromMaster(masterClient, argv) : null;
                 if (error != null) masterSentWhatFailed(error, argv[0]);
             } finally {
                 ks.setApplyingMaster(false);

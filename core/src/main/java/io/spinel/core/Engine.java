@@ -62,6 +62,7 @@ public final class Engine {
     final LatencyMonitor latency = new LatencyMonitor(this);
     final Monitors monitors = new Monitors(this);
     final ClientPause pause = new ClientPause(this);
+    final Shutdown shutdown = new Shutdown(this);
     /** Set while replay() runs a command from the AOF: Redis keeps those out of slowlog, stats and MONITOR. */
     private boolean replaying;
     /**
@@ -461,8 +462,12 @@ public final class Engine {
 
     /** Redis's serverPanic: logged, then the standalone process ends at once (in-process: logged only). */
     void crash(String why) {
-        log.warning("Guru Meditation: " + why);
-        if (crashHandler != null) crashHandler.run();
+        if (crashHandler == null) {
+            log.warning("Guru Meditation: " + why);
+            return;
+        }
+        CrashReport.log(this, "Guru Meditation: " + why);
+        crashHandler.run();
     }
 
     public void setShutdownHandler(ShutdownHandler h) {
@@ -471,6 +476,19 @@ public final class Engine {
 
     ShutdownHandler shutdownHandler() {
         return shutdownHandler;
+    }
+
+    /**
+     * SIGTERM or SIGINT, on the loop thread: the shutdown starts as SHUTDOWN's does (it may wait
+     * for replicas first). Returns the error when it failed at once (logged already).
+     */
+    public String shutdownBySignal(boolean save, boolean nosave, boolean now, boolean force) {
+        return shutdown.request(save, nosave, now, force, null);
+    }
+
+    /** Whether a shutdown waits for replicas (Redis's isShutdownInitiated); any thread may ask. */
+    public boolean shutdownInitiated() {
+        return shutdown.initiated();
     }
 
     /** Where the server listens, for INFO (tcp_port) and logs. */
@@ -601,6 +619,7 @@ public final class Engine {
             persistence.cron();
             if (cronLoops % hz == 0) replication.cron();
             else replication.failoverTick(); // a FAILOVER's timeout is checked at every tick, as Redis's beforeSleep does
+            shutdown.cron();
             flushPending();
         } catch (RuntimeException e) {
             log.warning("Error in server cron: " + e);
@@ -719,6 +738,7 @@ public final class Engine {
         c.closed = true;
         blocking.disconnected(c);
         pause.disconnected(c);
+        shutdown.disconnected(c);
         monitors.clientGone(c);
         transactions.clientGone(c);
         pubsub.clientGone(c);
@@ -1340,7 +1360,8 @@ public final class Engine {
                 stats.writesProcessed++;
                 if (ioThreadsActive) stats.ioThreadedWrites++;
             }
-            stats.netOutputBytes += out - c.outputCounted;
+            if (c.replica == null) stats.netOutputBytes += out - c.outputCounted;
+            else stats.netReplOutputBytes += out - c.outputCounted;
             c.outputCounted = out;
             c.connection.flush();
             if (c.closeAfterReply) {
@@ -1722,7 +1743,7 @@ public final class Engine {
      * includes garbage not yet collected), is what maxmemory and eviction compare against.
      */
     public long usedMemory() {
-        long used = keyspace.memoryUsage() + clientsMemory;
+        long used = keyspace.memoryUsage() + clientsMemory + replication.bufferMemory();
         if (used > usedMemoryPeak) usedMemoryPeak = used;
         return used;
     }
@@ -1738,6 +1759,14 @@ public final class Engine {
 
     long clientsMemory() {
         return clientsMemory;
+    }
+
+    /**
+     * Memory that maxmemory does not count (Redis's freeMemoryGetNotCountedMemory): the replicas'
+     * output waiting to leave, and the AOF's buffer.
+     */
+    long memoryNotCountedForEvict() {
+        return replication.replicasOutputMemory() + persistence.aofBufferMemory();
     }
 
     /**

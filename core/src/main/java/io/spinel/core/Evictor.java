@@ -55,13 +55,15 @@ final class Evictor {
     int perform(long maxmemory) {
         long used = engine.usedMemory();
         if (used <= maxmemory) return OK;
+        long notCounted = engine.memoryNotCountedForEvict();
+        if (used - notCounted <= maxmemory) return OK;
         if (policy.equals("noeviction")) return FAIL;
         boolean allKeys = policy.startsWith("allkeys");
         boolean random = policy.endsWith("random");
         long deadline = System.nanoTime() + Math.min(timeLimitMicros(), Long.MAX_VALUE / 1000) * 1000;
         int freed = 0;
         Keyspace ks = engine.keyspace;
-        while (engine.usedMemory() > maxmemory) {
+        while (engine.usedMemory() - notCounted > maxmemory) {
             byte[] best = null;
             int bestDb = -1;
             if (random) {
@@ -107,7 +109,7 @@ final class Evictor {
             freed++;
             if ((freed & 15) == 0 && System.nanoTime() > deadline) break;
         }
-        return engine.usedMemory() <= maxmemory ? OK : (freed > 0 ? OK : FAIL);
+        return engine.usedMemory() - notCounted <= maxmemory ? OK : (freed > 0 ? OK : FAIL);
     }
 
     private SplittableRandom random() {

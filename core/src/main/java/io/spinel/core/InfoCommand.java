@@ -26,7 +26,7 @@ final class InfoCommand {
 
     private static final String[] DEFAULT = {"server", "clients", "memory", "persistence", "stats", "replication",
             "cpu", "module_list", "errorstats", "cluster", "keyspace"};
-    private static final String[] ALL = {"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
+    static final String[] ALL = {"server", "clients", "memory", "persistence", "stats", "replication", "cpu",
             "module_list", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"};
 
     /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
@@ -120,6 +120,7 @@ final class InfoCommand {
         field(sb, "executable", e.executable());
         field(sb, "config_file", e.configFile());
         field(sb, "io_threads_active", e.ioThreadsActive() ? 1 : 0);
+        if (e.shutdownInitiated()) field(sb, "shutdown_in_milliseconds", e.shutdown.remainingMillis());
     }
 
     private static void clients(Engine e, StringBuilder sb) {
@@ -190,7 +191,7 @@ final class InfoCommand {
         field(sb, "used_memory_peak_human", human(peak));
         field(sb, "used_memory_peak_perc", Doubles.fixed(peak == 0 ? 0 : used * 100.0 / peak, 2) + "%");
         long startup = e.usedMemoryStartup();
-        long dataset = Math.max(0, used - startup - e.clientsMemory());
+        long dataset = Math.max(0, used - startup - e.clientsMemory() - e.replication.bufferMemory());
         field(sb, "used_memory_overhead", used - dataset);
         field(sb, "used_memory_startup", startup);
         field(sb, "used_memory_dataset", dataset);
@@ -226,13 +227,15 @@ final class InfoCommand {
         field(sb, "rss_overhead_bytes", 0);
         field(sb, "mem_fragmentation_ratio", Doubles.fixed(used == 0 ? 1.0 : (double) rss / used, 2));
         field(sb, "mem_fragmentation_bytes", rss - used);
-        field(sb, "mem_not_counted_for_evict", 0);
-        field(sb, "mem_replication_backlog", e.replication.backlogBytes());
-        field(sb, "mem_total_replication_buffers", 0);
-        field(sb, "mem_clients_slaves", 0);
-        field(sb, "mem_clients_normal", e.clientsMemory());
+        field(sb, "mem_not_counted_for_evict", e.memoryNotCountedForEvict());
+        long backlog = e.replication.backlogBytes();
+        field(sb, "mem_replication_backlog", backlog);
+        field(sb, "mem_total_replication_buffers", backlog + e.replication.replicasOutputMemory());
+        long replicas = e.replication.replicasConnectionMemory();
+        field(sb, "mem_clients_slaves", replicas + e.replication.bufferMemory() - backlog);
+        field(sb, "mem_clients_normal", e.clientsMemory() - replicas);
         field(sb, "mem_cluster_links", 0);
-        field(sb, "mem_aof_buffer", 0);
+        field(sb, "mem_aof_buffer", e.persistence().aofBufferMemory());
         field(sb, "mem_allocator", "jvm-" + e.gcName());
         field(sb, "active_defrag_running", 0);
         field(sb, "lazyfree_pending_objects", 0);
@@ -252,12 +255,12 @@ final class InfoCommand {
         field(sb, "instantaneous_ops_per_sec", s.instantaneousOps());
         field(sb, "total_net_input_bytes", s.netInputBytes);
         field(sb, "total_net_output_bytes", s.netOutputBytes);
-        field(sb, "total_net_repl_input_bytes", 0);
-        field(sb, "total_net_repl_output_bytes", 0);
+        field(sb, "total_net_repl_input_bytes", s.netReplInputBytes.get());
+        field(sb, "total_net_repl_output_bytes", s.netReplOutputBytes);
         field(sb, "instantaneous_input_kbps", Doubles.fixed(s.instantaneousInputKbps(), 2));
         field(sb, "instantaneous_output_kbps", Doubles.fixed(s.instantaneousOutputKbps(), 2));
-        field(sb, "instantaneous_input_repl_kbps", "0.00");
-        field(sb, "instantaneous_output_repl_kbps", "0.00");
+        field(sb, "instantaneous_input_repl_kbps", Doubles.fixed(s.instantaneousReplInputKbps(), 2));
+        field(sb, "instantaneous_output_repl_kbps", Doubles.fixed(s.instantaneousReplOutputKbps(), 2));
         field(sb, "rejected_connections", s.rejectedConnections);
         field(sb, "sync_full", e.replication.syncFull);
         field(sb, "sync_partial_ok", e.replication.syncPartialOk);

@@ -52,7 +52,11 @@ final class MemoryCommand {
         long peak = e.usedMemoryPeak();
         long startup = e.usedMemoryStartup();
         long clients = e.clientsMemory();
-        long dataset = Math.max(0, used - startup - clients);
+        long backlog = e.replication.backlogBytes();
+        long replicas = e.replication.replicasConnectionMemory();
+        long replicationBuffers = e.replication.bufferMemory();
+        long[] scripts = e.scriptStats();
+        long dataset = Math.max(0, used - startup - clients - replicationBuffers);
         long keys = ks.totalKeys();
         Runtime rt = Runtime.getRuntime();
         long heapUsed = rt.totalMemory() - rt.freeMemory();
@@ -68,19 +72,19 @@ final class MemoryCommand {
         r.bulk("startup.allocated");
         r.integer(startup);
         r.bulk("replication.backlog");
-        r.integer(0);
+        r.integer(backlog);
         r.bulk("clients.slaves");
-        r.integer(0);
+        r.integer(replicas + replicationBuffers - backlog);
         r.bulk("clients.normal");
-        r.integer(clients);
+        r.integer(clients - replicas);
         r.bulk("cluster.links");
         r.integer(0);
         r.bulk("aof.buffer");
-        r.integer(0);
+        r.integer(e.persistence().aofBufferMemory());
         r.bulk("lua.caches");
-        r.integer(0);
+        r.integer(scripts[3]);
         r.bulk("functions.caches");
-        r.integer(0);
+        r.integer(scripts[4]);
         for (int i = 0; i < ks.count(); i++) {
             Db db = ks.db(i);
             if (db.size() == 0) continue;

@@ -7,6 +7,7 @@ import io.spinel.core.util.Bytes;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -176,7 +178,7 @@ final class ReplicaLink implements Runnable {
         s.connect(new InetSocketAddress(host, port), timeoutMs);
         s.setSoTimeout(timeoutMs);
         s.setTcpNoDelay(true);
-        InputStream in = new BufferedInputStream(s.getInputStream(), 1 << 16);
+        InputStream in = new BufferedInputStream(new CountingInput(s.getInputStream(), engine.stats().netReplInputBytes), 1 << 16);
         out = s.getOutputStream();
         lastIoMillis = System.currentTimeMillis();
         onEngine(() -> engine.log().notice("MASTER <-> REPLICA sync started"));
@@ -413,5 +415,29 @@ final class ReplicaLink implements Runnable {
         int end = l.length - 1;
         if (end > 0 && l[end - 1] == '\r') end--;
         return new String(l, 0, end, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Counts what is read from the master (INFO total_net_repl_input_bytes): each socket read, under the buffering. */
+    private static final class CountingInput extends FilterInputStream {
+        private final AtomicLong count;
+
+        CountingInput(InputStream in, AtomicLong count) {
+            super(in);
+            this.count = count;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) count.incrementAndGet();
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) count.addAndGet(n);
+            return n;
+        }
     }
 }

@@ -747,6 +747,33 @@ final class Replication implements Engine.PropagationListener {
         feed(streamDb, GETACK);
     }
 
+    /** REPLCONF GETACK into the stream now: a shutdown learns where its replicas are (Redis's sendGetackToReplicas). */
+    void askForAcks() {
+        if (backlog != null && link == null && !replicas.isEmpty()) feed(streamDb, GETACK);
+    }
+
+    /** Whether every replica acknowledged the whole stream (Redis's isReadyToShutdown). */
+    boolean replicasCaughtUp() {
+        for (Replica r : replicas) if (r.ackOffset != masterReplOffset) return false;
+        return true;
+    }
+
+    /** Before the server stops: the replicas still behind it, and how many are in sync (Redis's finishShutdown). */
+    void logShutdownLag() {
+        if (replicas.isEmpty()) return;
+        int lagging = 0;
+        long now = nowSeconds();
+        for (Replica r : replicas) {
+            if (r.ackOffset == masterReplOffset) continue;
+            lagging++;
+            engine.log().warning("Lagging replica " + name(r.client) + " reported offset "
+                    + (masterReplOffset - r.ackOffset) + " behind master, lag="
+                    + (r.state == State.ONLINE ? now - r.ackTimeSeconds : 0) + ", state=" + r.state.infoName + ".");
+        }
+        engine.log().notice((replicas.size() - lagging) + " of " + replicas.size()
+                + " replicas are in sync when shutting down.");
+    }
+
     /** The replication offset: how many bytes of stream this server's history holds. */
     long offset() {
         return masterReplOffset;
@@ -1409,6 +1436,37 @@ final class Replication implements Engine.PropagationListener {
     /** INFO memory's mem_replication_backlog. */
     long backlogBytes() {
         return backlog == null ? 0 : backlog.length;
+    }
+
+    /**
+     * What the replication holds besides its clients' buffers (in used_memory): the backlog, and
+     * the stream kept for the replicas still getting a snapshot.
+     */
+    long bufferMemory() {
+        long m = backlogBytes();
+        for (int i = 0; i < replicas.size(); i++) {
+            ByteArrayOutputStream p = replicas.get(i).pending;
+            if (p != null) m += p.size();
+        }
+        return m;
+    }
+
+    /**
+     * The replicas' output not sent yet (Redis 7.0's replication buffer beyond the backlog):
+     * maxmemory does not count it (INFO mem_not_counted_for_evict), or a replica slow to read
+     * would make the master evict its data.
+     */
+    long replicasOutputMemory() {
+        long m = 0;
+        for (int i = 0; i < replicas.size(); i++) m += Engine.outputBufferMemory(replicas.get(i).client);
+        return m;
+    }
+
+    /** What the replicas' connections take of clients' memory, as last measured (INFO mem_clients_slaves, with the kept stream). */
+    long replicasConnectionMemory() {
+        long m = 0;
+        for (int i = 0; i < replicas.size(); i++) m += replicas.get(i).client.memUsage;
+        return m;
     }
 
     int replicaCount() {

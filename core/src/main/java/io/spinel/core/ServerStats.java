@@ -12,6 +12,10 @@ public final class ServerStats {
     public long rejectedConnections;
     public long netInputBytes;
     public long netOutputBytes;
+    /** Bytes written to replicas, snapshots included (Redis counts them apart from netOutputBytes). */
+    public long netReplOutputBytes;
+    /** Bytes a replica read from its master, counted on the link's thread. */
+    public final java.util.concurrent.atomic.AtomicLong netReplInputBytes = new java.util.concurrent.atomic.AtomicLong();
     public long errorReplies;
     /** Errors this replica answered to its master's stream (INFO unexpected_error_replies). */
     public long unexpectedErrorReplies;
@@ -24,8 +28,9 @@ public final class ServerStats {
     public long replyBufferShrinks;
     final Map<String, Long> errorCodes = new HashMap<>();
 
-    private final long[][] samples = new long[3][SAMPLES];
-    private final long[] lastValue = new long[3];
+    private static final int METRICS = 5;
+    private final long[][] samples = new long[METRICS][SAMPLES];
+    private final long[] lastValue = new long[METRICS];
     private long lastSampleNanos;
     private int sampleIdx;
     private long nowMillis = System.currentTimeMillis();
@@ -39,14 +44,14 @@ public final class ServerStats {
         nowMillis = System.currentTimeMillis();
         if (lastSampleNanos != 0 && nanos - lastSampleNanos < 100_000_000L) return;
         long elapsed = lastSampleNanos == 0 ? 0 : nanos - lastSampleNanos;
-        long[] current = {commandsProcessed, netInputBytes, netOutputBytes};
+        long[] current = {commandsProcessed, netInputBytes, netOutputBytes, netReplInputBytes.get(), netReplOutputBytes};
         if (elapsed > 0) {
-            for (int m = 0; m < 3; m++) {
+            for (int m = 0; m < METRICS; m++) {
                 samples[m][sampleIdx] = (current[m] - lastValue[m]) * 1_000_000_000L / elapsed;
             }
             sampleIdx = (sampleIdx + 1) % SAMPLES;
         }
-        System.arraycopy(current, 0, lastValue, 0, 3);
+        System.arraycopy(current, 0, lastValue, 0, METRICS);
         lastSampleNanos = nanos;
     }
 
@@ -68,9 +73,18 @@ public final class ServerStats {
         return average(2) / 1024.0;
     }
 
+    public double instantaneousReplInputKbps() {
+        return average(3) / 1024.0;
+    }
+
+    public double instantaneousReplOutputKbps() {
+        return average(4) / 1024.0;
+    }
+
     public void reset() {
         commandsProcessed = connectionsReceived = rejectedConnections = 0;
-        netInputBytes = netOutputBytes = errorReplies = unexpectedErrorReplies = 0;
+        netInputBytes = netOutputBytes = netReplOutputBytes = errorReplies = unexpectedErrorReplies = 0;
+        netReplInputBytes.set(0);
         readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = replyBufferShrinks = 0;
         errorCodes.clear();
     }

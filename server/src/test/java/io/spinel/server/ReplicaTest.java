@@ -71,6 +71,10 @@ class ReplicaTest {
         return line.split(" flags=")[1].split(" ")[0];
     }
 
+    private static String stats(RawClient c) throws Exception {
+        return new String(c.call("INFO", "stats"), StandardCharsets.ISO_8859_1);
+    }
+
     private static String field(String info, String name) {
         for (String line : info.split("\r\n")) if (line.startsWith(name + ":")) return line.substring(name.length() + 1);
         throw new AssertionError("no " + name + " in " + info);
@@ -135,6 +139,16 @@ class ReplicaTest {
             long deadline = System.currentTimeMillis() + 5000;
             while (!field(info(c), "master_repl_offset").equals(field(info(m), "master_repl_offset"))) {
                 assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            // what came from the master counts apart from clients' input (INFO total_net_repl_input_bytes):
+            // the master's replica output, and the replies to the handshake before it
+            long metDeadline = System.currentTimeMillis() + 5000;
+            while (true) {
+                long out = Long.parseLong(field(stats(m), "total_net_repl_output_bytes"));
+                long in = Long.parseLong(field(stats(c), "total_net_repl_input_bytes"));
+                if (in >= out && in <= out + 512 && out > 100_000) break;
+                assertThat(System.currentTimeMillis()).as("replica read " + in + " of " + out).isLessThan(metDeadline);
                 Thread.sleep(10);
             }
             // an expired key stays until the master deletes it, hidden meanwhile

@@ -102,6 +102,99 @@ class ReplicationTest {
         }
     }
 
+    /**
+     * A replica that stops reading: the master holds its output, reports it (INFO memory's
+     * replication fields, MEMORY STATS) and does not evict for it, as Redis leaves replicas'
+     * buffers out of maxmemory; its bytes count apart from clients' output.
+     */
+    @Test
+    void aSlowReplicasOutputIsReportedAndNotEvictedFor() throws Exception {
+        RedisServerProcess r = replica();
+        try (RawClient m = master()) {
+            for (int i = 0; i < 100; i++) m.call("SET", "key:" + i, "x".repeat(i == 0 ? 100_000 : 1000));
+            assertReplicated(r);
+            String before = info(m, "memory");
+            long backlog = field(before, "mem_replication_backlog");
+            assertThat(backlog).isEqualTo(64 * 1024);
+            assertThat(field(before, "mem_total_replication_buffers")).isLessThan(backlog + 64 * 1024);
+            long limit = field(before, "used_memory") - field(before, "mem_not_counted_for_evict") + 1024 * 1024;
+            m.call("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+            m.call("CONFIG", "SET", "maxmemory", Long.toString(limit));
+            long replOut = field(info(m, "stats"), "total_net_repl_output_bytes");
+            long clientOut = field(info(m, "stats"), "total_net_output_bytes");
+            Thread sleeper = sleep(r, "4");
+            Thread.sleep(200);
+            String value = "y".repeat(100_000);
+            for (int i = 0; i < 200; i++) m.call("SETRANGE", "key:0", "0", value); // 20 MB, the data set the same
+            String during = info(m, "memory");
+            long held = field(during, "mem_not_counted_for_evict");
+            assertThat(held).as(during).isGreaterThan(2 << 20);
+            assertThat(field(during, "mem_clients_slaves")).isGreaterThan(held - 64 * 1024);
+            assertThat(field(during, "mem_total_replication_buffers")).isGreaterThanOrEqualTo(backlog + held);
+            assertThat(field(during, "used_memory")).isGreaterThan(limit);
+            assertThat(m.callString("DBSIZE")).isEqualTo(":101\r\n"); // nothing evicted for the replica (100 and the marker)
+            assertThat(m.callString("MEMORY", "STATS")).contains("$19\r\nreplication.backlog\r\n:" + backlog + "\r\n");
+            String stats = info(m, "stats");
+            assertThat(field(stats, "total_net_repl_output_bytes") - replOut).isGreaterThan(2 << 20);
+            assertThat(field(stats, "total_net_output_bytes") - clientOut).isLessThan(100_000);
+            sleeper.join();
+            m.call("CONFIG", "SET", "maxmemory", "0");
+            assertReplicated(r);
+            assertThat(field(info(m, "memory"), "mem_not_counted_for_evict")).isLessThan(64 * 1024);
+        }
+    }
+
+    /**
+     * SHUTDOWN with a replica behind (Redis 7.0's shutdown-timeout): the caller waits, writes are
+     * held, INFO says how long is left; SHUTDOWN ABORT lets the server go on (the caller gets the
+     * error, the held write runs); a second SHUTDOWN stops the server once the replica caught up
+     * with the last write, which it then holds.
+     */
+    @Test
+    void shutdownWaitsForALaggingReplica() throws Exception {
+        master.close();
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        master = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("repl-diskless-sync-delay", "0")
+                .option("enable-debug-command", "yes").option("shutdown-timeout", "30").log(new io.spinel.core.Log(new java.io.PrintStream(log, true))).start();
+        RedisServerProcess r = replica();
+        try (RawClient m = master(); RawClient caller = master(); RawClient writer = master()) {
+            m.call("SET", "k", "1");
+            assertReplicated(r);
+            Thread sleeper = sleep(r, "3");
+            Thread.sleep(200);
+            m.call("INCR", "k");
+            caller.send(List.of("SHUTDOWN".getBytes(StandardCharsets.UTF_8)));
+            long deadline = System.currentTimeMillis() + 5000;
+            while (!info(m, "server").contains("shutdown_in_milliseconds:")) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            assertThat(field(info(m, "server"), "shutdown_in_milliseconds")).isBetween(20_000L, 30_000L);
+            assertThat(field(info(m, "clients"), "blocked_clients")).isEqualTo(1);
+            writer.send(List.of("SET".getBytes(StandardCharsets.UTF_8), "held".getBytes(StandardCharsets.UTF_8),
+                    "1".getBytes(StandardCharsets.UTF_8)));
+            Thread.sleep(100);
+            assertThat(m.callString("EXISTS", "held")).isEqualTo(":0\r\n"); // writes wait while the shutdown does
+            assertThat(m.callString("SHUTDOWN", "ABORT")).isEqualTo("+OK\r\n");
+            assertThat(new String(caller.readReply(), StandardCharsets.UTF_8)).isEqualTo("-ERR Errors trying to SHUTDOWN. Check logs.\r\n");
+            assertThat(new String(writer.readReply(), StandardCharsets.UTF_8)).isEqualTo("+OK\r\n");
+            assertThat(info(m, "server")).doesNotContain("shutdown_in_milliseconds");
+            assertThat(m.callString("SHUTDOWN", "ABORT")).isEqualTo("-ERR No shutdown in progress.\r\n");
+            assertThat(log.toString()).contains("Waiting for replicas before shutting down.", "Shutdown manually aborted.");
+            sleeper.join();
+            sleeper = sleep(r, "2");
+            Thread.sleep(200);
+            m.call("INCR", "k");
+            caller.send(List.of("SHUTDOWN".getBytes(StandardCharsets.UTF_8)));
+            assertThat(caller.isClosedByPeer()).isTrue();
+            sleeper.join();
+        }
+        try (RawClient c = new RawClient(r.port())) {
+            assertThat(c.callString("GET", "k")).isEqualTo("$1\r\n3\r\n"); // the last write reached it first
+        }
+        assertThat(log.toString()).contains("1 of 1 replicas are in sync when shutting down.").doesNotContain("Lagging replica");
+    }
+
     @Test
     void fullSyncThenTheStream() throws Exception {
         try (RawClient m = master()) {

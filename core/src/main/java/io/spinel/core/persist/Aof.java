@@ -96,6 +96,11 @@ final class Aof implements Engine.PropagationListener {
         return buf.size();
     }
 
+    /** The buffer's memory while the AOF is on (INFO mem_aof_buffer). */
+    long bufferMemory() {
+        return enabled() ? buf.array().length : 0;
+    }
+
     boolean writeOk() {
         return lastWriteOk && fsyncError == null;
     }

@@ -993,4 +993,9 @@ public final class Persistence {
             field(sb, "loading_eta_seconds", elapsed == 0 ? 1 : elapsed * remaining / (loaded + 1));
         }
     }
+
+    /** What the AOF's buffer takes (INFO mem_aof_buffer; maxmemory does not count it). */
+    public long aofBufferMemory() {
+        return aof.bufferMemory();
+    }
 }

@@ -210,7 +210,8 @@ public final class Main {
             // checked line by line while the configuration loaded: these cannot fail now
             loader.renames().applyTo(engine.commands());
             SpinelServer.loadUsers(engine, loader.users());
-            // DEBUG SEGFAULT / PANIC: the process ends as it would by the signal (128 + SIGSEGV's 11)
+            // DEBUG SEGFAULT / PANIC: the process ends as it would by the signal (128 + SIGSEGV's 11),
+            // after the crash report the caller logged
             engine.setCrashHandler(() -> Runtime.getRuntime().halt(139));
             // Redis prints its ASCII logo once it listens, before it loads the data set; test
             // harnesses (Redis's own TCL suite) find the server's pid through the "PID: n" line of

@@ -230,6 +230,33 @@ class LauncherTest {
         new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * SIGABRT logs Redis's crash report (the threads' stacks, INFO, the clients) and the process
+     * ends as by the signal (134 to a shell); SIGTERM and SIGINT are graceful instead.
+     */
+    @Test
+    void sigabrtLogsACrashReportAndEndsAsTheSignal(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, "--port", Integer.toString(port), "--dir", dir.toString());
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("SET", "k", "v")).isEqualTo("+OK\r\n");
+                signal("-ABRT", p.pid());
+                assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            }
+            assertThat(p.exitValue()).isEqualTo(134);
+            String out = Files.readString(log);
+            assertThat(out).contains("=== SPINEL BUG REPORT START", "crashed by signal: 6", "------ STACK TRACE ------",
+                    "spinel-main", "------ INFO OUTPUT ------", "db0:keys=1,", "------ CLIENT LIST OUTPUT ------",
+                    "cmd=set", "=== SPINEL BUG REPORT END");
+            assertThat(out).doesNotContain("Saving the final RDB snapshot");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     @Test
     void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();

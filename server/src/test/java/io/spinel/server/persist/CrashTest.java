@@ -125,7 +125,12 @@ class CrashTest {
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(p.exitValue()).isEqualTo(139);
-        assertThat(Files.readString(dir.resolve("spinel.log"))).doesNotContain("DB saved on disk");
+        String log = Files.readString(dir.resolve("spinel.log"));
+        assertThat(log).doesNotContain("DB saved on disk");
+        // the crash report, as Redis's signal handler logs it: the running command's client included
+        assertThat(log).contains("crashed by signal: 11", "------ STACK TRACE ------", "------ INFO OUTPUT ------",
+                "db0:keys=100,", "------ CURRENT CLIENT INFO ------", "argv[0]: 'DEBUG'", "argv[1]: 'SEGFAULT'");
+        assertThat(log.indexOf("=== SPINEL BUG REPORT END")).isGreaterThan(log.indexOf("=== SPINEL BUG REPORT START"));
         Process q = launch(dir, port, "--appendonly", "yes");
         try (RawClient c = connect(port, q)) {
             assertThat(c.callString("DBSIZE")).isEqualTo(":100\r\n");

@@ -29,6 +29,9 @@ snap="${TMPDIR:-/tmp}/spinel-tcl-snapshot"
 (cd "$here" && ./mvnw -q -B -DskipTests -pl server -am package)
 rm -rf "$snap" && mkdir -p "$snap/server"
 cp "$here/spinel-server" "$snap/" && cp -r "$here/server/target" "$snap/server/"
+# the class archive is made again for the copy: cp gives every file a new time, so the launcher
+# could not tell an archive of the previous build from one of this build's jars
+rm -f "$snap"/server/target/*.aot "$snap"/server/target/*.jsa
 if [[ ! -d $copy ]]; then
   cp -r "$tree" "$copy"
   rm -f "$copy/src/redis-server"

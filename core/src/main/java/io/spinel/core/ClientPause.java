@@ -29,6 +29,8 @@ final class ClientPause {
     private long end;
     /** FAILOVER holds writes until it ends, whatever CLIENT PAUSE/UNPAUSE do (Redis's PAUSE_DURING_FAILOVER). */
     private boolean failover;
+    /** A shutdown waiting for replicas holds writes until it ends or fails (Redis's PAUSE_DURING_SHUTDOWN). */
+    private boolean shutdown;
     /** Held clients, in the order they were held. */
     private final ArrayList<Client> postponed = new ArrayList<>();
     private ScheduledFuture<?> timer;
@@ -99,9 +101,17 @@ final class ClientPause {
         refresh(old);
     }
 
-    /** The pause in force: CLIENT PAUSE's, or at least WRITE during a FAILOVER. */
+    /** A shutdown's own pause of writes, while it waits for the replicas. */
+    void shutdownPause(boolean on) {
+        if (shutdown == on) return;
+        int old = effective();
+        shutdown = on;
+        refresh(old);
+    }
+
+    /** The pause in force: CLIENT PAUSE's, or at least WRITE during a FAILOVER or a shutdown's wait. */
     private int effective() {
-        return failover ? Math.max(type, WRITE) : type;
+        return failover || shutdown ? Math.max(type, WRITE) : type;
     }
 
     /** Whether a pause is in force now; ends one whose time is up. */

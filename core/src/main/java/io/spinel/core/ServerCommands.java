@@ -477,7 +477,9 @@ final class ServerCommands {
             Runnable crash = c.engine.crashHandler();
             if (crash == null) throw CommandError.err("DEBUG " + a.string(1).toUpperCase(java.util.Locale.ROOT)
                     + " would end the host's process: not available in an in-process server");
-            c.engine.log().warning(a.is(1, "panic") ? "Guru Meditation: DEBUG PANIC called" : "Crashed by DEBUG SEGFAULT");
+            // Redis's DEBUG SEGFAULT dereferences a bad pointer and its signal handler reports the crash
+            CrashReport.log(c.engine, a.is(1, "panic") ? "Guru Meditation: DEBUG PANIC called"
+                    : CrashReport.crashedBySignal(11) + " (DEBUG SEGFAULT)");
             crash.run();
         } else if (a.is(1, "change-repl-id") && a.count() == 2) {
             c.engine.replication.changeReplicationId();
@@ -666,11 +668,18 @@ final class ServerCommands {
             else throw CommandError.SYNTAX;
         }
         if ((abort && a.count() != 2) || (save && nosave)) throw CommandError.SYNTAX;
-        if (abort) throw CommandError.err("No shutdown in progress.");
+        if (abort) {
+            if (!c.engine.shutdown.abort()) throw CommandError.err("No shutdown in progress.");
+            c.reply().ok();
+            return;
+        }
+        if (!now && !c.mayBlock()) {
+            throw CommandError.err("SHUTDOWN without NOW or ABORT isn't allowed for DENY BLOCKING client");
+        }
         // while a slow script yields to the loop, only SHUTDOWN NOSAVE may stop the server
         if (!nosave && c.engine.busyError() != null) throw new CommandError(c.engine.busyError());
-        String err = c.engine.shutdownHandler().shutdown(save, nosave, now, force);
+        String err = c.engine.shutdown.request(save, nosave, now, force, c);
         if (err != null) throw new CommandError(err);
-        // the connection closes with the server; nothing to reply on success
+        // the caller waits (blocked) while replicas catch up; its connection closes with the server
     }
 }

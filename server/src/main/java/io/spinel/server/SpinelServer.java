@@ -439,9 +439,11 @@ public final class SpinelServer implements AutoCloseable {
         this.onStopped = r;
     }
 
-    /** SHUTDOWN, on the loop thread: persistence first (it may refuse), then the stop. */
+    /**
+     * The end of a shutdown (SHUTDOWN or a signal, once the replicas caught up or the wait is
+     * over), on the loop thread: persistence first (it may refuse), then the stop.
+     */
     private String shutdownRequested(boolean save, boolean nosave, boolean now, boolean force) {
-        log.warning("User requested shutdown...");
         if (engine.keyspace().isLoading()) {
             // from a client served during the load at start: the load stops, start-up fails with
             // ShutdownWhileLoading, and nothing is saved
@@ -459,7 +461,8 @@ public final class SpinelServer implements AutoCloseable {
      * shutdown-on-sigint say; if saving fails (and force is not set) the server keeps running.
      */
     void signal(String name) {
-        if (stopping) {
+        // a second SIGINT while the shutdown waits for replicas: at once, as Redis
+        if (stopping || name.equals("SIGINT") && engine.shutdownInitiated()) {
             log.warning("You insist... exiting now.");
             Runtime.getRuntime().halt(1);
         }
@@ -468,14 +471,9 @@ public final class SpinelServer implements AutoCloseable {
             if (stopping) return;
             List<String> flags = List.of(config.get(name.equals("SIGINT") ? "shutdown-on-sigint" : "shutdown-on-sigterm")
                     .split(" "));
-            String err = engine.persistence().shutdown(flags.contains("save"), flags.contains("nosave"),
+            // may wait for the replicas first; a failure is logged, and the server goes on
+            engine.shutdownBySignal(flags.contains("save"), flags.contains("nosave"), flags.contains("now"),
                     flags.contains("force"));
-            if (err != null) {
-                log.warning(name + " received but errors trying to shut down the server, check the logs for more "
-                        + "information");
-                return;
-            }
-            stop(name);
         });
     }
 

@@ -211,10 +211,14 @@ public final class Engine {
                                 + "than the current memory usage (" + used + "). This will result in key eviction and/or "
                                 + "the inability to accept new write commands depending on the maxmemory-policy.");
                     }
-                    execute(() -> {
+                    // after the command, as Redis's eviction time event: each eviction propagates
+                    // alone, not in a MULTI/EXEC with the CONFIG SET (or the EXEC) that ran it
+                    Runnable evict = () -> {
                         if (maxmemory > 0) evictor.perform(maxmemory);
                         flushPending();
-                    });
+                    };
+                    if (loop != null) loop.execute(evict);
+                    else beforeLoop.add(evict);
                 }
             }
             case "maxmemory-clients" -> {

@@ -2049,17 +2049,20 @@ public final class Engine {
         replication.syncFull = replication.syncPartialOk = replication.syncPartialErr = 0;
     }
 
-    /** Where CONFIG REWRITE writes; set by the host when it loaded a config file. */
-    private java.util.function.Supplier<String> configRewriter =
-            () -> "ERR The server is running without a config file";
+    /**
+     * Where CONFIG REWRITE writes; set by the host when it loaded a config file. Its argument:
+     * write every option, those at their defaults too (DEBUG CONFIG-REWRITE-FORCE-ALL).
+     */
+    private java.util.function.Function<Boolean, String> configRewriter =
+            forceAll -> "ERR The server is running without a config file";
 
-    public void setConfigRewriter(java.util.function.Supplier<String> rewriter) {
+    public void setConfigRewriter(java.util.function.Function<Boolean, String> rewriter) {
         this.configRewriter = rewriter;
     }
 
     /** Returns an error message, or null when the file was rewritten. */
-    String rewriteConfig() {
-        return configRewriter.get();
+    String rewriteConfig(boolean forceAll) {
+        return configRewriter.apply(forceAll);
     }
 
     /**

@@ -357,7 +357,7 @@ final class ServerCommands {
     }
 
     static void configRewrite(Client c) {
-        String err = c.engine.rewriteConfig();
+        String err = c.engine.rewriteConfig(false);
         if (err != null) throw new CommandError(err);
         c.reply().ok();
     }
@@ -457,6 +457,14 @@ final class ServerCommands {
         } else if (a.is(1, "pause-cron") && a.count() == 3) {
             c.engine.cronPaused = atoi(a.string(2)) != 0;
             r.ok();
+        } else if (a.is(1, "config-rewrite-force-all") && a.count() == 2) {
+            // CONFIG REWRITE writing every option, those at their defaults too
+            String err = c.engine.rewriteConfig(true);
+            if (err != null) {
+                throw CommandError.err(err.startsWith("ERR CONFIG-REWRITE-FORCE-ALL") ? err.substring(4)
+                        : "CONFIG-REWRITE-FORCE-ALL failed: " + err.substring(4));
+            }
+            r.ok();
         } else if (a.is(1, "replicate") && a.count() >= 3) {
             byte[][] argv = new byte[a.count() - 2][];
             for (int j = 2; j < a.count(); j++) argv[j - 2] = a.copy(j);
@@ -532,6 +540,8 @@ final class ServerCommands {
                     "    How often a client's reply buffer peak starts again (5000 ms unless set).",
                     "REPLYBUFFER RESIZING <0|1>",
                     "    Stop or restart shrinking reply buffers to their recent peak.",
+                    "CONFIG-REWRITE-FORCE-ALL",
+                    "    Like CONFIG REWRITE but writes every option, those at their defaults too.",
                     "REPLICATE <command> [<arg> ...]",
                     "    Send the command to the replicas only.",
                     "SET-ACTIVE-EXPIRE <0|1>",

@@ -74,28 +74,36 @@ public final class ConfigRewriter {
         return out;
     }
 
-    /** CONFIG REWRITE: null on success, else Redis's error reply. */
-    String rewriteForCommand() {
+    /**
+     * CONFIG REWRITE, or DEBUG CONFIG-REWRITE-FORCE-ALL ({@code forceAll}: every option is
+     * written, those at their defaults too): null on success, else Redis's error reply.
+     */
+    String rewriteForCommand(boolean forceAll) {
         try {
-            rewrite();
+            rewrite(forceAll);
         } catch (IOException e) {
             String why = io.spinel.core.util.IoErrors.reason(e);
+            if (forceAll) return "ERR CONFIG-REWRITE-FORCE-ALL failed: " + why;
             log.warning("CONFIG REWRITE failed: " + why);
             return "ERR Rewriting config file: " + why;
         }
-        log.warning("CONFIG REWRITE executed with success.");
+        if (!forceAll) log.warning("CONFIG REWRITE executed with success.");
         return null;
     }
 
     /** Rewrites the file (a missing file is created, as Redis does). */
     public void rewrite() throws IOException {
+        rewrite(false);
+    }
+
+    private void rewrite(boolean forceAll) throws IOException {
         String old;
         try {
             old = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
         } catch (NoSuchFileException e) {
             old = "";
         }
-        overwrite(file, render(old, config, userLines.get()).getBytes(StandardCharsets.ISO_8859_1));
+        overwrite(file, render(old, config, userLines.get(), forceAll).getBytes(StandardCharsets.ISO_8859_1));
     }
 
     // ---- the new text -----------------------------------------------------------------------
@@ -105,7 +113,12 @@ public final class ConfigRewriter {
      * ISO-8859-1 characters, so lines Spinel does not understand come back byte for byte).
      */
     static String render(String old, Config config, List<String> userLines) {
-        State state = new State(old, config);
+        return render(old, config, userLines, false);
+    }
+
+    /** As above; {@code forceAll} writes the options at their defaults too (Redis's force_write). */
+    static String render(String old, Config config, List<String> userLines, boolean forceAll) {
+        State state = new State(old, config, forceAll);
         for (Config.Option o : config.options()) rewriteOption(state, o, config);
         // the users, unless an ACL file keeps them (then the file's user lines go)
         if (config.get("aclfile").isEmpty()) {
@@ -252,8 +265,15 @@ public final class ConfigRewriter {
         /** Options the rewrite manages: their unused lines are blanked at the end. */
         private final Set<String> processed = new HashSet<>();
         private boolean needsSignature = true;
+        /** Every option is written, defaults included. */
+        private final boolean forceAll;
 
         State(String old, Config config) {
+            this(old, config, false);
+        }
+
+        State(String old, Config config, boolean forceAll) {
+            this.forceAll = forceAll;
             if (old.isEmpty()) return;
             for (String rawLine : old.split("\n", -1)) {
                 String line = trim(rawLine);
@@ -311,7 +331,7 @@ public final class ConfigRewriter {
                 lines.set(at.removeFirst(), line);
                 return;
             }
-            if (!force) return;
+            if (!force && !forceAll) return;
             if (needsSignature) {
                 lines.add(SIGNATURE);
                 needsSignature = false;

@@ -194,13 +194,30 @@ class ConfigRewriterTest {
                 + "shutdown-on-sigterm now force\n");
     }
 
+    /**
+     * DEBUG CONFIG-REWRITE-FORCE-ALL: every option gets a line, those at their defaults too, and
+     * the file loads back into the same values (Redis's TCL "CONFIG REWRITE sanity" restarts on it).
+     */
+    @Test
+    void forceAllWritesEveryOptionAndLoadsBack() throws Exception {
+        config.set("maxmemory", "10mb");
+        String out = ConfigRewriter.render("", config, userLines(), true);
+        assertThat(out).contains("\nmaxmemory 10mb\n", "\nhz 10\n", "\nappendonly no\n", "\ndbfilename \"dump.rdb\"\n");
+        assertThat(render("")).doesNotContain("\nhz 10\n");
+        Config again = new Config();
+        new ConfigLoader(again).load(out, dir);
+        for (Config.Option o : config.options()) {
+            assertThat(again.get(o.name)).as(o.name).isEqualTo(config.get(o.name));
+        }
+    }
+
     @Test
     void fileIsReplacedAtomicallyAndReadable() throws Exception {
         Path file = dir.resolve("redis.conf");
         Files.writeString(file, "# mine\ndatabases 16\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         ConfigRewriter r = new ConfigRewriter(config, file, Log.silent(), this::userLines);
-        assertThat(r.rewriteForCommand()).isNull();
+        assertThat(r.rewriteForCommand(false)).isNull();
         assertThat(Files.readString(file)).startsWith("# mine\ndatabases 16\n\n" + ConfigRewriter.SIGNATURE + "\n");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r--r--");
         try (var s = Files.list(dir)) {
@@ -208,13 +225,13 @@ class ConfigRewriterTest {
         }
         // a deleted file is written anew
         Files.delete(file);
-        assertThat(r.rewriteForCommand()).isNull();
+        assertThat(r.rewriteForCommand(false)).isNull();
         assertThat(Files.readString(file, StandardCharsets.ISO_8859_1))
                 .isEqualTo(ConfigRewriter.SIGNATURE + "\n" + defaultTail());
         // a file that cannot be read: Redis's error, and nothing written
         Files.delete(file);
         Files.createDirectory(file);
-        assertThat(r.rewriteForCommand()).isEqualTo("ERR Rewriting config file: Is a directory");
+        assertThat(r.rewriteForCommand(false)).isEqualTo("ERR Rewriting config file: Is a directory");
         try (var s = Files.list(dir)) {
             assertThat(s.count()).isEqualTo(1);
         }

@@ -66,12 +66,30 @@ public final class ConfigLoader {
     public static String optionsToConfig(List<String> args) throws ConfigError {
         StringBuilder sb = new StringBuilder();
         boolean haveOption = false;
-        for (String a : args) {
-            if (a.startsWith("--") && a.length() > 2) {
+        // as Redis 7.0: right after a bare option name, the next argument is its value even when
+        // it starts with "--" (--port --loglevel verbose sets port to "--loglevel verbose");
+        // --save and --sentinel followed by an option, or last, have no value
+        boolean lastHasValue = true;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (lastHasValue && a.startsWith("--") && a.length() > 2) {
                 if (haveOption) sb.append('\n');
                 sb.append(a.substring(2));
                 haveOption = true;
+                List<String> words = io.spinel.core.protocol.SplitArgs.split(a);
+                lastHasValue = words != null && words.size() > 1; // "--port 6380" as one argument
+                if (!lastHasValue) {
+                    boolean optionNext = i + 1 < args.size() && args.get(i + 1).startsWith("--");
+                    boolean last = i + 1 == args.size();
+                    if (a.equalsIgnoreCase("--save") && (optionNext || last)) {
+                        sb.append(" \"\"");
+                        lastHasValue = optionNext;
+                    } else if (a.equalsIgnoreCase("--sentinel") && optionNext) {
+                        lastHasValue = true;
+                    }
+                }
             } else {
+                lastHasValue = true;
                 if (!haveOption) throw new ConfigError(0, a, "Invalid option: arguments must follow a --name option");
                 sb.append(' ').append(quote(Config.valueOfFileName(a))); // the argument's bytes
             }

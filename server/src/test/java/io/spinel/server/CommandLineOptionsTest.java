@@ -1,0 +1,62 @@
+package io.spinel.server;
+
+import io.spinel.core.config.Config;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The command line as redis-server 7.0 reads it: "--name" starts an option, except right after a
+ * bare option name, whose value it then is; "--save" and "--sentinel" may have none. The error
+ * cases are those of Redis's TCL introspection test, each naming the line Redis names.
+ */
+class CommandLineOptionsTest {
+    private static String lines(String... args) throws Exception {
+        return ConfigLoader.optionsToConfig(List.of(args));
+    }
+
+    private static String error(String... args) {
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(
+                () -> new ConfigLoader(new Config()).load(lines(args), null));
+        assertThat(t).isInstanceOf(ConfigLoader.ConfigError.class);
+        return ((ConfigLoader.ConfigError) t).report("x");
+    }
+
+    @Test
+    void optionsAndValues() throws Exception {
+        assertThat(lines("--port", "7000", "--save", "", "--loglevel", "verbose"))
+                .isEqualTo("port \"7000\"\nsave \"\"\nloglevel \"verbose\"\n");
+        assertThat(lines("--maxmemory 700mb", "--maxmemory-policy volatile-lru"))
+                .isEqualTo("maxmemory 700mb\nmaxmemory-policy volatile-lru\n");
+        // --save with no value before another option, or last: an empty one
+        assertThat(lines("--save", "--port", "7000")).isEqualTo("save \"\"\nport \"7000\"\n");
+        assertThat(lines("--port", "7000", "--save")).isEqualTo("port \"7000\"\nsave \"\"\n");
+    }
+
+    @Test
+    void aValueMayStartWithDashesRightAfterItsOption() throws Exception {
+        assertThat(lines("--port", "--loglevel", "verbose")).isEqualTo("port \"--loglevel\" \"verbose\"\n");
+        assertThat(lines("--logfile", "--my--log--file", "--loglevel", "--bla"))
+                .isEqualTo("logfile \"--my--log--file\"\nloglevel \"--bla\"\n");
+    }
+
+    @Test
+    void errorsNameTheLineRedisNames() {
+        assertThat(error("--port")).contains(">>> 'port'\nwrong number of arguments");
+        assertThat(error("--port", "6380", "--loglevel")).contains(">>> 'loglevel'\nwrong number of arguments");
+        assertThat(error("--port", "6379", "6380")).contains(">>> 'port \"6379\" \"6380\"'\nwrong number of arguments");
+        assertThat(error("--port", "--loglevel", "verbose"))
+                .contains(">>> 'port \"--loglevel\" \"verbose\"'\nwrong number of arguments");
+        assertThat(error("--port", "--bla", "--loglevel", "verbose"))
+                .contains(">>> 'port \"--bla\"'\nargument couldn't be parsed into an integer");
+        assertThat(error("--logfile", "--my--log--file", "--loglevel", "--bla"))
+                .contains(">>> 'loglevel \"--bla\"'\nargument(s) must be one of the following");
+        assertThat(error("--shutdown-on-sigint")).contains(">>> 'shutdown-on-sigint'\nargument(s) must be one of the following");
+        assertThat(error("--replicaof", "--127.0.0.1", "abc")).contains(">>> 'replicaof \"--127.0.0.1\" \"abc\"'\nInvalid master port");
+        assertThat(error("--replicaof", "--127.0.0.1", "--abc")).contains(">>> 'replicaof \"--127.0.0.1\"'\nwrong number of arguments");
+        assertThatThrownBy(() -> lines("7000")).isInstanceOf(ConfigLoader.ConfigError.class);
+    }
+}

@@ -90,7 +90,13 @@ public final class ConfigLoader {
                 }
             } else {
                 lastHasValue = true;
-                if (!haveOption) throw new ConfigError(0, a, "Invalid option: arguments must follow a --name option");
+                // before any option name, as Redis: the words start a line of their own
+                // ("loglevel verbose --port 7000" sets loglevel)
+                if (!haveOption) {
+                    sb.append(quote(Config.valueOfFileName(a)));
+                    haveOption = true;
+                    continue;
+                }
                 sb.append(' ').append(quote(Config.valueOfFileName(a))); // the argument's bytes
             }
         }

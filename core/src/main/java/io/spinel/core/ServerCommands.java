@@ -288,6 +288,13 @@ final class ServerCommands {
         // parameter of its own there, so setting it beside its main name is no duplicate
         String[] found = new String[n];
         String[] values = new String[n];
+        if (c.engine.keyspace.isLoading()) {
+            // before any other error, as Redis gives it precedence (clients may retry on it)
+            for (int i = 0; i < n; i++) {
+                Config.Option o = config.option(a.string(2 + i * 2));
+                if (o != null && o.deniedWhileLoading()) throw new CommandError("LOADING Redis is loading the dataset in memory");
+            }
+        }
         for (int i = 0; i < n; i++) {
             String name = a.string(2 + i * 2);
             Config.Option o = config.option(name);

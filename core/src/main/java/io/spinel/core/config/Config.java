@@ -81,6 +81,11 @@ public final class Config {
             return flags.contains("SENSITIVE_CONFIG");
         }
 
+        /** CONFIG SET refuses it while the data set loads (appendonly, dir, repl-diskless-load). */
+        public boolean deniedWhileLoading() {
+            return flags.contains("DENY_LOADING_CONFIG");
+        }
+
         public boolean isProtected() {
             return flags.contains("PROTECTED_CONFIG");
         }

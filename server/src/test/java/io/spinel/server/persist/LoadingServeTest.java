@@ -43,6 +43,12 @@ class LoadingServeTest {
             assertThat(Long.parseLong(info(c, "loading_total_bytes"))).isPositive();
             assertThat(info(c, "loading_loaded_perc")).matches("[0-9]+\\.[0-9]{2}");
             assertThat(info(c, "loading_start_time")).isNotNull();
+            // CONFIG SET of what the load depends on waits (Redis's DENY_LOADING_CONFIG), the rest goes
+            assertThat(c.callString("CONFIG", "SET", "loglevel", "debug")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("CONFIG", "SET", "loglevel", "notice", "dir", "/tmp"))
+                    .isEqualTo("-LOADING Redis is loading the dataset in memory\r\n");
+            assertThat(c.callString("CONFIG", "SET", "appendonly", "yes")).startsWith("-LOADING");
+            assertThat(c.callString("CONFIG", "GET", "loglevel")).contains("debug");
             assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
             assertThat(c.callString("GET", "key:1")).startsWith("-LOADING");
             assertThat(c.callString("EXEC")).startsWith("-EXECABORT");

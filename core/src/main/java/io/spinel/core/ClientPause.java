@@ -142,7 +142,7 @@ final class ClientPause {
         }
         // a pause that ended or became milder: every held client tries again (and may be held
         // again), once the running command is over
-        if (effective() < oldType && !postponed.isEmpty() && !releaseScheduled) {
+        if (effective() < oldType && (!postponed.isEmpty() || engine.replication.holdsMasterCommands()) && !releaseScheduled) {
             releaseScheduled = true;
             engine.loop().execute(this::releaseAll);
         }
@@ -215,6 +215,7 @@ final class ClientPause {
     /** Runs every held client's command again, in the order they were held. */
     private void releaseAll() {
         releaseScheduled = false;
+        engine.replication.pauseEnded(); // the master's stream first: it was held before any client
         if (postponed.isEmpty()) return;
         ArrayList<Client> list = new ArrayList<>(postponed);
         postponed.clear();

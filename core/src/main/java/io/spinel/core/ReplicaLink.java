@@ -175,6 +175,8 @@ final class ReplicaLink implements Runnable {
         socket = s;
         if (stopped) return;
         int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, replication.timeoutSeconds()) * 1000);
+        String source = replication.bindSourceAddress();
+        if (!source.isEmpty()) s.bind(new InetSocketAddress(source, 0)); // bind-source-addr, as Redis's connection to its master
         s.connect(new InetSocketAddress(host, port), timeoutMs);
         s.setSoTimeout(timeoutMs);
         s.setTcpNoDelay(true);

@@ -882,6 +882,11 @@ final class Replication implements Engine.PropagationListener {
         return engine.config().getLong("repl-timeout");
     }
 
+    /** bind-source-addr: the local address the link connects from ("" for any). */
+    String bindSourceAddress() {
+        return engine.config().get("bind-source-addr");
+    }
+
     /** masterauth (and masteruser, or null), or null without a password. */
     String[] masterAuth() {
         String pass = engine.config().get("masterauth");
@@ -1041,6 +1046,7 @@ final class Replication implements Engine.PropagationListener {
         linkDownSince = 0;
         engine.keyspace().setReplica(true);
         engine.config().apply(engine.config().option("replicaof"), host + " " + port);
+        dropHeldCommands();
         link = new ReplicaLink(engine, this, host, port);
         if (wasMaster) engine.log().notice("Before turning into a replica, using my own master parameters to "
                 + "synthesize a cached master: I may be able to synchronize with the new master with just a partial "
@@ -1052,6 +1058,7 @@ final class Replication implements Engine.PropagationListener {
     private void unsetMaster() {
         link.stop();
         link = null;
+        dropHeldCommands();
         masterLinkUp = false;
         engine.keyspace().setReplica(false);
         engine.config().apply(engine.config().option("replicaof"), "");
@@ -1073,6 +1080,7 @@ final class Replication implements Engine.PropagationListener {
             deleteQuietly(rdb);
             return;
         }
+        dropHeldCommands();
         engine.log().notice("MASTER <-> REPLICA sync: Flushing old data");
         try {
             engine.log().notice("MASTER <-> REPLICA sync: Loading DB in memory");
@@ -1127,6 +1135,7 @@ final class Replication implements Engine.PropagationListener {
     /** The link broke; reason (null when the link already logged why) is logged unless the link was up. */
     void linkLost(ReplicaLink from, String reason) {
         if (from != link) return;
+        dropHeldCommands();
         if (failoverState == Failover.IN_PROGRESS) {
             abortFailover("Failover target rejected psync request");
             return;
@@ -1137,12 +1146,27 @@ final class Replication implements Engine.PropagationListener {
         masterLinkUp = false;
     }
 
+    /**
+     * The master's commands read but held by a pause (CLIENT PAUSE, FAILOVER, a shutdown's wait):
+     * as Redis postpones its master's client, the stream stops being applied (slave_repl_offset
+     * stays while slave_read_repl_offset moves on) and goes on in order when the pause ends.
+     */
+    private final ArrayList<byte[][]> heldCommands = new ArrayList<>();
+    private final ArrayList<byte[]> heldRaw = new ArrayList<>();
+    private long heldBytes;
+
     /** Commands of the master's stream: run, counted in the offset, passed on as they came. */
     void applyFromMaster(ReplicaLink from, List<byte[][]> commands, List<byte[]> raw) {
         if (from != link) return;
         Keyspace ks = engine.keyspace();
         for (int i = 0; i < commands.size(); i++) {
             byte[][] argv = commands.get(i);
+            if (!heldCommands.isEmpty() || heldByPause(argv)) {
+                heldCommands.add(argv);
+                heldRaw.add(raw.get(i));
+                heldBytes += raw.get(i).length;
+                continue;
+            }
             ks.setApplyingMaster(true);
             try {
                 String error = argv.length > 0 ? engine.runFromMaster(masterClient, argv) : null;
@@ -1159,6 +1183,33 @@ final class Replication implements Engine.PropagationListener {
         }
         releaseWaiting();
         engine.flushPending();
+    }
+
+    private boolean heldByPause(byte[][] argv) {
+        if (argv.length == 0 || !engine.pause.active()) return false;
+        io.spinel.core.command.Command cmd = engine.commands().lookup(argv[0], 0, argv[0].length);
+        return cmd != null && engine.pause.holds(masterClient, cmd);
+    }
+
+    /** Whether commands of the master wait for a pause to end. */
+    boolean holdsMasterCommands() {
+        return !heldCommands.isEmpty();
+    }
+
+    /** A pause ended or became milder: the master's held commands run in order (until one is held again). */
+    void pauseEnded() {
+        if (heldCommands.isEmpty()) return;
+        List<byte[][]> commands = new ArrayList<>(heldCommands);
+        List<byte[]> raw = new ArrayList<>(heldRaw);
+        dropHeldCommands();
+        applyFromMaster(link, commands, raw);
+    }
+
+    /** The link that read them is gone: the master sends them again from the offset applied. */
+    private void dropHeldCommands() {
+        heldCommands.clear();
+        heldRaw.clear();
+        heldBytes = 0;
     }
 
     /**
@@ -1396,7 +1447,7 @@ final class Replication implements Engine.PropagationListener {
                     ? (System.currentTimeMillis() - link.lastIoMillis) / 1000 : -1);
             boolean syncing = link.state == ReplicaLink.State.SYNC;
             InfoCommand.field(sb, "master_sync_in_progress", syncing ? 1 : 0);
-            InfoCommand.field(sb, "slave_read_repl_offset", masterReplOffset);
+            InfoCommand.field(sb, "slave_read_repl_offset", masterReplOffset + heldBytes);
             InfoCommand.field(sb, "slave_repl_offset", masterReplOffset);
             if (syncing) {
                 long total = link.syncTotalBytes;

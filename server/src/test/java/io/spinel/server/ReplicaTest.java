@@ -226,6 +226,46 @@ class ReplicaTest {
         }
     }
 
+    /**
+     * CLIENT PAUSE WRITE on a replica holds its master's writes as its clients' (Redis postpones
+     * the master's client): they are read (slave_read_repl_offset) but not applied
+     * (slave_repl_offset, the data) until the pause ends. The link connects from bind-source-addr.
+     */
+    @Test
+    void aPausedReplicaHoldsItsMastersWrites() throws Exception {
+        RedisServerProcess master = redis();
+        SpinelServer s = spinel("bind-source-addr", "127.0.0.2");
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port())) {
+            m.call("CONFIG", "SET", "protected-mode", "no"); // (127.0.0.2 is not the loopback address it lets in)
+            assertThat(c.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port()))).isEqualTo("+OK\r\n");
+            awaitInSync(s.port());
+            assertThat(field(info(m), "slave0")).startsWith("ip=127.0.0.2,");
+            m.call("SET", "foo", "bar");
+            String applied = field(info(m), "master_repl_offset");
+            long deadline = System.currentTimeMillis() + 5000;
+            while (!field(info(c), "slave_repl_offset").equals(applied)) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            assertThat(c.callString("CLIENT", "PAUSE", "100000", "WRITE")).isEqualTo("+OK\r\n");
+            m.call("SET", "foo2", "bar2");
+            String sent = field(info(m), "master_repl_offset");
+            while (!field(info(c), "slave_read_repl_offset").equals(sent)) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            assertThat(field(info(c), "slave_repl_offset")).isEqualTo(applied);
+            assertThat(c.callString("GET", "foo2")).isEqualTo("$-1\r\n");
+            assertThat(c.callString("CLIENT", "UNPAUSE")).isEqualTo("+OK\r\n");
+            while (!field(info(c), "slave_repl_offset").equals(sent)) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            assertThat(c.callString("GET", "foo2")).isEqualTo("$4\r\nbar2\r\n");
+            assertReplicated(master.port(), 1, s.port());
+        }
+    }
+
     @Test
     void chainedBetweenRedisServersThenPromoted() throws Exception {
         RedisServerProcess master = redis();

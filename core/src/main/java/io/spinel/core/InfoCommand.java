@@ -280,7 +280,7 @@ final class InfoCommand {
         field(sb, "pubsubshard_channels", e.pubsubShardChannelCount());
         field(sb, "latest_fork_usec", 0);
         field(sb, "total_forks", 0);
-        field(sb, "migrate_cached_sockets", 0);
+        field(sb, "migrate_cached_sockets", e.persistence().migrateCachedSockets());
         field(sb, "slave_expires_tracked_keys", 0);
         field(sb, "active_defrag_hits", 0);
         field(sb, "active_defrag_misses", 0);

@@ -998,4 +998,9 @@ public final class Persistence {
     public long aofBufferMemory() {
         return aof.bufferMemory();
     }
+
+    /** MIGRATE's connections kept for the next MIGRATE to the same target (INFO migrate_cached_sockets). */
+    public int migrateCachedSockets() {
+        return migrateCache.size();
+    }
 }

@@ -61,6 +61,9 @@ class MigrateTest {
             assertThat(b.callString("HGET", "h", "f2")).isEqualTo("$1\r\n2\r\n");
             assertThat(b.callString("LRANGE", "l", "0", "-1")).isEqualTo("*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n");
             assertThat(a.callString("MIGRATE", "127.0.0.1", to, "nosuch", "0", "5000")).isEqualTo("+NOKEY\r\n");
+            // one connection to the target, kept for the next MIGRATEs (INFO as Redis's)
+            assertThat(a.callString("INFO", "stats")).contains("migrate_cached_sockets:1\r\n");
+            assertThat(b.callString("INFO", "stats")).contains("migrate_cached_sockets:0\r\n");
         }
     }
 

@@ -474,6 +474,11 @@ public final class Engine {
         crashHandler.run();
     }
 
+    /** A replica whose link is down with replica-serve-stale-data no: only stale-flagged commands run. */
+    public boolean staleDenied() {
+        return replication.staleDenied();
+    }
+
     public void setShutdownHandler(ShutdownHandler h) {
         this.shutdownHandler = h;
     }
@@ -920,7 +925,8 @@ public final class Engine {
                     + "QUIT / RESET are allowed in this context");
             return;
         }
-        if (replication.staleDenied() && (!cmd.has(CommandFlags.STALE) || (cmd.name.equals("exec") && c.multi != null
+        // (a script's declared flags count: a function without allow-stale gets MASTERDOWN)
+        if (replication.staleDenied() && ((cmd.flags(c) & CommandFlags.STALE) == 0 || (cmd.name.equals("exec") && c.multi != null
                 && c.multi.commands.stream().anyMatch(q -> !q.has(CommandFlags.STALE))))) {
             reject(c, cmd, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
             return;

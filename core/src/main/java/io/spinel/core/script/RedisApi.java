@@ -193,6 +193,8 @@ final class RedisApi {
         if (cmd.has(CommandFlags.NOSCRIPT) && !s.engine.scriptDenyDisabled()) {
             return "This Redis command is not allowed from script";
         }
+        // a script allowed to run on a stale replica (allow-stale) still calls only what may
+        if (s.engine.staleDenied() && !cmd.has(CommandFlags.STALE)) return "Can not execute the command on a stale replica";
         int denied = s.engine.aclCheckFromScript(ctx.caller, ctx.client, cmd, ctx.client.args());
         if (denied != Acl.OK) {
             return switch (denied) {

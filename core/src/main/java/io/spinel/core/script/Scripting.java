@@ -333,7 +333,15 @@ public final class Scripting {
 
     /** Redis's scriptPrepareForRun checks on the script's flags; the error to reply, or null. */
     String prepareError(Client caller, int flags, boolean ro) {
-        if ((flags & ScriptFlags.EVAL_COMPAT_MODE) != 0) return null;
+        boolean stale = engine.staleDenied();
+        if ((flags & ScriptFlags.EVAL_COMPAT_MODE) != 0) {
+            // a script without flags may read anything: not on a stale replica
+            return stale ? "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." : null;
+        }
+        if (stale && (flags & ScriptFlags.ALLOW_STALE) == 0) {
+            return "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and 'allow-stale' flag "
+                    + "is not set on the script.";
+        }
         if ((flags & ScriptFlags.NO_WRITES) == 0 && ro) {
             return "ERR Can not execute a script with write flag using *_ro command.";
         }

@@ -63,6 +63,7 @@ public final class Engine {
     final Monitors monitors = new Monitors(this);
     final ClientPause pause = new ClientPause(this);
     final Shutdown shutdown = new Shutdown(this);
+    final OomScoreAdj oomScoreAdj = new OomScoreAdj(this);
     /** Set while replay() runs a command from the AOF: Redis keeps those out of slowlog, stats and MONITOR. */
     private boolean replaying;
     /**
@@ -167,7 +168,7 @@ public final class Engine {
             "client-output-buffer-limit", "lfu-log-factor", "lfu-decay-time", "lazyfree-lazy-expire",
             "lazyfree-lazy-eviction", "lazyfree-lazy-user-del", "lazyfree-lazy-user-flush",
             "slowlog-log-slower-than", "slowlog-max-len", "latency-monitor-threshold", "latency-tracking",
-            "latency-tracking-info-percentiles", "notify-keyspace-events"
+            "latency-tracking-info-percentiles", "notify-keyspace-events", "oom-score-adj", "oom-score-adj-values"
     };
 
     private void bindConfig() {
@@ -193,6 +194,7 @@ public final class Engine {
                 if (cron != null) scheduleCron();
             }
             case "activerehashing" -> activeRehashing = o.value().equals("yes");
+            case "oom-score-adj", "oom-score-adj-values" -> oomScoreAdj.apply();
             case "enable-debug-command" -> enableDebugCommand = o.value();
             case "enable-module-command" -> enableModuleCommand = o.value();
             case "maxmemory-policy" -> {
@@ -477,6 +479,27 @@ public final class Engine {
     /** A replica whose link is down with replica-serve-stale-data no: only stale-flagged commands run. */
     public boolean staleDenied() {
         return replication.staleDenied();
+    }
+
+    /**
+     * The standalone server owns its process: oom-score-adj now sets the process's
+     * /proc/self/oom_score_adj (an in-process server leaves its host's alone).
+     */
+    public void ownProcess() {
+        try {
+            oomScoreAdj.enable();
+        } catch (IllegalStateException e) {
+            // logged; Redis starts all the same
+        }
+    }
+
+    /** The server became a replica or a master: its oom_score_adj class changed. */
+    void roleChanged() {
+        try {
+            oomScoreAdj.apply();
+        } catch (IllegalStateException e) {
+            // logged
+        }
     }
 
     public void setShutdownHandler(ShutdownHandler h) {

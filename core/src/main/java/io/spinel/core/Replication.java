@@ -1048,6 +1048,7 @@ final class Replication implements Engine.PropagationListener {
         engine.config().apply(engine.config().option("replicaof"), host + " " + port);
         dropHeldCommands();
         link = new ReplicaLink(engine, this, host, port);
+        engine.roleChanged();
         if (wasMaster) engine.log().notice("Before turning into a replica, using my own master parameters to "
                 + "synthesize a cached master: I may be able to synchronize with the new master with just a partial "
                 + "transfer.");
@@ -1059,6 +1060,7 @@ final class Replication implements Engine.PropagationListener {
         link.stop();
         link = null;
         dropHeldCommands();
+        engine.roleChanged();
         masterLinkUp = false;
         engine.keyspace().setReplica(false);
         engine.config().apply(engine.config().option("replicaof"), "");

@@ -213,6 +213,7 @@ public final class Main {
             // DEBUG SEGFAULT / PANIC: the process ends as it would by the signal (128 + SIGSEGV's 11),
             // after the crash report the caller logged
             engine.setCrashHandler(() -> Runtime.getRuntime().halt(139));
+            engine.ownProcess(); // oom-score-adj
             // Redis prints its ASCII logo once it listens, before it loads the data set; test
             // harnesses (Redis's own TCL suite) find the server's pid through the "PID: n" line of
             // that banner, and then connect (a server that fails to load included), so Spinel

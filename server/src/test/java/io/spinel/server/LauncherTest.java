@@ -257,6 +257,37 @@ class LauncherTest {
         }
     }
 
+    /**
+     * oom-score-adj: the standalone server's /proc/self/oom_score_adj follows its class (master,
+     * replica) relative to the score it started with, and goes back to that score when turned off.
+     */
+    @Test
+    void oomScoreAdjSetsTheProcessScoreByRole(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/self/oom_score_adj")));
+        int port = RedisServerProcess.freePort();
+        Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(port), "--dir", dir.toString(),
+                "--oom-score-adj-values", "10 20 30");
+        Path score = Path.of("/proc", Long.toString(p.pid()), "oom_score_adj");
+        try {
+            waitForPing(port);
+            int base = Integer.parseInt(Files.readString(score).trim());
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("CONFIG", "SET", "oom-score-adj", "yes")).isEqualTo("+OK\r\n");
+                assertThat(Files.readString(score).trim()).isEqualTo(Integer.toString(base + 10));
+                c.call("REPLICAOF", "127.0.0.1", "1");
+                assertThat(Files.readString(score).trim()).isEqualTo(Integer.toString(base + 20));
+                c.call("REPLICAOF", "NO", "ONE");
+                c.call("CONFIG", "SET", "oom-score-adj", "absolute");
+                c.call("CONFIG", "SET", "oom-score-adj-values", "15 20 30");
+                assertThat(Files.readString(score).trim()).isEqualTo("15");
+                assertThat(c.callString("CONFIG", "SET", "oom-score-adj", "no")).isEqualTo("+OK\r\n");
+                assertThat(Files.readString(score).trim()).isEqualTo(Integer.toString(base));
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     @Test
     void shutdownCommandStopsTheServer(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();

@@ -51,7 +51,9 @@ public final class ConfigSupport {
         // and the replica's (Replication, ReplicaLink)
         "replicaof", "masterauth", "masteruser", "replica-read-only", "replica-serve-stale-data",
         "replica-ignore-maxmemory", "replica-priority", "replica-announced", "replica-announce-ip",
-        "replica-announce-port", "propagation-error-behavior",
+        "replica-announce-port", "propagation-error-behavior", "bind-source-addr",
+        // the process (Shutdown, OomScoreAdj)
+        "shutdown-timeout", "oom-score-adj", "oom-score-adj-values",
     };
 
     /**
@@ -65,15 +67,14 @@ public final class ConfigSupport {
         "io-threads-do-reads", "jemalloc-bg-thread", "activedefrag", "active-defrag-cycle-min",
         "active-defrag-cycle-max", "active-defrag-threshold-lower", "active-defrag-threshold-upper",
         "active-defrag-ignore-bytes", "active-defrag-max-scan-fields", "set-proc-title", "proc-title-template",
-        "crash-log-enabled", "crash-memcheck-enabled", "use-exit-on-panic", "disable-thp", "oom-score-adj",
-        "oom-score-adj-values", "syslog-enabled", "syslog-ident", "syslog-facility",
+        "crash-log-enabled", "crash-memcheck-enabled", "use-exit-on-panic", "disable-thp", "syslog-enabled", "syslog-ident", "syslog-facility",
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
         "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
         "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
         "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
         "loading-process-events-interval-bytes",
-        "shutdown-timeout", "watchdog-period", "socket-mark-id", "bind-source-addr", "maxmemory-samples",
+        "watchdog-period", "socket-mark-id", "maxmemory-samples",
         "maxmemory-eviction-tenacity",
         "repl-disable-tcp-nodelay", "repl-diskless-load", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",

@@ -756,6 +756,7 @@ public final class Engine {
         }
         long now = System.currentTimeMillis();
         Client c = new Client(nextClientId++, this, conn, keyspace.db(0), now);
+        c.reply.setSpillGuard(() -> withinOutputLimits(c));
         setDefaultUser(c);
         clients.put(c.id, c);
         c.memTracked = true;
@@ -818,7 +819,8 @@ public final class Engine {
         }
         long clock = System.nanoTime();
         c.lastInteraction = keyspace.systemMillis(clock);
-        while (!c.closed && !c.closeAfterReply && !c.paused) {
+        // (a client over its output buffer limit runs nothing more of what it pipelined, as Redis's CLOSE_ASAP)
+        while (!c.closed && !c.closeAfterReply && !c.paused && !c.closeAsap) {
             int r = reader.next(authRequired(c), protoMaxBulkLen);
             if (r == RespReader.NEED_MORE) break;
             if (r == RespReader.ERROR) {
@@ -1384,6 +1386,10 @@ public final class Engine {
             Client c = list.get(i);
             c.pendingWrite = false;
             if (c.closed) continue;
+            if (c.closeAsap) { // over its output buffer limit: what it was owed is dropped, not sent
+                c.reply.clear();
+                continue;
+            }
             c.reply.drain();
             // counted from the reply's total: big replies also leave mid-command (spills, values
             // written from native memory), not only here
@@ -1871,11 +1877,22 @@ public final class Engine {
      * longer than its seconds, the client is closed at once, whatever it had not received yet
      * dropped. Pub/sub clients are those subscribed to something (in RESP2 and RESP3 alike).
      */
+    /** Before a big reply leaves mid-command: false once the client is over its output buffer limit. */
+    private boolean withinOutputLimits(Client c) {
+        if (!obufLimitsOn) return true;
+        checkOutputBufferLimits(c);
+        return !c.closeAsap;
+    }
+
     void checkOutputBufferLimits(Client c) {
         if (!obufLimitsOn) return;
         long[] limit = obufLimits[c.replica != null ? 2 : PubSub.isSubscribed(c) ? 1 : 0];
         if (limit[0] == 0 && limit[1] == 0) return;
+        // what left mid-batch (big replies spill to the socket while commands run) counts as
+        // still owed until the batch's flush, as Redis writes nothing before it
         long used = outputBufferMemory(c);
+        long spilled = c.reply.totalBytes() - c.outputCounted;
+        if (spilled > c.connection.pendingBytes()) used += spilled - c.connection.pendingBytes();
         boolean hard = limit[0] > 0 && used >= limit[0];
         boolean soft = false;
         if (limit[1] > 0 && used >= limit[1]) {

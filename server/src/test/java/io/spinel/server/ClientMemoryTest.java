@@ -281,6 +281,32 @@ class ClientMemoryTest {
         assertThat(r.ping()).isEqualTo("PONG");
     }
 
+    /**
+     * A pipeline whose replies pass the hard limit within one batch (Redis's TCL obuf-limits): the
+     * client is closed, and what it pipelined after the limit was reached does not run. (Redis
+     * sends nothing of such a batch; Spinel may have sent the first 64 KB, big replies leaving
+     * while commands run.)
+     */
+    @Test
+    void aPipelinePastTheHardLimitGetsNothingAndRunsNoMore() throws IOException {
+        r.configSet("maxmemory", "0");
+        r.configSet("client-output-buffer-limit", "normal 100000 0 0");
+        r.set("bigkey", "x".repeat(10000));
+        Socket pipeline = rawClient();
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < 15; i++) {
+            buf.write(command("GET", "bigkey"));
+            buf.write(command("SET", "after:" + i, "1"));
+        }
+        pipeline.getOutputStream().write(buf.toByteArray());
+        assertThat(closedByServer(pipeline)).isTrue();
+        // 10 replies of 10 KB reach 100000 bytes: the SETs behind the tenth GET never ran
+        assertThat(r.exists("after:8")).isTrue();
+        assertThat(r.exists("after:9")).isFalse();
+        assertThat(r.exists("after:14")).isFalse();
+        r.configSet("client-output-buffer-limit", "normal 0 0 0");
+    }
+
     private static long field(String clientLine, String name) {
         for (String f : clientLine.trim().split(" ")) {
             if (f.startsWith(name + "=")) return Long.parseLong(f.substring(name.length() + 1));

@@ -70,6 +70,29 @@ public final class Reply {
         this.sink = sink;
     }
 
+    /**
+     * Asked before a reply leaves in the middle of a command (a spill of a big reply): false when
+     * the client is over its output buffer limit and is being closed, as Redis checks the limit
+     * at each addition to a reply, so nothing more of it is sent.
+     */
+    public interface SpillGuard {
+        boolean mayWrite();
+    }
+
+    private SpillGuard spillGuard;
+
+    public void setSpillGuard(SpillGuard guard) {
+        this.spillGuard = guard;
+    }
+
+    /** Whether a spill may go; if not, the reply is dropped and so is all that follows it. */
+    private boolean spillAllowed() {
+        if (spillGuard == null || spillGuard.mayWrite()) return true;
+        len = 0;
+        startDiscarding();
+        return false;
+    }
+
     public int protocol() {
         return protocol;
     }
@@ -181,9 +204,13 @@ public final class Reply {
     }
 
     private void grow(int extra) {
-        if (len >= SPILL_THRESHOLD && sink != null && !discarding && deferredDepth == 0) {
+        if (len >= SPILL_THRESHOLD && sink != null && !discarding && deferredDepth == 0 && spillAllowed()) {
             drain();
             if (extra <= buf.length) return;
+        }
+        if (discarding && deferredDepth == 0 && len - discardMark >= SPILL_THRESHOLD) {
+            len = discardMark; // dropped anyway: a big reply nobody gets does not grow the buffer
+            if (len + extra <= buf.length) return;
         }
         long need = (long) len + extra;
         long cap = Math.max(need, (long) buf.length * 2);
@@ -201,7 +228,8 @@ public final class Reply {
     }
 
     public void raw(byte[] b, int off, int n) {
-        if (n > SPILL_THRESHOLD && len + n > buf.length && sink != null && !discarding && deferredDepth == 0) {
+        if (n > SPILL_THRESHOLD && len + n > buf.length && sink != null && !discarding && deferredDepth == 0
+                && spillAllowed()) {
             drain();
             sink.write(b, off, n);
             totalBytes += n;
@@ -304,7 +332,7 @@ public final class Reply {
     /** A bulk string of n bytes in native memory (a BIG string value). */
     public void bulkNative(long address, int n) {
         prefixed('$', n);
-        if (sink != null && sink.takesNative() && !discarding && deferredDepth == 0) {
+        if (sink != null && sink.takesNative() && !discarding && deferredDepth == 0 && spillAllowed()) {
             // the sink reads the value where it lies (to the socket, as Redis writes it from its
             // reply buffer), instead of it being copied here first and out again when drained
             int head = len;

@@ -810,7 +810,8 @@ public final class Persistence {
     /** Kills a running AOF rewrite (appendonly no, shutdown); not counted as a failure. */
     void killAofRewrite() {
         if (job == null || job.rdb) return;
-        log.notice("Killing running AOF rewrite");
+        // Redis's words, which its tests and log scrapers look for (here the child is a job of this process)
+        log.notice("Killing running AOF rewrite child: its job in this process");
         kill(job);
         job = null;
         aof.rewriteKilled();

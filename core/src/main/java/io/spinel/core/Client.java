@@ -216,6 +216,14 @@ public final class Client {
         return noTouch;
     }
 
+    /**
+     * Over its output buffer limit and about to be closed: nothing more reaches it, so a command
+     * producing a huge reply (HRANDFIELD with a huge negative count) stops early, as Redis's do.
+     */
+    public boolean closingAsap() {
+        return closeAsap;
+    }
+
     public boolean isClosed() {
         return closed;
     }

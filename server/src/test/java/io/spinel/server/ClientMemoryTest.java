@@ -307,6 +307,32 @@ class ClientMemoryTest {
         r.configSet("client-output-buffer-limit", "normal 0 0 0");
     }
 
+    /** A reply of a billion random fields stops once the client is past its limit (Redis's "stopped mid-run"). */
+    @Test
+    void aHugeRandomReplyStopsAtTheLimit() throws IOException {
+        r.configSet("maxmemory", "0");
+        r.configSet("client-output-buffer-limit", "normal 1000000 0 0");
+        r.hset("myhash", "a", "b");
+        r.sadd("myset", "a");
+        r.zadd("myzset", 1, "a");
+        for (String[] cmd : new String[][] {{"HRANDFIELD", "myhash", "-999999999"}, {"SRANDMEMBER", "myset", "-999999999"},
+                {"ZRANDMEMBER", "myzset", "-999999999"}}) {
+            Socket s = rawClient();
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(command(cmd));
+            byte[] buf = new byte[1 << 16];
+            long read = 0;
+            while (true) {
+                int n = s.getInputStream().read(buf);
+                if (n < 0) break;
+                read += n;
+            }
+            assertThat(read).as(cmd[0]).isLessThan(4_000_000); // closed near the limit, not after gigabytes
+        }
+        assertThat(r.ping()).isEqualTo("PONG");
+        r.configSet("client-output-buffer-limit", "normal 0 0 0");
+    }
+
     private static long field(String clientLine, String name) {
         for (String f : clientLine.trim().split(" ")) {
             if (f.startsWith(name + "=")) return Long.parseLong(f.substring(name.length() + 1));

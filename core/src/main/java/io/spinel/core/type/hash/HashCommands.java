@@ -322,12 +322,14 @@ public final class HashCommands {
             r.arrayHeader(withValues && !resp3 ? count * 2 : count);
             if (h.isListpack()) {
                 int[] pos = h.pairPositions();
-                for (long i = 0; i < count; i++) {
+                for (long i = 0; i < count && !c.closingAsap(); i++) {
                     replyListpackPair(h, pos[RANDOM.nextInt(pos.length)], r, withValues, pairHeaders);
                 }
             } else {
                 FieldTable t = h.table();
-                for (long i = 0; i < count; i++) replyEntry((byte[]) t.random(RANDOM), r, withValues, pairHeaders);
+                for (long i = 0; i < count && !c.closingAsap(); i++) {
+                    replyEntry((byte[]) t.random(RANDOM), r, withValues, pairHeaders);
+                }
             }
             return;
         }

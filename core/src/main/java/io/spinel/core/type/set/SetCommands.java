@@ -367,9 +367,9 @@ public final class SetCommands {
         if (!unique || count == 1) {
             r.arrayHeader(count);
             if (s.isIntset()) {
-                for (long i = 0; i < count; i++) r.bulkLong(s.intAt(RANDOM.nextInt(size)));
+                for (long i = 0; i < count && !c.closingAsap(); i++) r.bulkLong(s.intAt(RANDOM.nextInt(size)));
             } else {
-                for (long i = 0; i < count; i++) s.replyRandomMember(r, RANDOM);
+                for (long i = 0; i < count && !c.closingAsap(); i++) s.replyRandomMember(r, RANDOM);
             }
             return;
         }

@@ -1070,7 +1070,7 @@ public final class ZSetCommands {
         // case 1: repetitions allowed (or a single element): independent draws
         if (!uniq || count == 1) {
             r.arrayHeader(pairs ? count * 2 : count);
-            for (long i = 0; i < count; i++) {
+            for (long i = 0; i < count && !c.closingAsap(); i++) {
                 ZIter it = z.random(RANDOM);
                 replyElement(r, it.buf(), it.off(), it.len(), it.score(), withScores);
             }

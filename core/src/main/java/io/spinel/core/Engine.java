@@ -756,7 +756,7 @@ public final class Engine {
         }
         long now = System.currentTimeMillis();
         Client c = new Client(nextClientId++, this, conn, keyspace.db(0), now);
-        c.reply.setSpillGuard(() -> withinOutputLimits(c));
+        c.reply.setSpillGuard(() -> spillVerdict(c));
         setDefaultUser(c);
         clients.put(c.id, c);
         c.memTracked = true;
@@ -1877,11 +1877,17 @@ public final class Engine {
      * longer than its seconds, the client is closed at once, whatever it had not received yet
      * dropped. Pub/sub clients are those subscribed to something (in RESP2 and RESP3 alike).
      */
-    /** Before a big reply leaves mid-command: false once the client is over its output buffer limit. */
-    private boolean withinOutputLimits(Client c) {
-        if (!obufLimitsOn) return true;
+    /**
+     * Before a big reply leaves mid-command: with a hard limit for the client's class the reply
+     * stays in the buffer (Redis writes nothing before the batch ends) until it passes the limit,
+     * and then the client is closed and gets none of it.
+     */
+    private int spillVerdict(Client c) {
+        if (!obufLimitsOn) return io.spinel.core.protocol.Reply.SpillGuard.WRITE;
         checkOutputBufferLimits(c);
-        return !c.closeAsap;
+        if (c.closeAsap) return io.spinel.core.protocol.Reply.SpillGuard.DROP;
+        long hard = obufLimits[c.replica != null ? 2 : PubSub.isSubscribed(c) ? 1 : 0][0];
+        return hard > 0 ? io.spinel.core.protocol.Reply.SpillGuard.HOLD : io.spinel.core.protocol.Reply.SpillGuard.WRITE;
     }
 
     void checkOutputBufferLimits(Client c) {

@@ -71,12 +71,17 @@ public final class Reply {
     }
 
     /**
-     * Asked before a reply leaves in the middle of a command (a spill of a big reply): false when
-     * the client is over its output buffer limit and is being closed, as Redis checks the limit
-     * at each addition to a reply, so nothing more of it is sent.
+     * Asked before a reply leaves in the middle of a command (a spill of a big reply), for
+     * clients with an output buffer limit: Redis writes nothing before the batch's end and closes
+     * a client whose output passes its hard limit, so such a client's reply is held (kept in the
+     * buffer) until it either ends or passes the limit, and then nothing of it is sent.
      */
     public interface SpillGuard {
-        boolean mayWrite();
+        int WRITE = 0;
+        int HOLD = 1;
+        int DROP = 2;
+
+        int spill();
     }
 
     private SpillGuard spillGuard;
@@ -85,12 +90,15 @@ public final class Reply {
         this.spillGuard = guard;
     }
 
-    /** Whether a spill may go; if not, the reply is dropped and so is all that follows it. */
+    /** Whether a spill may go now; if the client is past its limit, the reply is dropped and so is all that follows it. */
     private boolean spillAllowed() {
-        if (spillGuard == null || spillGuard.mayWrite()) return true;
-        len = 0;
-        startDiscarding();
-        return false;
+        if (spillGuard == null) return true;
+        int verdict = spillGuard.spill();
+        if (verdict == SpillGuard.DROP) {
+            len = 0;
+            startDiscarding();
+        }
+        return verdict == SpillGuard.WRITE;
     }
 
     public int protocol() {

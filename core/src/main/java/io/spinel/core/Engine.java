@@ -173,7 +173,6 @@ public final class Engine {
 
     private void bindConfig() {
         for (String name : BOUND_OPTIONS) config.listen(name, this::applyConfig);
-        config.support("maxmemory-clients");
     }
 
     /**

@@ -47,6 +47,17 @@ class CommandLineOptionsTest {
         assertThat(config.get("maxmemory-policy")).isEqualTo("volatile-lru");
     }
 
+    /** Options the engine implements outside its own option table are accepted at start too. */
+    @Test
+    void optionsImplementedOutsideTheEngineTableAreAccepted() throws Exception {
+        Config config = new Config();
+        new ConfigLoader(config).load(lines("--maxmemory-clients", "10%", "--oom-score-adj", "yes", "--shutdown-timeout", "3",
+                "--bind-source-addr", "127.0.0.1"), null);
+        assertThat(config.get("maxmemory-clients")).isEqualTo("10%");
+        assertThat(config.get("oom-score-adj")).isEqualTo("yes");
+        assertThat(config.get("shutdown-timeout")).isEqualTo("3");
+    }
+
     @Test
     void aValueMayStartWithDashesRightAfterItsOption() throws Exception {
         assertThat(lines("--port", "--loglevel", "verbose")).isEqualTo("port \"--loglevel\" \"verbose\"\n");

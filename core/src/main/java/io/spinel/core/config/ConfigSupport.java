@@ -25,6 +25,7 @@ public final class ConfigSupport {
         "timeout", "tcp-keepalive", "tcp-backlog", "loglevel", "logfile", "protected-mode", "pidfile", "daemonize",
         "hz", "proto-max-bulk-len", "client-query-buffer-limit", "enable-debug-command", "enable-protected-configs",
         "enable-module-command", "activerehashing", "always-show-logo", "lfu-log-factor", "lfu-decay-time",
+        "maxmemory-clients",
         "shutdown-on-sigterm", "shutdown-on-sigint", "io-threads", "supervised", "maxmemory-policy", "maxmemory", "list-max-listpack-size",
         "hll-sparse-max-bytes", "zset-max-listpack-entries", "zset-max-listpack-value",
         "hash-max-listpack-entries", "hash-max-listpack-value", "set-max-intset-entries",

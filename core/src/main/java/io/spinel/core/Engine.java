@@ -1854,7 +1854,6 @@ public final class Engine {
 
     // ---- output buffer limits (client-output-buffer-limit) --------------------------------------
 
-    /** Hard limit, soft limit and soft seconds of the normal (0) and pubsub (1) classes. */
     /** client-output-buffer-limit by class: normal (0), pubsub (1), replica (2); hard, soft, seconds. */
     private final long[][] obufLimits = new long[3][3];
     private boolean obufLimitsOn;
@@ -1872,11 +1871,6 @@ public final class Engine {
     }
 
     /**
-     * Redis's checkClientOutputBufferLimits: over the hard limit, or over the soft limit for
-     * longer than its seconds, the client is closed at once, whatever it had not received yet
-     * dropped. Pub/sub clients are those subscribed to something (in RESP2 and RESP3 alike).
-     */
-    /**
      * Before a big reply leaves mid-command: with a hard limit for the client's class the reply
      * stays in the buffer (Redis writes nothing before the batch ends) until it passes the limit,
      * and then the client is closed and gets none of it.
@@ -1885,13 +1879,22 @@ public final class Engine {
         if (!obufLimitsOn) return io.spinel.core.protocol.Reply.SpillGuard.WRITE;
         checkOutputBufferLimits(c);
         if (c.closeAsap) return io.spinel.core.protocol.Reply.SpillGuard.DROP;
-        long hard = obufLimits[c.replica != null ? 2 : PubSub.isSubscribed(c) ? 1 : 0][0];
-        return hard > 0 ? io.spinel.core.protocol.Reply.SpillGuard.HOLD : io.spinel.core.protocol.Reply.SpillGuard.WRITE;
+        return obufLimitsOf(c)[0] > 0 ? io.spinel.core.protocol.Reply.SpillGuard.HOLD : io.spinel.core.protocol.Reply.SpillGuard.WRITE;
     }
 
+    /** The client-output-buffer-limit class of a client: replica, pubsub (subscribed to anything) or normal. */
+    private long[] obufLimitsOf(Client c) {
+        return obufLimits[c.replica != null ? 2 : PubSub.isSubscribed(c) ? 1 : 0];
+    }
+
+    /**
+     * Redis's checkClientOutputBufferLimits: over the hard limit, or over the soft limit for
+     * longer than its seconds, the client is closed at once, whatever it had not received yet
+     * dropped. Pub/sub clients are those subscribed to something (in RESP2 and RESP3 alike).
+     */
     void checkOutputBufferLimits(Client c) {
         if (!obufLimitsOn) return;
-        long[] limit = obufLimits[c.replica != null ? 2 : PubSub.isSubscribed(c) ? 1 : 0];
+        long[] limit = obufLimitsOf(c);
         if (limit[0] == 0 && limit[1] == 0) return;
         // what left mid-batch (big replies spill to the socket while commands run) counts as
         // still owed until the batch's flush, as Redis writes nothing before it

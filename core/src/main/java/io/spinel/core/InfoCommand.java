@@ -231,9 +231,8 @@ final class InfoCommand {
         long backlog = e.replication.backlogBytes();
         field(sb, "mem_replication_backlog", backlog);
         field(sb, "mem_total_replication_buffers", backlog + e.replication.replicasOutputMemory());
-        long replicas = e.replication.replicasConnectionMemory();
-        field(sb, "mem_clients_slaves", replicas + e.replication.bufferMemory() - backlog);
-        field(sb, "mem_clients_normal", e.clientsMemory() - replicas);
+        field(sb, "mem_clients_slaves", e.replication.replicasMemory());
+        field(sb, "mem_clients_normal", e.clientsMemory() - e.replication.replicasConnectionMemory());
         field(sb, "mem_cluster_links", 0);
         field(sb, "mem_aof_buffer", e.persistence().aofBufferMemory());
         field(sb, "mem_allocator", "jvm-" + e.gcName());

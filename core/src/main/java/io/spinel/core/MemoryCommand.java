@@ -52,11 +52,8 @@ final class MemoryCommand {
         long peak = e.usedMemoryPeak();
         long startup = e.usedMemoryStartup();
         long clients = e.clientsMemory();
-        long backlog = e.replication.backlogBytes();
-        long replicas = e.replication.replicasConnectionMemory();
-        long replicationBuffers = e.replication.bufferMemory();
         long[] scripts = e.scriptStats();
-        long dataset = Math.max(0, used - startup - clients - replicationBuffers);
+        long dataset = Math.max(0, used - startup - clients - e.replication.bufferMemory());
         long keys = ks.totalKeys();
         Runtime rt = Runtime.getRuntime();
         long heapUsed = rt.totalMemory() - rt.freeMemory();
@@ -72,11 +69,11 @@ final class MemoryCommand {
         r.bulk("startup.allocated");
         r.integer(startup);
         r.bulk("replication.backlog");
-        r.integer(backlog);
+        r.integer(e.replication.backlogBytes());
         r.bulk("clients.slaves");
-        r.integer(replicas + replicationBuffers - backlog);
+        r.integer(e.replication.replicasMemory());
         r.bulk("clients.normal");
-        r.integer(clients - replicas);
+        r.integer(clients - e.replication.replicasConnectionMemory());
         r.bulk("cluster.links");
         r.integer(0);
         r.bulk("aof.buffer");

@@ -1515,7 +1515,12 @@ final class Replication implements Engine.PropagationListener {
         return m;
     }
 
-    /** What the replicas' connections take of clients' memory, as last measured (INFO mem_clients_slaves, with the kept stream). */
+    /** The replicas' memory (INFO mem_clients_slaves): their connections and the stream kept for those loading a snapshot. */
+    long replicasMemory() {
+        return replicasConnectionMemory() + bufferMemory() - backlogBytes();
+    }
+
+    /** What the replicas' connections take of clients' memory, as last measured. */
     long replicasConnectionMemory() {
         long m = 0;
         for (int i = 0; i < replicas.size(); i++) m += replicas.get(i).client.memUsage;

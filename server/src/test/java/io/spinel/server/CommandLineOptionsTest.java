@@ -69,7 +69,7 @@ class CommandLineOptionsTest {
     void errorsNameTheLineRedisNames() {
         assertThat(error("--port")).contains(">>> 'port'\nwrong number of arguments");
         assertThat(error("--port", "6380", "--loglevel")).contains(">>> 'loglevel'\nwrong number of arguments");
-        assertThat(error("--port", "6379", "6380")).contains(">>> 'port \"6379\" \"6380\"'\nwrong number of arguments");
+        assertThat(error("--port", "7001", "7002")).contains(">>> 'port \"7001\" \"7002\"'\nwrong number of arguments");
         assertThat(error("--port", "--loglevel", "verbose"))
                 .contains(">>> 'port \"--loglevel\" \"verbose\"'\nwrong number of arguments");
         assertThat(error("--port", "--bla", "--loglevel", "verbose"))

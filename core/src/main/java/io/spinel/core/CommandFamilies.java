@@ -77,6 +77,8 @@ public final class CommandFamilies {
             // the value arguments of the string family's store: SET key value [options], SETNX key
             // value, SETEX/PSETEX key seconds value, MSET/MSETNX key value [key value ...]
             int i = parsed.count();
+            // the command's name itself may be the big argument: nothing parsed yet to look at
+            if (i == 0) return false;
             if (i == 2 && (parsed.is(0, "set") || (argc == 3 && parsed.is(0, "setnx")))) return true;
             if (i == 3 && argc == 4 && (parsed.is(0, "setex") || parsed.is(0, "psetex"))) return true;
             return i % 2 == 0 && argc % 2 == 1 && (parsed.is(0, "mset") || parsed.is(0, "msetnx"));

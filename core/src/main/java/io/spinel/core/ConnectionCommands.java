@@ -268,7 +268,7 @@ final class ConnectionCommands {
                 + " qbuf=" + qbuf
                 + " qbuf-free=" + (c.reader.capacity() - qbuf)
                 + " argv-mem=" + c.args.totalLength()
-                + " multi-mem=0"
+                + " multi-mem=" + (c.multi == null ? 0 : c.multi.argvBytes)
                 + " rbs=" + c.reply.buffer().length
                 + " rbp=" + c.reply.peak()
                 + " obl=" + obl

@@ -1809,10 +1809,17 @@ public final class Engine {
 
     /**
      * A client's memory now (Redis's getClientMemoryUsage): the fixed overhead, the query buffer
-     * as allocated, the reply buffer, and the output still queued in the transport.
+     * as allocated, the reply buffer, the output still queued in the transport, and what its
+     * state costs beyond that (a queued transaction, watched keys, subscriptions, tracked
+     * prefixes: each a field test when unused).
      */
     static long clientMemory(Client c) {
-        return CLIENT_OVERHEAD + c.reader.allocated() + c.reply.buffer().length + c.connection.pendingBytes();
+        long m = CLIENT_OVERHEAD + c.reader.allocated() + c.reply.buffer().length + c.connection.pendingBytes();
+        if (c.multi != null) m += c.multi.memory();
+        if (!c.watching.isEmpty()) m += Transactions.watchedMemory(c);
+        if (c.subscriptions != null) m += c.subscriptions.memory();
+        if (c.tracking != null) m += Tracking.prefixesMemory(c.tracking);
+        return m;
     }
 
     /** Output that waits to be sent (Redis's getClientOutputBufferMemoryUsage): what output limits compare. */

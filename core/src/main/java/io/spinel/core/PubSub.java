@@ -92,6 +92,21 @@ final class PubSub {
         boolean any() {
             return !channels.isEmpty() || !patterns.isEmpty() || !shardChannels.isEmpty();
         }
+
+        /**
+         * What the subscriptions cost their client as Redis counts it (pubsubMemOverhead): a list
+         * node (24 bytes) per pattern, and per channel table an entry (24) per channel and a
+         * pointer (8) per slot of a hash table sized to the next power of two.
+         */
+        long memory() {
+            return patterns.size() * 24L + dictMemory(channels.size()) + dictMemory(shardChannels.size());
+        }
+
+        private static long dictMemory(int entries) {
+            if (entries == 0) return 0;
+            int slots = Math.max(4, Integer.highestOneBit(entries - 1) << 1);
+            return entries * 24L + slots * 8L;
+        }
     }
 
     private static final byte[] MESSAGE = Bytes.ascii("message");

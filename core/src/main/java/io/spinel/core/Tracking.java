@@ -39,6 +39,14 @@ final class Tracking {
         final TreeMap<PubSub.Name, Boolean> prefixes = new TreeMap<>(Tracking::compareNames);
     }
 
+    /**
+     * What a client's BCAST prefixes cost it as Redis estimates them: 32 bytes per radix tree node,
+     * here one node per prefix (Redis's own figure is an underestimate too).
+     */
+    static long prefixesMemory(State s) {
+        return s.prefixes.size() * 32L;
+    }
+
     private static int compareNames(PubSub.Name a, PubSub.Name b) {
         return Bytes.compare(a.bytes, b.bytes);
     }

@@ -26,9 +26,28 @@ final class Transactions {
         final List<byte[][]> argvs = new ArrayList<>();
         /** A command was rejected while queuing: EXEC must abort. */
         boolean dirtyExec;
+        /**
+         * The queued arguments' bytes and a pointer's 8 bytes per argument (Redis's
+         * mstate.argv_len_sums): CLIENT LIST's multi-mem.
+         */
         long argvBytes;
         /** A queued command may write or replicate (Redis's mstate.cmd_flags): a WRITE pause holds the EXEC. */
         boolean mayReplicate;
+
+        /**
+         * What the queue costs (Redis's multiStateMemOverhead less the watched keys): its
+         * arguments, and a 24-byte slot per queued command in an array grown by doubling from 2.
+         */
+        long memory() {
+            int n = commands.size();
+            int slots = n == 0 ? 0 : Math.max(2, Integer.highestOneBit(n - 1) << 1);
+            return argvBytes + slots * 24L;
+        }
+    }
+
+    /** A watched key's cost to its client as Redis counts it: a list node and a watchedKey (24 + 32 bytes). */
+    static long watchedMemory(Client c) {
+        return c.watching.size() * 56L;
     }
 
     /** One key a client watches. */
@@ -102,7 +121,7 @@ final class Transactions {
             Args a = c.args();
             s.commands.add(cmd);
             s.argvs.add(a.toArrays());
-            s.argvBytes += a.totalLength();
+            s.argvBytes += a.totalLength() + 8L * a.count();
             if (!s.mayReplicate) s.mayReplicate = ClientPause.mayReplicate(c, cmd);
         }
         c.reply().status("QUEUED");

@@ -247,11 +247,16 @@ final class ConnectionCommands {
         if (c.noEvict) flags.append('e');
         if (c.noTouch) flags.append('T');
         if (flags.length() == 0) flags.append('N');
-        int qbuf = c.reader.pending();
+        // Redis trims what it parsed off the query buffer once a read's commands ran: a client seen
+        // from outside shows only the bytes not yet parsed (a big argument's received part); the
+        // client running the command still holds its command
+        int qbuf = c == c.engine.currentClient ? c.reader.pending() : c.reader.unparsed();
         String cmd = c.lastCommand == null ? "NULL" : c.lastCommand.name;
         long obl = c.reply.length();
         long omem = c.connection.pendingBytes();
-        long totMem = Engine.clientMemory(c);
+        // the client running the command also holds its arguments, which Redis counts (argv_len_sum
+        // and a pointer each) until the command ends
+        long totMem = Engine.clientMemory(c) + (c == c.engine.currentClient ? c.args.totalLength() + 8L * c.args.count() : 0);
         return "id=" + c.id
                 + " addr=" + c.connection.remoteAddress()
                 + " laddr=" + c.connection.localAddress()

@@ -756,6 +756,7 @@ public final class Engine {
         long now = System.currentTimeMillis();
         Client c = new Client(nextClientId++, this, conn, keyspace.db(0), now);
         c.reply.setSpillGuard(() -> spillVerdict(c));
+        if (!replyBufferResizing) c.reply.holdSize(true);
         setDefaultUser(c);
         clients.put(c.id, c);
         c.memTracked = true;
@@ -1605,8 +1606,17 @@ public final class Engine {
     boolean activeExpireEnabled = true;
     /** DEBUG SET-DISABLE-DENY-SCRIPTS: scripts may call commands flagged noscript (a test hook). */
     boolean scriptDenyDisabled;
-    /** DEBUG REPLYBUFFER RESIZING: whether the clients' cron shrinks reply buffers to their recent peak. */
-    boolean replyBufferResizing = true;
+    /**
+     * DEBUG REPLYBUFFER RESIZING: whether the clients' cron shrinks reply buffers to their recent
+     * peak. Off, each client's reply buffer also keeps its size (Reply.holdSize), so that its
+     * memory stays what it was between commands, as Redis's fixed reply buffer.
+     */
+    private boolean replyBufferResizing = true;
+
+    void replyBufferResizing(boolean on) {
+        replyBufferResizing = on;
+        for (Client c : clients.values()) c.reply.holdSize(!on);
+    }
     /** DEBUG REPLYBUFFER PEAK-RESET-TIME: how often a reply buffer's peak starts again (ms; -1 never). */
     long replyBufferPeakResetMillis = REPLY_BUFFER_PEAK_RESET_MILLIS;
     static final long REPLY_BUFFER_PEAK_RESET_MILLIS = 5000;

@@ -483,7 +483,7 @@ final class ServerCommands {
                 else if (a.is(3, "reset")) c.engine.replyBufferPeakResetMillis = Engine.REPLY_BUFFER_PEAK_RESET_MILLIS;
                 else c.engine.replyBufferPeakResetMillis = c.argLong(3);
             } else if (a.is(2, "resizing")) {
-                c.engine.replyBufferResizing = atoi(a.string(3)) != 0;
+                c.engine.replyBufferResizing(atoi(a.string(3)) != 0);
             } else {
                 throw CommandError.subcommandSyntax(a);
             }

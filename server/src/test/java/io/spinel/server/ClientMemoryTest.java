@@ -32,7 +32,7 @@ class ClientMemoryTest {
 
     @BeforeEach
     void start() {
-        server = SpinelServer.builder().randomPort().start();
+        server = SpinelServer.builder().randomPort().option("enable-debug-command", "yes").start();
         r = new Jedis("127.0.0.1", server.port());
         r.configSet("maxmemory", "11mb");
         r.configSet("maxmemory-policy", "allkeys-lru");
@@ -176,9 +176,12 @@ class ClientMemoryTest {
         out.flush();
     }
 
-    /** Clients whose query buffer holds all 249 arguments of {@link #sendPartialCommand}. */
+    /**
+     * Clients that hold all 249 arguments of {@link #sendPartialCommand}: parsed, they are the
+     * command's arguments (argv-mem), no longer query buffer (qbuf), as in Redis.
+     */
     private long clientsWithBigQueryBuffer() {
-        return r.clientList().lines().filter(line -> field(line, "qbuf") >= 249 * 1007).count();
+        return r.clientList().lines().filter(line -> field(line, "argv-mem") >= 249 * 1000).count();
     }
 
     @Test
@@ -190,8 +193,9 @@ class ClientMemoryTest {
         await(() -> clientsWithBigQueryBuffer() == 30, ClientMemoryTest::pause);
         assertThat(stat("mem_clients_normal")).isGreaterThan(30 * 249_000L);
         for (String line : r.clientList().split("\n")) {
-            if (field(line, "qbuf") >= 249 * 1007) {
-                assertThat(field(line, "tot-mem")).isGreaterThanOrEqualTo(field(line, "qbuf") + field(line, "qbuf-free"));
+            if (field(line, "argv-mem") >= 249 * 1000) {
+                assertThat(field(line, "qbuf")).isLessThan(1000);
+                assertThat(field(line, "tot-mem")).isGreaterThanOrEqualTo(field(line, "argv-mem"));
             }
         }
         assertThat(r.dbSize()).isLessThan(50);
@@ -330,6 +334,166 @@ class ClientMemoryTest {
         }
         assertThat(r.ping()).isEqualTo("PONG");
         r.configSet("client-output-buffer-limit", "normal 0 0 0");
+    }
+
+    /** The CLIENT LIST line of the client with this name, or null. */
+    private String clientLine(String name) {
+        return r.clientList().lines().filter(l -> l.contains(" name=" + name + " ")).findFirst().orElse(null);
+    }
+
+    private static byte[] filled(int n) {
+        byte[] b = new byte[n];
+        java.util.Arrays.fill(b, (byte) 'v');
+        return b;
+    }
+
+    /**
+     * A command whose name is its one big argument (Redis's client-eviction test): while it
+     * arrives its bytes are the query buffer, header parsed off; once whole it is an unknown
+     * command and the connection goes on.
+     */
+    @Test
+    void aBigCommandNameArrivesAsQueryBuffer() throws IOException {
+        r.configSet("maxmemory", "0");
+        Socket s = rawClient();
+        OutputStream out = s.getOutputStream();
+        out.write(command("CLIENT", "SETNAME", "bigname"));
+        int size = 225_280;
+        int sent = 200_000;
+        out.write(("*1\r\n$" + size + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        out.write(filled(sent));
+        out.flush();
+        await(() -> {
+            String line = clientLine("bigname");
+            return line != null && field(line, "qbuf") == sent;
+        }, ClientMemoryTest::pause);
+        assertThat(field(clientLine("bigname"), "tot-mem")).isGreaterThan(sent);
+        out.write(filled(size - sent));
+        out.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        out.write(command("PING"));
+        out.flush();
+        s.setSoTimeout(5000);
+        String got = new String(s.getInputStream().readNBytes(5), StandardCharsets.ISO_8859_1);
+        assertThat(got).isEqualTo("+OK\r\n");
+        java.io.ByteArrayOutputStream rest = new java.io.ByteArrayOutputStream();
+        while (!rest.toString(StandardCharsets.ISO_8859_1).endsWith("+PONG\r\n")) {
+            int b = s.getInputStream().read();
+            assertThat(b).as("connection closed after: " + rest).isNotNegative();
+            rest.write(b);
+        }
+        assertThat(rest.toString(StandardCharsets.ISO_8859_1)).startsWith("-ERR unknown command 'vvv");
+    }
+
+    /**
+     * What a client's state costs counts as its memory (Redis's getClientMemoryUsage): watched
+     * keys, subscriptions, and a queued transaction (multi-mem), which maxmemory-clients then
+     * evicts for.
+     */
+    @Test
+    void watchedKeysSubscriptionsAndTransactionsAreClientMemory() throws IOException {
+        r.configSet("maxmemory", "0");
+        assertThat(r.clientNoEvictOn()).isEqualTo("OK");
+        String[] keys = new String[1000];
+        for (int j = 0; j < keys.length; j++) keys[j] = "key:" + j;
+        try (Jedis c = new Jedis("127.0.0.1", server.port())) {
+            c.clientSetname("state");
+            long base = field(clientLine("state"), "tot-mem");
+            c.watch(keys);
+            long watching = field(clientLine("state"), "tot-mem");
+            assertThat(watching - base).isGreaterThanOrEqualTo(1000 * 56L);
+            c.unwatch();
+            assertThat(field(clientLine("state"), "tot-mem")).isLessThan(watching - 1000 * 50L);
+        }
+        Socket sub = rawClient();
+        OutputStream subOut = sub.getOutputStream();
+        subOut.write(command("CLIENT", "SETNAME", "subscriber"));
+        subOut.flush();
+        assertThat(new String(sub.getInputStream().readNBytes(5), StandardCharsets.ISO_8859_1)).isEqualTo("+OK\r\n");
+        long beforeSubscribing = field(clientLine("subscriber"), "tot-mem");
+        String[] channels = new String[1000];
+        for (int j = 0; j < channels.length; j++) channels[j] = "ch:" + j;
+        subOut.write(command(prepend("SUBSCRIBE", channels)));
+        subOut.write(command(prepend("PSUBSCRIBE", channels)));
+        subOut.flush();
+        await(() -> field(clientLine("subscriber"), "psub") == 1000, ClientMemoryTest::pause);
+        // per channel a table entry and a slot, per pattern a list node
+        assertThat(field(clientLine("subscriber"), "tot-mem") - beforeSubscribing)
+                .isGreaterThanOrEqualTo(1000 * (24L + 8) + 1000 * 24L);
+
+        Socket tx = rawClient();
+        OutputStream txOut = tx.getOutputStream();
+        String value = "v".repeat(100_000);
+        txOut.write(command("CLIENT", "SETNAME", "tx"));
+        txOut.write(command("MULTI"));
+        txOut.write(command("SET", "k", value));
+        txOut.write(command("SET", "k", value));
+        txOut.flush();
+        String queued = "+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n";
+        assertThat(new String(tx.getInputStream().readNBytes(queued.length()), StandardCharsets.ISO_8859_1)).isEqualTo(queued);
+        String line = clientLine("tx");
+        assertThat(field(line, "multi")).isEqualTo(2);
+        // each command's arguments and a pointer each, as Redis's mstate.argv_len_sums
+        assertThat(field(line, "multi-mem")).isEqualTo(2 * (3 + 1 + 100_000 + 3 * 8L));
+        assertThat(field(line, "tot-mem")).isGreaterThan(field(line, "multi-mem"));
+        // three more queued values pass a limit of 400 KB: the client goes, nothing was run
+        r.configSet("maxmemory-clients", "400000");
+        try {
+            for (int j = 0; j < 3; j++) txOut.write(command("SET", "k", value));
+            txOut.flush();
+        } catch (IOException closedWhileWriting) {
+            // evicted before the last of it was written
+        }
+        assertThat(closedByServer(tx)).isTrue();
+        assertThat(stat("evicted_clients")).isPositive();
+        assertThat(r.exists("k")).isFalse();
+        r.configSet("maxmemory-clients", "0");
+    }
+
+    private static String[] prepend(String first, String[] rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    /**
+     * Redis's "evict clients only until below limit": ten clients of 1 MB each, the limit set for
+     * half of them and the client setting it; exactly half go. It needs every client's memory to
+     * stay what CLIENT LIST showed: the reply buffer keeps its size (DEBUG REPLYBUFFER RESIZING 0),
+     * and the client running CLIENT LIST is shown with its arguments, which it no longer holds
+     * when the limit is set.
+     */
+    @Test
+    void clientsAreEvictedOnlyUntilUnderTheLimit() throws IOException {
+        r.configSet("maxmemory", "0");
+        r.sendCommand(() -> "DEBUG".getBytes(StandardCharsets.US_ASCII), "REPLYBUFFER", "RESIZING", "0");
+        r.clientSetname("control");
+        assertThat(r.clientNoEvictOn()).isEqualTo("OK");
+        int clients = 10;
+        int size = 1 << 20;
+        for (int j = 0; j < clients; j++) {
+            Socket s = rawClient();
+            OutputStream out = s.getOutputStream();
+            out.write(command("CLIENT", "SETNAME", "client" + j));
+            out.write(("*2\r\n$" + size + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            out.write(filled(size));
+            out.flush();
+            String name = "client" + j;
+            await(() -> {
+                String line = clientLine(name);
+                return line != null && field(line, "tot-mem") >= size;
+            }, ClientMemoryTest::pause);
+        }
+        long max = r.clientList().lines().filter(l -> l.contains(" name=client"))
+                .mapToLong(l -> field(l, "tot-mem")).max().orElseThrow();
+        long limit = max * clients / 2 + field(clientLine("control"), "tot-mem");
+        r.configSet("maxmemory-clients", Long.toString(limit));
+        List<String> lines = r.clientList().lines().toList();
+        assertThat(lines.stream().filter(l -> l.contains(" name=client")).count()).isEqualTo(clients / 2);
+        assertThat(lines.stream().mapToLong(l -> field(l, "tot-mem")).sum()).isLessThanOrEqualTo(limit);
+        assertThat(stat("evicted_clients")).isEqualTo(clients / 2);
+        r.sendCommand(() -> "DEBUG".getBytes(StandardCharsets.US_ASCII), "REPLYBUFFER", "RESIZING", "1");
+        r.configSet("maxmemory-clients", "0");
     }
 
     private static long field(String clientLine, String name) {

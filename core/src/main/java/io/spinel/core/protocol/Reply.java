@@ -41,6 +41,8 @@ public final class Reply {
     private static final int INITIAL = 1024;
     /** A buffer that grew past this is shrunk back when drained, so idle clients stay small. */
     private static final int SHRINK_ABOVE = 256 * 1024;
+    /** A drained buffer longer than shrinkAbove is replaced by one of shrinkTo bytes (see {@link #holdSize}). */
+    private int shrinkAbove = SHRINK_ABOVE, shrinkTo = INITIAL;
 
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] OK = Bytes.ascii("+OK\r\n");
@@ -165,7 +167,17 @@ public final class Reply {
         totalBytes += n;
         if (len > peak) peak = len;
         len = 0;
-        if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
+        if (buf.length > shrinkAbove) buf = new byte[shrinkTo];
+    }
+
+    /**
+     * Keeps the buffer at its present size (DEBUG REPLYBUFFER RESIZING 0, Redis's fixed reply
+     * buffer): what a reply grows it by is given back once drained, as Redis frees the reply list
+     * nodes that took what did not fit; false goes back to shrinking only buffers grown past 256 KB.
+     */
+    public void holdSize(boolean hold) {
+        shrinkAbove = hold ? buf.length : SHRINK_ABOVE;
+        shrinkTo = hold ? buf.length : INITIAL;
     }
 
     /** The most the buffer held since the peak was last reset (CLIENT LIST's rbp). */

@@ -184,6 +184,14 @@ public final class RespReader {
         return end - start + (big != null ? bigFill : 0);
     }
 
+    /**
+     * Received bytes not yet parsed into arguments (Redis's query buffer once a read's parsed part
+     * is trimmed off): the rest of the buffer and what arrived of a big argument.
+     */
+    public int unparsed() {
+        return end - pos + (big != null ? bigFill : 0);
+    }
+
     private int bigSize() {
         return big == null ? 0 : bigAddress != 0 ? bigNeed : big.length;
     }

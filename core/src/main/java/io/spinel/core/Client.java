@@ -248,6 +248,45 @@ public final class Client {
         return inExec;
     }
 
+    /**
+     * Takes this client's commands instead of the command table while a Lua debugging session
+     * waits for them (SCRIPT DEBUG: the session reads the debugger's commands from its client).
+     */
+    public interface InputTaker {
+        /** A command arrived (in {@link #args()}). */
+        void take(Client c);
+
+        /** The client sent something that is not a command (the reader's error text). */
+        void protocolError(Client c, String error);
+
+        /** The client is gone. */
+        void disconnected(Client c);
+    }
+
+    InputTaker inputTaker;
+    /** SCRIPT DEBUG: 0 off, {@link #LUA_DEBUG_YES} or {@link #LUA_DEBUG_SYNC} (Redis's CLIENT_LUA_DEBUG flags). */
+    private int luaDebug;
+    public static final int LUA_DEBUG_YES = 1;
+    public static final int LUA_DEBUG_SYNC = 2;
+
+    public int luaDebug() {
+        return luaDebug;
+    }
+
+    public void setLuaDebug(int mode) {
+        luaDebug = mode;
+    }
+
+    /** Routes this client's commands to t (null: back to the command table). */
+    public void takeInput(InputTaker t) {
+        inputTaker = t;
+    }
+
+    /** Queues what was written to the reply for sending (outside a command's own reply path). */
+    public void sendSoon() {
+        markPendingWrite();
+    }
+
     /** The command being executed (EVAL while its script runs). */
     public Command currentCommand() {
         return currentCommand;

@@ -31,6 +31,7 @@ final class ClientPause {
     private boolean failover;
     /** A shutdown waiting for replicas holds writes until it ends or fails (Redis's PAUSE_DURING_SHUTDOWN). */
     private boolean shutdown;
+    private boolean scriptDebug;
     /** Held clients, in the order they were held. */
     private final ArrayList<Client> postponed = new ArrayList<>();
     private ScheduledFuture<?> timer;
@@ -109,8 +110,20 @@ final class ClientPause {
         refresh(old);
     }
 
+    /**
+     * A synchronous Lua debugging session (SCRIPT DEBUG SYNC): Redis's server does nothing else
+     * while its debugger waits for the user, so every other client's commands wait.
+     */
+    void scriptDebugPause(boolean on) {
+        if (scriptDebug == on) return;
+        int old = effective();
+        scriptDebug = on;
+        refresh(old);
+    }
+
     /** The pause in force: CLIENT PAUSE's, or at least WRITE during a FAILOVER or a shutdown's wait. */
     private int effective() {
+        if (scriptDebug) return ALL;
         return failover || shutdown ? Math.max(type, WRITE) : type;
     }
 

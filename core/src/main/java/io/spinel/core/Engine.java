@@ -410,6 +410,11 @@ public final class Engine {
      * loop: commands without the allow-busy flag are refused with that error, and periodic work
      * that touches data waits.
      */
+    /** A synchronous Lua debugging session holds every other client's commands while it runs (see ClientPause). */
+    public void scriptDebugPause(boolean on) {
+        pause.scriptDebugPause(on);
+    }
+
     public void setBusy(String error) {
         busyError = error;
         if (error == null && callDepth == 0) {
@@ -769,6 +774,7 @@ public final class Engine {
     public void disconnected(Client c) {
         if (c.closed) return;
         c.closed = true;
+        if (c.inputTaker != null) c.inputTaker.disconnected(c);
         blocking.disconnected(c);
         pause.disconnected(c);
         shutdown.disconnected(c);
@@ -810,6 +816,26 @@ public final class Engine {
 
     // ---- input and dispatch -------------------------------------------------------------------
 
+    /** A Lua debugging session reads this client's commands: hand them over while it waits for them. */
+    private void feedInputTaker(Client c) {
+        RespReader reader = c.reader;
+        while (c.inputTaker != null && !c.closed) {
+            int r = reader.next(false, protoMaxBulkLen);
+            if (r == RespReader.NEED_MORE) return;
+            if (r == RespReader.ERROR) {
+                Client.InputTaker t = c.inputTaker;
+                String error = reader.error();
+                c.closeAfterReply();
+                t.protocolError(c, error);
+                return;
+            }
+            if (r == RespReader.COMMAND) {
+                c.inputTaker.take(c);
+                reader.consumed();
+            }
+        }
+    }
+
     /** New bytes are in the client's query buffer: run every complete command. */
     public void processInput(Client c) {
         RespReader reader = c.reader;
@@ -819,6 +845,11 @@ public final class Engine {
         }
         long clock = System.nanoTime();
         c.lastInteraction = keyspace.systemMillis(clock);
+        if (c.inputTaker != null) {
+            feedInputTaker(c);
+            reader.detach();
+            return;
+        }
         // (a client over its output buffer limit runs nothing more of what it pipelined, as Redis's CLOSE_ASAP)
         while (!c.closed && !c.closeAfterReply && !c.paused && !c.closeAsap) {
             int r = reader.next(authRequired(c), protoMaxBulkLen);

@@ -3,6 +3,7 @@ package io.spinel.core;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.CommandHandler;
 import io.spinel.core.protocol.Args;
+import io.spinel.core.util.Bytes;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -85,8 +86,8 @@ final class Monitors {
         boolean[] redacted = Redaction.of(c);
         for (int i = 0; i < a.count(); i++) {
             if (i > 0) sb.append(' ');
-            if (redacted != null && redacted[i]) appendRepr(sb, Redaction.REDACTED, 0, Redaction.REDACTED.length);
-            else appendRepr(sb, a.buf(i), a.off(i), a.len(i));
+            if (redacted != null && redacted[i]) Bytes.appendRepr(sb, Redaction.REDACTED, 0, Redaction.REDACTED.length);
+            else Bytes.appendRepr(sb, a.buf(i), a.off(i), a.len(i));
         }
         String line = sb.toString();
         for (Client m : monitors) {
@@ -95,41 +96,5 @@ final class Monitors {
             m.markPendingWrite();
             engine.updateClientMemory(m);
         }
-    }
-
-    /** Redis's sdscatrepr: a quoted string, with C escapes and \xHH for unprintable bytes. */
-    static void appendRepr(StringBuilder sb, byte[] b, int off, int len) {
-        sb.append('"');
-        for (int i = off, end = off + len; i < end; i++) {
-            int ch = b[i] & 0xff;
-            switch (ch) {
-                case '\\':
-                case '"':
-                    sb.append('\\').append((char) ch);
-                    break;
-                case '\n':
-                    sb.append("\\n");
-                    break;
-                case '\r':
-                    sb.append("\\r");
-                    break;
-                case '\t':
-                    sb.append("\\t");
-                    break;
-                case 7:
-                    sb.append("\\a");
-                    break;
-                case '\b':
-                    sb.append("\\b");
-                    break;
-                default:
-                    if (ch >= 0x20 && ch <= 0x7e) {
-                        sb.append((char) ch);
-                    } else {
-                        sb.append("\\x").append(Character.forDigit(ch >> 4, 16)).append(Character.forDigit(ch & 15, 16));
-                    }
-            }
-        }
-        sb.append('"');
     }
 }

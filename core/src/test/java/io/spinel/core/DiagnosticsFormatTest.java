@@ -132,7 +132,7 @@ class DiagnosticsFormatTest {
 
     private static String repr(byte... b) {
         StringBuilder sb = new StringBuilder();
-        Monitors.appendRepr(sb, b, 0, b.length);
+        io.spinel.core.util.Bytes.appendRepr(sb, b, 0, b.length);
         return sb.toString();
     }
 

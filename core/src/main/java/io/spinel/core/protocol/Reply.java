@@ -115,6 +115,12 @@ public final class Reply {
         return protocol == 3;
     }
 
+    /** Drops what was written after {@link #mark()} returned mark (still in the buffer: len >= mark). */
+    public void truncate(int mark) {
+        if (mark < 0 || mark > len) throw new IllegalArgumentException("mark " + mark + " past " + len);
+        len = mark;
+    }
+
     public int length() {
         return len;
     }

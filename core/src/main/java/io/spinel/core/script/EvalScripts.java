@@ -11,6 +11,7 @@ import io.spinel.core.protocol.SplitArgs;
 import io.spinel.core.script.lua.Interp;
 import io.spinel.core.script.lua.LuaClosure;
 import io.spinel.core.script.lua.LuaError;
+import io.spinel.core.script.lua.LuaString;
 import io.spinel.core.script.lua.LuaTable;
 
 import java.nio.charset.StandardCharsets;
@@ -152,7 +153,7 @@ public final class EvalScripts {
         LuaClosure fn;
         compilations++;
         try {
-            fn = lua.load(code, "@user_script");
+            fn = lua.load(code, USER_SCRIPT.toString());
         } catch (LuaError e) {
             c.error("ERR Error compiling script (new function): " + e.getMessage());
             return null;
@@ -249,7 +250,50 @@ public final class EvalScripts {
 
     // ---- EVAL ---------------------------------------------------------------------------------
 
+    /** The chunk name of EVAL scripts (what the debugger and error messages look for). */
+    static final LuaString USER_SCRIPT = LuaString.valueOf("@user_script");
+
     void eval(Client c, boolean evalsha, boolean ro) {
+        if (c.luaDebug() != 0) {
+            debugEval(c, evalsha, ro);
+            return;
+        }
+        evalScript(c, evalsha, ro);
+    }
+
+    /**
+     * EVAL for a client that asked for SCRIPT DEBUG: a debugging session around the run (Redis's
+     * evalGenericCommandWithDebugging). It ends with the script, or here when the script never
+     * started (an error in the arguments or the script), and the connection closes after it.
+     */
+    private void debugEval(Client c, boolean evalsha, boolean ro) {
+        Args a = c.args();
+        if (evalsha) {
+            if (a.len(1) != 40) throw new CommandError(NOSCRIPT);
+            throw CommandError.err("Please use EVAL instead of EVALSHA for debugging");
+        }
+        // a session stops the script and waits for the client: not possible in the middle of a
+        // transaction's commands, which run back to back
+        if (c.inExec()) throw CommandError.err("A script inside MULTI/EXEC cannot be debugged");
+        Reply r = c.reply();
+        int mark = r.mark();
+        s.debugger.start(c, a.copy(1));
+        try {
+            evalScript(c, false, ro);
+        } finally {
+            // a script that never started (an error in the arguments or the script) ends the
+            // session here, whose last lines go before the error; one that stopped ends it when it
+            // ends, one that finished has
+            if (s.debugger.debugging(c) && !s.debugger.isStopped()) {
+                byte[] written = r.length() > mark ? Arrays.copyOfRange(r.buffer(), mark, r.length()) : null;
+                if (written != null) r.truncate(mark);
+                s.debugger.end();
+                if (written != null) r.raw(written, 0, written.length);
+            }
+        }
+    }
+
+    private void evalScript(Client c, boolean evalsha, boolean ro) {
         Args a = c.args();
         if (evalsha && a.len(1) != 40) throw new CommandError(NOSCRIPT);
         long numkeys = c.argLong(2);
@@ -310,22 +354,32 @@ public final class EvalScripts {
         c.reply().ok();
     }
 
+    /**
+     * SCRIPT DEBUG SYNC|NO: the client's next EVAL runs as a debugging session (LuaDebugger).
+     * YES, Redis's forked session whose writes are thrown away, cannot be had without a fork and
+     * is refused rather than run as SYNC, whose writes stay.
+     */
     private static void debug(Client c) {
         Args a = c.args();
+        if (c.reply().length() > 0) throw CommandError.err("SCRIPT DEBUG must be called outside a pipeline");
         if (a.is(2, "no")) {
-            c.reply().ok();
-        } else if (a.is(2, "yes") || a.is(2, "sync")) {
-            throw CommandError.err("SCRIPT DEBUG (the Lua debugger) is not supported");
+            c.setLuaDebug(0);
+        } else if (a.is(2, "sync")) {
+            c.setLuaDebug(Client.LUA_DEBUG_SYNC);
+        } else if (a.is(2, "yes")) {
+            throw CommandError.err("SCRIPT DEBUG YES (a forked session whose changes are discarded) is not supported:"
+                    + " use SCRIPT DEBUG SYNC (redis-cli --ldb-sync-mode), whose changes are kept");
         } else {
             throw CommandError.err("Use SCRIPT DEBUG YES/SYNC/NO");
         }
+        c.reply().ok();
     }
 
     private static void help(Client c) {
         // Spinel's own wording, as for every other HELP reply (it is for people, not parsed)
         KeyCommands.helpReply(c, new String[] {
             "DEBUG (YES|SYNC|NO)",
-            "    Only NO is accepted: Spinel has no Lua debugger.",
+            "    Run the next EVAL in the Lua debugger (SYNC; YES, a forked session, is not supported), or not (NO).",
             "EXISTS <sha1> [<sha1> ...]",
             "    For each SHA1, 1 if that script is cached, else 0.",
             "FLUSH [ASYNC|SYNC]",

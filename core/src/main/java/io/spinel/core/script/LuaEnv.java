@@ -53,11 +53,19 @@ final class LuaEnv {
         Interp L = new Interp();
         LuaTable[] redis = new LuaTable[1];
         LuaTable g = loadLibraries(L, s, redis);
+        // the debugger's functions (SCRIPT DEBUG): false and nothing outside a debugging session
         redis[0].rawset("breakpoint", Builtin.of("breakpoint", (I, th, base, n) -> {
-            th.stack()[base] = Boolean.FALSE;
+            th.stack()[base] = s.debugger.breakpointCalled();
             return 1;
         }));
-        redis[0].rawset("debug", Builtin.of("debug", (I, th, base, n) -> 0));
+        redis[0].rawset("debug", Builtin.of("debug", (I, th, base, n) -> {
+            if (s.debugger.active()) {
+                Object[] values = new Object[n];
+                System.arraycopy(th.stack(), base, values, 0, n);
+                s.debugger.debugCalled(values);
+            }
+            return 0;
+        }));
         redis[0].rawset("replicate_commands", Builtin.of("replicate_commands", (I, th, base, n) -> {
             th.stack()[base] = Boolean.TRUE;
             return 1;

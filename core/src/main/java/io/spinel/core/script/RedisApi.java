@@ -168,6 +168,7 @@ final class RedisApi {
         try {
             argv = toArgv(th, base, n);
         } catch (LuaError e) {
+            if (s.debugger.logging()) s.debugger.log("<error> " + ((LuaTable) e.value()).getStr(LuaResp.ERR));
             if (raise) throw e;
             th.stack()[base] = e.value();
             return 1;

@@ -51,6 +51,8 @@ public final class Scripting {
     final Engine engine;
     final EvalScripts eval;
     final Functions functions;
+    /** SCRIPT DEBUG's sessions (one at a time, as scripts run one at a time). */
+    final LuaDebugger debugger = new LuaDebugger(this);
     /** The script running now (also while it is suspended), or null. */
     RunContext running;
     private Interp runningLua;
@@ -71,6 +73,11 @@ public final class Scripting {
     }
 
     private long busyThresholdConfig;
+
+    /** busy-reply-threshold in milliseconds (also the debugger's limit for a script that never stops). */
+    long busyThresholdMs() {
+        return busyThresholdConfig;
+    }
 
     /** The scripting state of an engine, created on first use. */
     public static Scripting of(Engine engine) {
@@ -166,7 +173,9 @@ public final class Scripting {
         boolean wasFrozen = engine.keyspace().isTimeFrozen();
         engine.keyspace().freezeTime(true);
         busyThresholdMs = busyThresholdConfig;
-        L.setHook(busyHook, HOOK_PERIOD);
+        boolean debugging = debugger.debugging(ctx);
+        L.setHook(debugging ? debugger.countHook : busyHook, HOOK_PERIOD);
+        if (debugging) L.setLineHook(debugger);
         // (a script replayed from the AOF at start runs to its end: the loader goes on with the
         // next command as soon as this call returns, and there are no clients to serve meanwhile)
         L.setSuspendable(!engine.isNestedCall() && !engine.keyspace().isLoading());
@@ -182,10 +191,33 @@ public final class Scripting {
         }
         if (status == Interp.EXEC_SUSPEND) {
             ctx.caller.pauseInput();
-            schedule(L, ctx, wasFrozen);
+            if (debugging) debugger.stopped(L, ctx, wasFrozen);
+            else schedule(L, ctx, wasFrozen);
             return;
         }
         finish(L, ctx, L.result(), null, wasFrozen, false);
+    }
+
+    /**
+     * Continues a script the debugger stopped (raising an error where it stopped when raise is not
+     * null): until its next stop, or to its end and reply.
+     */
+    void continueDebugged(Interp L, RunContext ctx, boolean wasFrozen, LuaError raise) {
+        int status;
+        try {
+            status = raise == null ? L.resume() : L.resumeRaising(raise);
+        } catch (LuaError e) {
+            finish(L, ctx, null, e, wasFrozen, true);
+            return;
+        } catch (RuntimeException e) {
+            finish(L, ctx, null, internalError(e), wasFrozen, true);
+            return;
+        }
+        if (status == Interp.EXEC_SUSPEND) {
+            debugger.stopped(L, ctx, wasFrozen);
+            return;
+        }
+        finish(L, ctx, L.result(), null, wasFrozen, true);
     }
 
     private LuaError internalError(RuntimeException e) {
@@ -254,6 +286,8 @@ public final class Scripting {
     private void finish(Interp L, RunContext ctx, Object result, LuaError error, boolean wasFrozen, boolean resumed) {
         Client caller = ctx.caller;
         Reply r = caller.reply();
+        // a debugging session's last lines go before the script's reply
+        if (debugger.debugging(ctx)) debugger.end();
         try {
             if (error != null) {
                 writeScriptError(L, ctx, r, error);
@@ -264,6 +298,7 @@ public final class Scripting {
             if (runningCommand != null && runningErrors > 0) runningCommand.failedCalls += runningErrors;
             L.reset();
             L.setHook(null, 0);
+            L.setLineHook(null);
             L.context = null;
             running = null;
             engine.setScriptCaller(null);
@@ -371,8 +406,11 @@ public final class Scripting {
             lastCalledName = remember ? argv[0] : null;
             lastCalled = remember ? cmd : null;
         }
+        boolean logging = debugger.logging();
+        if (logging) debugger.logCommand(argv);
         String err = cmd != null ? RedisApi.check(this, ctx, cmd, argv.length) : unimplementedError(a);
         if (err != null) {
+            if (logging) debugger.log("<error> " + err);
             countError(Bytes.ascii(err.startsWith("-") ? err.substring(1) : "ERR " + err));
             if (cmd != null) cmd.rejectedCalls++;
             LuaTable t = LuaResp.errorTable(err);
@@ -403,10 +441,22 @@ public final class Scripting {
         } else {
             lastReplyWasError = buf[start] == '-';
             v = replyParser.reset(buf, start).next(false);
+            if (logging) {
+                // an error reply becomes a Lua error the way Redis's luaPushError makes one, which logs it
+                if (lastReplyWasError) debugger.log("<error> " + new String(buf, start, lineLength(buf, start), StandardCharsets.ISO_8859_1));
+                debugger.logReply(buf, start, len);
+            }
         }
         r.clear();
         conn.clear();
         return v;
+    }
+
+    /** The length of the line at start, up to its CRLF. */
+    private static int lineLength(byte[] buf, int start) {
+        int i = start;
+        while (buf[i] != '\r') i++;
+        return i - start;
     }
 
     /**

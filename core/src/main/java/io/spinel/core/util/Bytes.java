@@ -274,4 +274,40 @@ public final class Bytes {
         h ^= h >>> 33;
         return h;
     }
+
+    /** Redis's sdscatrepr: a quoted string, with C escapes and \xHH for unprintable bytes. */
+    public static void appendRepr(StringBuilder sb, byte[] b, int off, int len) {
+        sb.append('"');
+        for (int i = off, end = off + len; i < end; i++) {
+            int ch = b[i] & 0xff;
+            switch (ch) {
+                case '\\':
+                case '"':
+                    sb.append('\\').append((char) ch);
+                    break;
+                case '\n':
+                    sb.append("\\n");
+                    break;
+                case '\r':
+                    sb.append("\\r");
+                    break;
+                case '\t':
+                    sb.append("\\t");
+                    break;
+                case 7:
+                    sb.append("\\a");
+                    break;
+                case '\b':
+                    sb.append("\\b");
+                    break;
+                default:
+                    if (ch >= 0x20 && ch <= 0x7e) {
+                        sb.append((char) ch);
+                    } else {
+                        sb.append("\\x").append(Character.forDigit(ch >> 4, 16)).append(Character.forDigit(ch & 15, 16));
+                    }
+            }
+        }
+        sb.append('"');
+    }
 }

@@ -22,6 +22,8 @@ final class CallInfo {
     Object handler;
     /** A Java caller waits for this frame: its return ends that execute() invocation. */
     boolean entry;
+    /** The last instruction the line hook saw in this frame, -1 before the first (Lua's oldpc). */
+    int hookPc = -1;
 
     boolean isLua() {
         return kind == LUA;

@@ -78,6 +78,7 @@ public final class Coroutine {
         c.cl = null;
         c.fn = null;
         c.savedpc = 0;
+        c.hookPc = -1;
     }
 
     /** Closes the open upvalues at or above a stack level (Lua's luaF_close). */

@@ -19,6 +19,18 @@ public final class Interp {
         boolean onHook(Interp L);
     }
 
+    /**
+     * Called when a Lua function starts a new line, jumps back, or is entered (Lua's line hook,
+     * LUA_MASKLINE); set only while a script is being debugged.
+     */
+    public interface LineHook {
+        /**
+         * Returns true to stop before the line runs: the script is suspended there (only asked
+         * when that is possible: canStop) and {@link #resume()} runs the line.
+         */
+        boolean onLine(Interp L, LuaString source, int line, boolean canStop);
+    }
+
     public static final int EXEC_DONE = 0;
     public static final int EXEC_YIELD = 1;
     public static final int EXEC_SUSPEND = 2;
@@ -106,6 +118,142 @@ public final class Interp {
     /** Whether scripts started from now on may be suspended by the hook. */
     public void setSuspendable(boolean allow) {
         allowSuspend = allow;
+    }
+
+    private LineHook lineHook;
+    /** An error the script stopped by the line hook raises where it stopped ({@link #resumeRaising}). */
+    private LuaError raiseOnResume;
+
+    /**
+     * Continues a script the line hook stopped by raising e at that point, as an error raised by
+     * the hook would be (the debugger's abort, a broken debugging connection).
+     */
+    public int resumeRaising(LuaError e) {
+        raiseOnResume = e;
+        return resume();
+    }
+    /** The instruction the line hook stopped before runs without being traced a second time. */
+    private boolean lineStopped;
+
+    /** Installs (or removes, with null) the line hook. */
+    public void setLineHook(LineHook h) {
+        lineHook = h;
+        lineStopped = false;
+    }
+
+    /**
+     * Lua's traceexec for the line mask: whether instruction npc of the running frame begins a
+     * line the hook is told about (the function's first instruction, a jump back, a new line).
+     * True when the hook asks to stop there and the script can be suspended.
+     */
+    private boolean traceLine(Coroutine th, CallInfo ci, int npc) {
+        int old = ci.hookPc;
+        ci.hookPc = npc;
+        if (lineStopped) {
+            lineStopped = false;
+            LuaError e = raiseOnResume;
+            if (e != null) {
+                raiseOnResume = null;
+                ci.savedpc = npc + 1; // raised by the instruction it stopped before, as errors name their line
+                throw e;
+            }
+            return false;
+        }
+        Proto p = ci.cl.p;
+        if (npc != 0 && npc > old && p.line(npc) == p.line(old)) return false;
+        boolean canStop = suspendable && execDepth == 1 && th == main;
+        if (!lineHook.onLine(this, p.source, p.line(npc), canStop) || !canStop) return false;
+        lineStopped = true;
+        return true;
+    }
+
+    /** Takes the line hook off while the debugger itself runs Lua (Lua calls no hook from a hook). */
+    public LineHook pauseLineHook() {
+        LineHook h = lineHook;
+        lineHook = null;
+        return h;
+    }
+
+    /** Puts back what {@link #pauseLineHook} took off. */
+    public void restoreLineHook(LineHook h) {
+        lineHook = h;
+    }
+
+    // ---- frames, for the debugger (Lua's lua_getstack levels: 0 is the running function) --------
+
+    /** The frame at level, or null (builtins count as levels; tail calls do not). */
+    private CallInfo frame(int level) {
+        int idx = main.ciIdx - level;
+        return level >= 0 && idx >= 1 ? main.ci[idx] : null;
+    }
+
+    /** The instruction a Lua frame is at: where the line hook stopped, or the call it made. */
+    private int framePc(CallInfo ci) {
+        return ci == main.ci[main.ciIdx] && lineStopped ? ci.savedpc : ci.savedpc - 1;
+    }
+
+    /** Whether there is a frame at level. */
+    public boolean hasFrame(int level) {
+        return frame(level) != null;
+    }
+
+    /** The chunk name of the Lua function at level ("@user_script"), or null for a builtin. */
+    public LuaString frameSource(int level) {
+        CallInfo ci = frame(level);
+        return ci != null && ci.isLua() ? ci.cl.p.source : null;
+    }
+
+    /** The line the Lua function at level is at, or -1. */
+    public int frameLine(int level) {
+        CallInfo ci = frame(level);
+        return ci != null && ci.isLua() ? ci.cl.p.line(framePc(ci)) : -1;
+    }
+
+    /** The name its caller called the function at level by (Lua's getfuncname), or null. */
+    public String frameFunctionName(int level) {
+        CallInfo ci = frame(level);
+        if (ci == null) return null;
+        String[] n = funcName(main, main.ciIdx - level);
+        return n == null ? null : n[1];
+    }
+
+    /** The active local variables of the Lua function at level, {name, value} in order (Lua's lua_getlocal). */
+    public java.util.List<Object[]> frameLocals(int level) {
+        java.util.List<Object[]> out = new java.util.ArrayList<>();
+        CallInfo ci = frame(level);
+        if (ci == null || !ci.isLua()) return out;
+        int pc = framePc(ci);
+        for (int n = 1; ; n++) {
+            LuaString name = ci.cl.p.localName(n, pc);
+            if (name == null) return out;
+            out.add(new Object[] {name, main.stack[ci.base + n - 1]});
+        }
+    }
+
+    /**
+     * Calls f above the frames of a suspended script (the debugger's eval and redis commands),
+     * protected: returns its first result, or throws the LuaError with the frames as they were.
+     */
+    public Object callAboveSuspended(Object f, Object... args) {
+        Coroutine th = main;
+        int savedTop = th.top;
+        int savedCi = th.ciIdx;
+        int savedCalls = nCcalls;
+        int savedDepth = execDepth;
+        CallInfo ci = th.ci[th.ciIdx];
+        th.top = Math.max(th.top, ci.top);
+        try {
+            return call1(th, f, args);
+        } catch (LuaError e) {
+            finish(th, e);
+            th.closeUpvals(th.top);
+            th.ciIdx = savedCi;
+            nCcalls = savedCalls;
+            execDepth = savedDepth;
+            throw e;
+        } finally {
+            th.top = savedTop;
+        }
     }
 
     /** Installs (or removes, with null) the periodic hook. */
@@ -1032,8 +1180,14 @@ public final class Interp {
                 int base = ci.base;
                 int pc = ci.savedpc;
                 Object[] stack = th.stack;
+                // a register test per instruction, set only while a script is debugged
+                boolean tracing = lineHook != null;
                 try {
                     for (;;) {
+                        if (tracing && traceLine(th, ci, pc)) {
+                            ci.savedpc = pc;
+                            return EXEC_SUSPEND;
+                        }
                         int i = code[pc++];
                         ci.savedpc = pc;
                         int a = base + ((i >>> 6) & 0xFF);
@@ -1537,6 +1691,8 @@ public final class Interp {
         current = main;
         nCcalls = 0;
         execDepth = 0;
+        lineStopped = false;
+        raiseOnResume = null;
     }
 
     // ---- coroutines -----------------------------------------------------------------------------

@@ -91,7 +91,7 @@ public final class LuaValues {
     }
 
     /** A %p-style address for tostring of tables, functions and threads. */
-    static String address(Object o) {
+    public static String address(Object o) {
         if (o == LightUserdata.NULL) return "(nil)";
         return String.format("0x%08x", System.identityHashCode(o));
     }

@@ -945,9 +945,7 @@ public final class Engine {
                 && (maxmemory > 0 && !pause.active() && performEvictions() == Evictor.FAIL || heapFull);
         if (busyError == null) preCommandOom = oom;
         if (oom) {
-            boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0
-                    || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
-                        .anyMatch(q -> q.has(CommandFlags.DENYOOM)));
+            boolean denyoom = (cmd.flags(c) & CommandFlags.DENYOOM) != 0 || execQueues(c, cmd, CommandFlags.DENYOOM);
             if (c.multi != null && !cmd.name.equals("exec") && !cmd.name.equals("discard")
                     && !cmd.name.equals("quit") && !cmd.name.equals("reset")) {
                 denyoom = true;
@@ -959,20 +957,15 @@ public final class Engine {
         }
         String diskError = persistence.writeDeniedReason();
         if (diskError != null && ((cmd.flags(c) & CommandFlags.WRITE) != 0 || cmd.name.equals("ping")
-                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
-                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+                || execQueues(c, cmd, CommandFlags.WRITE))) {
             reject(c, cmd, diskError);
             return;
         }
-        if (!hasGoodReplicas() && ((cmd.flags(c) & CommandFlags.WRITE) != 0
-                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
-                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+        if (!hasGoodReplicas() && ((cmd.flags(c) & CommandFlags.WRITE) != 0 || execQueues(c, cmd, CommandFlags.WRITE))) {
             reject(c, cmd, "NOREPLICAS Not enough good replicas to write.");
             return;
         }
-        if (replication.readOnlyReplica() && ((cmd.flags(c) & CommandFlags.WRITE) != 0
-                || (cmd.name.equals("exec") && c.multi != null && c.multi.commands.stream()
-                    .anyMatch(q -> q.has(CommandFlags.WRITE))))) {
+        if (replication.readOnlyReplica() && ((cmd.flags(c) & CommandFlags.WRITE) != 0 || execQueues(c, cmd, CommandFlags.WRITE))) {
             reject(c, cmd, "READONLY You can't write against a read only replica.");
             return;
         }
@@ -982,8 +975,8 @@ public final class Engine {
             return;
         }
         // (a script's declared flags count: a function without allow-stale gets MASTERDOWN)
-        if (replication.staleDenied() && ((cmd.flags(c) & CommandFlags.STALE) == 0 || (cmd.name.equals("exec") && c.multi != null
-                && c.multi.commands.stream().anyMatch(q -> !q.has(CommandFlags.STALE))))) {
+        if (replication.staleDenied() && ((cmd.flags(c) & CommandFlags.STALE) == 0
+                || (cmd.name.equals("exec") && c.multi != null && (c.multi.queuedInvFlags & CommandFlags.STALE) != 0))) {
             reject(c, cmd, "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
             return;
         }
@@ -1344,6 +1337,14 @@ public final class Engine {
         } finally {
             pendingPropagation.clear();
         }
+    }
+
+    /**
+     * Whether cmd is an EXEC whose queued commands have the flag, as they were when queued (Redis's
+     * mstate.cmd_flags: a script's own flags count, not EVAL's).
+     */
+    private static boolean execQueues(Client c, Command cmd, int flag) {
+        return c.multi != null && (c.multi.queuedFlags & flag) != 0 && cmd.name.equals("exec");
     }
 
     /** Whether a command is running (invalidations for its own client wait for its reply). */

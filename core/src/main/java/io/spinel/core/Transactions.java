@@ -31,6 +31,12 @@ final class Transactions {
          * mstate.argv_len_sums): CLIENT LIST's multi-mem.
          */
         long argvBytes;
+        /**
+         * The queued commands' flags OR-ed together, and their complements (Redis's cmd_flags and
+         * cmd_inv_flags): what EXEC is checked as, a script's declared flags included.
+         */
+        int queuedFlags;
+        int queuedInvFlags;
         /** A queued command may write or replicate (Redis's mstate.cmd_flags): a WRITE pause holds the EXEC. */
         boolean mayReplicate;
 
@@ -122,6 +128,9 @@ final class Transactions {
             s.commands.add(cmd);
             s.argvs.add(a.toArrays());
             s.argvBytes += a.totalLength() + 8L * a.count();
+            int flags = cmd.flags(c);
+            s.queuedFlags |= flags;
+            s.queuedInvFlags |= ~flags;
             if (!s.mayReplicate) s.mayReplicate = ClientPause.mayReplicate(c, cmd);
         }
         c.reply().status("QUEUED");

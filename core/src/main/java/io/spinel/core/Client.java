@@ -138,6 +138,13 @@ public final class Client {
     boolean replicaCapaPsync2;
     /** REPLCONF capa eof: it takes an RDB of unknown length, "$EOF:<mark>" ... mark (diskless synchronization). */
     boolean replicaCapaEof;
+    /**
+     * What a replica asked to leave out of its snapshot (REPLCONF rdb-filter-only, Redis's
+     * slave_req): {@link Replication#EXCLUDE_DATA}, {@link Replication#EXCLUDE_FUNCTIONS}.
+     */
+    int replicaReq;
+    /** REPLCONF rdb-only 1: a replica that wants the snapshot and nothing after it (redis-cli --rdb). */
+    boolean replicaRdbOnly;
     /** Client-side caching settings, or null when tracking is off. */
     Tracking.State tracking;
     /** Pub/sub subscriptions, or null if the client never subscribed. */

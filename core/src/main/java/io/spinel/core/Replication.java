@@ -93,6 +93,10 @@ final class Replication implements Engine.PropagationListener {
         }
     }
 
+    /** REPLCONF rdb-filter-only: the snapshot leaves out the keys, or the function libraries. */
+    static final int EXCLUDE_DATA = 1;
+    static final int EXCLUDE_FUNCTIONS = 2;
+
     private static final byte[] NEWLINE = {'\n'};
     private static final byte[][] PING = {Bytes.ascii("PING")};
     private static final byte[][] GETACK = {Bytes.ascii("REPLCONF"), Bytes.ascii("GETACK"), Bytes.ascii("*")};
@@ -168,6 +172,8 @@ final class Replication implements Engine.PropagationListener {
             throw new CommandError("NOMASTERLINK Can't SYNC while not connected with my master");
         }
         if (c.reply().length() > 0) throw CommandError.err("SYNC and PSYNC are invalid with pending output");
+        // a filtered snapshot is made for its replica alone, on its socket
+        if (c.replicaReq != 0 && !c.replicaCapaEof) throw CommandError.err("Filtered replica requires EOF capability");
         engine.log().notice("Replica " + name(c) + " asks for synchronization");
         Replica r = new Replica(c);
         if (psync) {
@@ -210,7 +216,7 @@ final class Replication implements Engine.PropagationListener {
      */
     private void attachToSnapshot(Replica r) {
         for (Replica other : replicas) {
-            if (other == r || other.state != State.WAIT_BGSAVE_END) continue;
+            if (other == r || other.state != State.WAIT_BGSAVE_END || other.client.replicaReq != r.client.replicaReq) continue;
             r.state = State.WAIT_BGSAVE_END;
             r.initialOffset = other.initialOffset;
             r.pending = new ByteArrayOutputStream();
@@ -284,22 +290,29 @@ final class Replication implements Engine.PropagationListener {
         int waitingReplicas = 0;
         long maxIdle = 0;
         boolean allEof = true;
+        // one snapshot serves the replicas that asked for the same filter (the first waiting one's)
+        int req = -1;
         for (Replica r : replicas) {
             if (r.state != State.WAIT_BGSAVE_START) continue;
+            if (req == -1) req = r.client.replicaReq;
+            if (r.client.replicaReq != req) continue;
             waitingReplicas++;
             maxIdle = Math.max(maxIdle, now - r.waitingSince);
             allEof &= r.client.replicaCapaEof;
         }
         if (waitingReplicas == 0) return;
-        boolean toSockets = engine.config().getBool("repl-diskless-sync") && allEof;
+        boolean diskless = engine.config().getBool("repl-diskless-sync");
+        // a filtered snapshot always goes to the socket, never to a file others could take
+        boolean toSockets = (diskless || req != 0) && allEof;
         long maxReplicas = engine.config().getLong("repl-diskless-sync-max-replicas");
-        if (toSockets && maxIdle < engine.config().getLong("repl-diskless-sync-delay")
+        if (diskless && toSockets && maxIdle < engine.config().getLong("repl-diskless-sync-delay")
                 && !(maxReplicas > 0 && waitingReplicas >= maxReplicas)) {
             return; // checked again by the cron
         }
         long offset = masterReplOffset;
         SocketTransfer t = toSockets ? new SocketTransfer() : null;
-        boolean started = engine.persistence().startReplicationSnapshot(t, this::snapshotDone);
+        boolean started = engine.persistence().startReplicationSnapshot(t, this::snapshotDone,
+                (req & EXCLUDE_DATA) != 0, (req & EXCLUDE_FUNCTIONS) != 0);
         if (!started) return; // another BGSAVE or AOF rewrite runs: retried from the cron
         engine.log().notice("Starting BGSAVE for SYNC with target: " + (toSockets ? "replicas sockets" : "disk"));
         snapshotRunning = true;
@@ -307,7 +320,7 @@ final class Replication implements Engine.PropagationListener {
         // what is written from now on is not in the snapshot: SELECT again, and keep it for them
         streamDb = -1;
         for (Replica r : replicas) {
-            if (r.state != State.WAIT_BGSAVE_START) continue;
+            if (r.state != State.WAIT_BGSAVE_START || r.client.replicaReq != req) continue;
             r.state = State.WAIT_BGSAVE_END;
             r.pending = new ByteArrayOutputStream();
             r.initialOffset = offset;
@@ -438,6 +451,7 @@ final class Replication implements Engine.PropagationListener {
                 continue;
             }
             send(r, t.mark);
+            if (rdbOnlyDone(r)) continue;
             r.state = State.ONLINE;
             r.streamOnAck = true;
             r.ackTimeSeconds = nowSeconds();
@@ -495,6 +509,7 @@ final class Replication implements Engine.PropagationListener {
                 continue;
             }
             doneWithBulk(r);
+            if (rdbOnlyDone(r)) continue;
             send(r, r.pending.toByteArray());
             r.pending = null;
             r.state = State.ONLINE;
@@ -560,15 +575,18 @@ final class Replication implements Engine.PropagationListener {
             } else if (a.is(j, "rdb-only")) {
                 long v = c.argLong(j + 1);
                 if (v < 0 || v > 1) throw CommandError.err("value is out of range, must be positive");
+                c.replicaRdbOnly = v == 1;
             } else if (a.is(j, "rdb-filter-only")) {
                 List<String> filters = io.spinel.core.protocol.SplitArgs.split(a.string(j + 1));
                 if (filters == null) throw CommandError.err("Missing rdb-filter-only values");
+                // everything is left out but what the filters name ("" leaves an empty RDB)
+                c.replicaReq = EXCLUDE_DATA | EXCLUDE_FUNCTIONS;
                 for (String f : filters) {
                     if (!f.equalsIgnoreCase("functions")) {
                         throw CommandError.err("Unsupported rdb-filter-only option: " + f);
                     }
+                    c.replicaReq &= ~EXCLUDE_FUNCTIONS;
                 }
-                throw CommandError.err("rdb-filter-only is not supported by Spinel");
             } else {
                 throw CommandError.err("Unrecognized REPLCONF option: " + a.cString(j));
             }
@@ -671,6 +689,19 @@ final class Replication implements Engine.PropagationListener {
             dropReplica(r);
             engine.closeClient(r.client);
         }
+    }
+
+    /**
+     * A replica that asked for the snapshot only (REPLCONF rdb-only 1) has it: it is no replica
+     * after that, and its connection closes once the snapshot has left (Redis's replicaPutOnline).
+     */
+    private boolean rdbOnlyDone(Replica r) {
+        if (!r.client.replicaRdbOnly) return false;
+        engine.log().notice("RDB transfer completed, rdb only replica (" + name(r.client) + ") should be disconnected asap");
+        r.pending = null;
+        dropReplica(r);
+        r.client.closeAfterReply();
+        return true;
     }
 
     private void dropReplica(Replica r) {

@@ -182,6 +182,62 @@ class FullSyncTest {
     }
 
     /** The replica's side of the handshake and of what the master sends, on a plain socket. */
+    private static boolean contains(byte[] haystack, String needle) {
+        byte[] n = needle.getBytes(StandardCharsets.ISO_8859_1);
+        outer:
+        for (int i = 0; i + n.length <= haystack.length; i++) {
+            for (int j = 0; j < n.length; j++) if (haystack[i + j] != n[j]) continue outer;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * redis-cli --functions-rdb: REPLCONF rdb-filter-only functions makes a snapshot of the
+     * function libraries alone, on the socket even without diskless sync; "" leaves them out too;
+     * a replica that cannot take an EOF-marked RDB is refused one.
+     */
+    @Test
+    void aFilteredSnapshotHoldsOnlyWhatTheFilterNames() throws Exception {
+        try (RawClient m = start("repl-diskless-sync", "no")) {
+            String library = "#!lua name=filtered\nredis.register_function('fn1', function() return 1 end)";
+            m.call("FUNCTION", "LOAD", library);
+            m.call("SET", "some-key-name", "some-value");
+            FakeReplica functionsOnly = replica(true);
+            functionsOnly.send("REPLCONF", "rdb-only", "1", "rdb-filter-only", "functions");
+            assertThat(functionsOnly.line()).isEqualTo("+OK");
+            functionsOnly.send("SYNC");
+            String header = functionsOnly.nonEmptyLine();
+            assertThat(header).matches("\\$EOF:[0-9a-f]{40}");
+            byte[] rdb = functionsOnly.untilMark(header.substring(5).getBytes(StandardCharsets.ISO_8859_1));
+            assertRdb(rdb);
+            assertThat(contains(rdb, "register_function")).isTrue();
+            assertThat(contains(rdb, "some-key-name")).isFalse();
+            // rdb-only: the snapshot and nothing after it, the connection closed
+            m.call("SET", "after-the-snapshot", "1");
+            assertThatThrownBy(() -> functionsOnly.line()).isInstanceOf(IOException.class).hasMessageContaining("closed");
+            assertThat(info(m, "replication")).contains("connected_slaves:0");
+
+            FakeReplica nothing = replica(true);
+            nothing.send("REPLCONF", "rdb-filter-only", "");
+            assertThat(nothing.line()).isEqualTo("+OK");
+            nothing.send("SYNC");
+            String h2 = nothing.nonEmptyLine();
+            byte[] empty = nothing.untilMark(h2.substring(5).getBytes(StandardCharsets.ISO_8859_1));
+            assertRdb(empty);
+            assertThat(contains(empty, "register_function")).isFalse();
+            assertThat(contains(empty, "some-key-name")).isFalse();
+
+            FakeReplica noEof = replica(false);
+            noEof.send("REPLCONF", "rdb-filter-only", "functions keys");
+            assertThat(noEof.line()).isEqualTo("-ERR Unsupported rdb-filter-only option: keys");
+            noEof.send("REPLCONF", "rdb-filter-only", "functions");
+            assertThat(noEof.line()).isEqualTo("+OK");
+            noEof.send("SYNC");
+            assertThat(noEof.line()).isEqualTo("-ERR Filtered replica requires EOF capability");
+        }
+    }
+
     private static final class FakeReplica implements AutoCloseable {
         final Socket socket;
         final InputStream in;

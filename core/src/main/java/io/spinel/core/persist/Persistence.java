@@ -638,7 +638,8 @@ public final class Persistence {
      * killed (FLUSHALL, shutdown, {@link #killReplicationSnapshot}), on the executor. The RDB file
      * itself is not touched. Returns false when another job runs: the caller tries again later.
      */
-    public boolean startReplicationSnapshot(SocketTarget sockets, BiConsumer<Path, Throwable> done) {
+    public boolean startReplicationSnapshot(SocketTarget sockets, BiConsumer<Path, Throwable> done,
+            boolean excludeData, boolean excludeFunctions) {
         if (job != null) return false;
         Path temp = null;
         JobSink sink;
@@ -653,7 +654,9 @@ public final class Persistence {
                 return false;
             }
         }
-        Snapshot s = new Snapshot(engine, Snapshot.Format.RDB, false, sink, functionCodes());
+        Snapshot s = new Snapshot(engine, Snapshot.Format.RDB, false, sink,
+                excludeFunctions ? List.of() : functionCodes());
+        if (excludeData) s.withoutKeys();
         Job j = new Job(true, s, sink, temp);
         j.forReplicas = done;
         return begin(j);

@@ -79,6 +79,13 @@ final class Snapshot implements FrozenDb.Capture {
         this.timestamps = engine.config().getBool("aof-timestamp-enabled");
     }
 
+    /** The snapshot has no keys, only its header and functions (a replica's REPLCONF rdb-filter-only). */
+    private boolean withoutKeys;
+
+    void withoutKeys() {
+        withoutKeys = true;
+    }
+
     long keysTotal() {
         return keysTotal;
     }
@@ -112,7 +119,7 @@ final class Snapshot implements FrozenDb.Capture {
             for (byte[] code : functions) AofFormat.command(out, AofFormat.FUNCTION, AofFormat.LOAD, code);
         }
         Keyspace ks = engine.keyspace();
-        for (int i = 0; i < ks.count(); i++) {
+        for (int i = 0; i < ks.count() && !withoutKeys; i++) {
             Db db = ks.db(i);
             if (db.size() == 0) continue;
             frozen.add(db.freeze(this));

@@ -200,7 +200,11 @@ public final class PersistCommands {
             if (!Rdb.isObjectType(type)) throw CommandError.err("Bad data format");
             // the expire is set below, once it is known to be in the future
             entry = ValueCodec.read(type, in, key, -1, ks.loadedLru(idle, (int) freq), engine.encodings());
-        } catch (RdbException | ValueCodec.EmptyKey | IllegalArgumentException | IndexOutOfBoundsException e) {
+        } catch (RdbException e) {
+            // what was wrong, in the log (Redis's rdbReportError, at verbose level for RESTORE)
+            engine.log().verbose("Internal error in RDB reading offset 0, function at rdb.c:0 -> " + e.getMessage());
+            throw CommandError.err("Bad data format");
+        } catch (ValueCodec.EmptyKey | IllegalArgumentException | IndexOutOfBoundsException e) {
             throw CommandError.err("Bad data format");
         }
         // a big string value was read into native memory: the keyspace owns it from here

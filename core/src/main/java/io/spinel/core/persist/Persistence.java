@@ -421,10 +421,13 @@ public final class Persistence {
     }
 
     /** A start-up RDB load that failed (bad data, or the file could not be read): the server does not start. */
-    private static PersistenceException rdbLoadFailed(Path p, RuntimeException e) {
+    private PersistenceException rdbLoadFailed(Path p, RuntimeException e) {
         if (e instanceof java.io.UncheckedIOException) {
             return new PersistenceException("Fatal error loading the DB: " + e.getCause().getMessage() + ". Exiting.", e);
         }
+        // Redis's rdbReportError lines, which tools and Redis's tests look for
+        log.warning("Internal error in RDB reading offset 0, function at rdb.c:0 -> " + e.getMessage());
+        log.warning("Terminating server after rdb file reading failure.");
         return new PersistenceException("Error loading the RDB file " + p + ", not starting with a partial data set: "
                 + e.getMessage(), e);
     }

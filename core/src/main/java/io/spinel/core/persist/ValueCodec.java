@@ -241,7 +241,7 @@ final class ValueCodec {
                 v = readQuicklist(in, cfg, type == Rdb.TYPE_LIST_QUICKLIST_2);
                 break;
             case Rdb.TYPE_LIST_ZIPLIST:
-                v = readListFrom(ziplist(in), cfg);
+                v = readListFrom(ziplist(in, "List ziplist"), cfg);
                 break;
             case Rdb.TYPE_SET:
                 v = readPlainSet(in, cfg);
@@ -254,7 +254,7 @@ final class ValueCodec {
                 v = readPlainZSet(in, cfg, type == Rdb.TYPE_ZSET_2);
                 break;
             case Rdb.TYPE_ZSET_ZIPLIST:
-                v = readPackedZSet(ziplist(in), cfg);
+                v = readPackedZSet(ziplist(in, "Zset ziplist"), cfg);
                 break;
             case Rdb.TYPE_ZSET_LISTPACK:
                 v = readPackedZSet(listpack(in), cfg);
@@ -266,7 +266,7 @@ final class ValueCodec {
                 v = readPackedHash(zipmap(in), cfg, true, in.transientLength());
                 break;
             case Rdb.TYPE_HASH_ZIPLIST:
-                v = readPackedHash(ziplist(in), cfg, false, in.transientLength());
+                v = readPackedHash(ziplist(in, "Hash ziplist"), cfg, false, in.transientLength());
                 break;
             case Rdb.TYPE_HASH_LISTPACK:
                 v = readPackedHash(listpack(in), cfg, false, in.transientLength());
@@ -288,9 +288,9 @@ final class ValueCodec {
     // The packed blobs are read into the stream's reusable buffer: every collection read from
     // them copies what it keeps into its own encoding before the next read.
 
-    private static Ziplist ziplist(RdbIn in) {
+    private static Ziplist ziplist(RdbIn in, String what) {
         byte[] b = in.readTransient();
-        return new Ziplist(b, in.transientOffset(), in.transientLength());
+        return new Ziplist(b, in.transientOffset(), in.transientLength(), what);
     }
 
     private static Listpack.Reader listpack(RdbIn in) {
@@ -302,8 +302,18 @@ final class ValueCodec {
         return new Zipmap(b, in.transientOffset(), in.transientLength());
     }
 
-    private static ListValue readPlainList(RdbIn in, EncodingConfig cfg) {
+    /**
+     * An element count: one of 2^63 or more (a 64-bit length, read as negative) is corrupt, not
+     * an empty collection (Redis fails to size its table for it).
+     */
+    private static long count(RdbIn in) {
         long n = in.readLen();
+        if (n < 0) throw new RdbException("Length out of range: " + Long.toUnsignedString(n));
+        return n;
+    }
+
+    private static ListValue readPlainList(RdbIn in, EncodingConfig cfg) {
+        long n = count(in);
         if (n == 0) throw EMPTY;
         ListValue l = new ListValue(cfg.listMaxListpackSize);
         for (long i = 0; i < n; i++) {
@@ -314,7 +324,7 @@ final class ValueCodec {
     }
 
     private static ListValue readQuicklist(RdbIn in, EncodingConfig cfg, boolean v2) {
-        long nodes = in.readLen();
+        long nodes = count(in);
         if (nodes == 0) throw EMPTY;
         ListValue l = new ListValue(cfg.listMaxListpackSize);
         for (long i = 0; i < nodes; i++) {
@@ -335,7 +345,7 @@ final class ValueCodec {
             int off = in.transientOffset();
             int length = in.transientLength();
             if (length == 0) throw new RdbException("Quicklist integrity check failed.");
-            Elements el = v2 ? in.listpackOf(data, off, length) : new Ziplist(data, off, length);
+            Elements el = v2 ? in.listpackOf(data, off, length) : new Ziplist(data, off, length, "Ziplist");
             // each saved node stays a node, as Redis keeps it (DUMP and RDB then give its bytes
             // back). A list node's entries take what a listpack's strings do (length, bytes,
             // back length): the node is sized once for all of them, less the listpack's header
@@ -371,7 +381,7 @@ final class ValueCodec {
     }
 
     private static SetValue readPlainSet(RdbIn in, EncodingConfig cfg) {
-        long n = in.readLen();
+        long n = count(in);
         if (n == 0) throw EMPTY;
         int maxIntset = Math.min(cfg.setMaxIntsetEntries, 1 << 30);
         SetValue s = n > maxIntset ? SetValue.newTable(n) : SetValue.newIntset();
@@ -393,7 +403,7 @@ final class ValueCodec {
     }
 
     private static ZSet readPlainZSet(RdbIn in, EncodingConfig cfg, boolean binary) {
-        long n = in.readLen();
+        long n = count(in);
         if (n == 0) throw EMPTY;
         ZSet z = ZSet.newSkiplist();
         long maxLen = 0, total = 0;
@@ -446,7 +456,7 @@ final class ValueCodec {
     }
 
     private static HashValue readPlainHash(RdbIn in, EncodingConfig cfg) {
-        long n = in.readLen();
+        long n = count(in);
         if (n == 0) throw EMPTY;
         HashValue h = new HashValue();
         if (n > cfg.hashMaxListpackEntries) h.toHashtable();

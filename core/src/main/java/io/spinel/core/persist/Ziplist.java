@@ -15,20 +15,27 @@ final class Ziplist extends Elements {
     private int p;
     private int prevLen;
     private int seen;
+    /** Where the header says the last entry starts, and where the last one read did. */
+    private final int tail;
+    private int lastEntry = -1;
+    /** What the blob is, as Redis's integrity error names it ("Zset ziplist", "Ziplist" for a quicklist node). */
+    private final String what;
 
-    Ziplist(byte[] b, int off, int len) {
+    Ziplist(byte[] b, int off, int len, String what) {
+        this.what = what;
         if (len < HEADER + 1) throw corrupt();
         if ((Bytes.getIntLE(b, off) & 0xFFFFFFFFL) != len || (b[off + len - 1] & 0xff) != 0xFF) throw corrupt();
         long tail = Bytes.getIntLE(b, off + 4) & 0xFFFFFFFFL;
         if (tail > len - 1) throw corrupt();
+        this.tail = off + (int) tail;
         this.buf = b;
         this.end = off + len - 1;
         this.p = off + HEADER;
         this.declared = (b[off + 8] & 0xff) | (b[off + 9] & 0xff) << 8;
     }
 
-    private static RdbException corrupt() {
-        return new RdbException("Ziplist integrity check failed.");
+    private RdbException corrupt() {
+        return new RdbException(what + " integrity check failed.");
     }
 
     @Override
@@ -36,6 +43,8 @@ final class Ziplist extends Elements {
         byte[] b = buf;
         if (p >= end) {
             if (p != end || (declared != 65535 && declared != seen)) throw corrupt();
+            // the header's tail offset must be the last entry's (Redis's ziplistValidateIntegrity)
+            if (lastEntry >= 0 && lastEntry != tail) throw corrupt();
             return false;
         }
         int entryStart = p;
@@ -99,6 +108,7 @@ final class Ziplist extends Elements {
                 break;
         }
         prevLen = p - entryStart;
+        lastEntry = entryStart;
         seen++;
         return true;
     }

@@ -15,12 +15,16 @@ final class Zipmap extends Elements {
     private int p;
     private boolean field = true;
     private int freeAfter;
+    /** The count byte (BIGLEN: too many to count there), and the pairs read so far. */
+    private final int declared;
+    private int pairs;
 
     Zipmap(byte[] b, int off, int len) {
         if (len < 2 || (b[off + len - 1] & 0xff) != END) throw corrupt();
         this.buf = b;
         this.end = off + len - 1;
         this.p = off + 1;
+        this.declared = b[off] & 0xff;
     }
 
     private static RdbException corrupt() {
@@ -33,7 +37,8 @@ final class Zipmap extends Elements {
         if (field) {
             if (p > end) throw corrupt();
             if ((b[p] & 0xff) == END) {
-                if (p != end) throw corrupt();
+                // an empty map, or one whose count byte is wrong, is corrupt (Redis's zipmapValidateIntegrity)
+                if (p != end || pairs == 0 || (declared != BIGLEN && declared != pairs)) throw corrupt();
                 return false;
             }
         }
@@ -62,6 +67,7 @@ final class Zipmap extends Elements {
         if (!field) {
             if (freeAfter > end - p) throw corrupt();
             p += freeAfter;
+            pairs++;
         }
         field = !field;
         return true;

@@ -239,15 +239,35 @@ class CodecTest {
         }
     }
 
+    /** Redis's "dict init to huge size" fuzzer finding: a count of 2^63 or more is corrupt, not an empty set. */
+    @Test
+    void aCountPastTwoToTheSixtyThirdIsCorrupt() {
+        io.spinel.core.keyspace.EncodingConfig cfg =
+                new io.spinel.core.keyspace.EncodingConfig(new io.spinel.core.config.Config());
+        byte[] hugeCount = {(byte) 0x81, (byte) 0xC0, 0x00, 0x02, 0x5F, 0x31, (byte) 0xC0, 0x02, 0x09, 0x00};
+        for (int type : new int[] {Rdb.TYPE_SET, Rdb.TYPE_LIST, Rdb.TYPE_HASH, Rdb.TYPE_ZSET_2}) {
+            assertThatThrownBy(() -> ValueCodec.read(type, new RdbIn(hugeCount, 0, hugeCount.length), Bytes.ascii("k"), -1, 0, cfg))
+                    .as("type " + type).isInstanceOf(RdbException.class).hasMessageStartingWith("Length out of range: 1383");
+        }
+    }
+
     @Test
     void ziplistAndZipmapAreRead() {
         byte[] zl = OldEncodings.ziplist("hello", 5L, -1L, 12L, 13L, 300L, -70000L, 1L << 40, "x".repeat(70), "y".repeat(20000));
-        assertThat(elements(new Ziplist(zl, 0, zl.length)))
+        assertThat(elements(new Ziplist(zl, 0, zl.length, "Ziplist")))
                 .containsExactly("hello", 5L, -1L, 12L, 13L, 300L, -70000L, 1L << 40, "x".repeat(70), "y".repeat(20000));
         byte[] zm = OldEncodings.zipmap("f1", "v1", "field2", "z".repeat(300));
         assertThat(elements(new Zipmap(zm, 0, zm.length))).containsExactly("f1", "v1", "field2", "z".repeat(300));
         byte[] broken = java.util.Arrays.copyOf(zl, zl.length - 1);
-        assertThatThrownBy(() -> new Ziplist(broken, 0, broken.length)).isInstanceOf(RdbException.class);
+        // the error names the blob as Redis's does for each type
+        assertThatThrownBy(() -> new Ziplist(broken, 0, broken.length, "Zset ziplist")).isInstanceOf(RdbException.class)
+                .hasMessage("Zset ziplist integrity check failed.");
+        // an empty zipmap, and one whose count byte is wrong, are corrupt (Redis's zipmapValidateIntegrity)
+        byte[] empty = {0, (byte) 0xFF};
+        assertThatThrownBy(() -> elements(new Zipmap(empty, 0, empty.length))).hasMessage("Zipmap integrity check failed.");
+        byte[] miscounted = zm.clone();
+        miscounted[0] = 3;
+        assertThatThrownBy(() -> elements(new Zipmap(miscounted, 0, miscounted.length))).hasMessage("Zipmap integrity check failed.");
     }
 
     @Test

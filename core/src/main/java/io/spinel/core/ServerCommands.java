@@ -461,6 +461,9 @@ final class ServerCommands {
         } else if (a.is(1, "set-skip-checksum-validation") && a.count() == 3) {
             c.engine.skipChecksumValidation = atoi(a.string(2)) != 0;
             r.ok();
+        } else if (a.is(1, "aof-flush-sleep") && a.count() == 3) {
+            c.engine.persistence().aofFlushSleep((int) atoi(a.string(2)));
+            r.ok();
         } else if (a.is(1, "pause-cron") && a.count() == 3) {
             c.engine.cronPaused = atoi(a.string(2)) != 0;
             r.ok();
@@ -526,6 +529,8 @@ final class ServerCommands {
                     "    Reply with <message> as an error.",
                     "LOG <message>",
                     "    Write <message> to the server log.",
+                    "AOF-FLUSH-SLEEP <microseconds>",
+                    "    Sleep that long before each write of the AOF buffer (0: never).",
                     "LOADAOF",
                     "    Write the AOF buffer to disk, empty the data set and replay the AOF files.",
                     "OBJECT <key>",

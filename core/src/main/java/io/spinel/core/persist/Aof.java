@@ -128,6 +128,17 @@ final class Aof implements Engine.PropagationListener {
         AofFormat.command(buf, argv);
     }
 
+    /** DEBUG AOF-FLUSH-SLEEP: microseconds to sleep before each write of the buffer (0: none). */
+    int flushSleepMicros;
+
+    private static void sleepMicros(long micros) {
+        try {
+            Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /**
      * Writes the buffer to the current file (Redis's flushAppendOnlyFile), before the replies of
      * the batch leave; with appendfsync always, fsyncs too.
@@ -135,6 +146,9 @@ final class Aof implements Engine.PropagationListener {
     void flush(boolean forceSync) {
         if (incr == null) return;
         if (buf.size() > 0) {
+            // DEBUG AOF-FLUSH-SLEEP: Redis's tests widen the window between a batch's commands and
+            // its write, to see that no reply leaves before its write
+            if (flushSleepMicros > 0) sleepMicros(flushSleepMicros);
             // latency monitor events of Redis's flushAppendOnlyFile (timed only while the monitor is on)
             boolean timed = engine.latencyMonitorOn();
             String writeEvent = !timed ? null : fsyncPolicy == 1 && unsynced.get() ? "aof-write-pending-fsync"

@@ -1002,6 +1002,11 @@ public final class Persistence {
     }
 
     /** What the AOF's buffer takes (INFO mem_aof_buffer; maxmemory does not count it). */
+    /** DEBUG AOF-FLUSH-SLEEP: sleep this long (µs) before each write of the AOF buffer. */
+    public void aofFlushSleep(int micros) {
+        aof.flushSleepMicros = Math.max(0, micros);
+    }
+
     public long aofBufferMemory() {
         return aof.bufferMemory();
     }

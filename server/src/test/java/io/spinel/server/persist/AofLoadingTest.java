@@ -58,6 +58,29 @@ class AofLoadingTest {
         }
     }
 
+    /**
+     * Redis's "AOF fsync always barrier" test: with DEBUG AOF-FLUSH-SLEEP stretching the time
+     * before each write of the AOF, a write's reply still comes only after it is in the file.
+     */
+    @Test
+    void aReplyNeverLeavesBeforeItsWriteIsInTheAof(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = spinel(dir, "appendonly", "yes", "appendfsync", "always", "enable-debug-command", "yes");
+             RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("DEBUG", "AOF-FLUSH-SLEEP", "200000")).isEqualTo("+OK\r\n");
+            Path incr = dir.resolve("appendonlydir").resolve("appendonly.aof.1.incr.aof");
+            for (int i = 1; i <= 3; i++) {
+                long before = Files.size(incr);
+                long t0 = System.nanoTime();
+                assertThat(c.callString("INCR", "counter")).isEqualTo(":" + i + "\r\n");
+                assertThat(Files.size(incr)).isGreaterThan(before);
+                assertThat(System.nanoTime() - t0).as("the write slept first").isGreaterThanOrEqualTo(150_000_000L);
+            }
+            // a read writes nothing, so nothing sleeps
+            assertThat(c.callString("DEBUG", "AOF-FLUSH-SLEEP", "0")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("DEBUG", "AOF-FLUSH-SLEEP")).startsWith("-ERR unknown subcommand");
+        }
+    }
+
     /** DEBUG LOADAOF replays the AOF into memory only: the files do not grow by what it replays. */
     @Test
     void debugLoadAofReplaysTheFilesIntoMemory(@TempDir Path dir) throws Exception {

@@ -15,7 +15,8 @@ public final class Db {
     private final Keyspace keyspace;
     private EntryTable table = new EntryTable();
     /** Keys that have an expire: what the active expiry cycle samples. */
-    private KeySet volatileKeys = new KeySet();
+    /** Hashed as {@link #table} is: the hash of a key serves both. */
+    private KeySet volatileKeys = new KeySet(table.seed());
     /** Where the active expiry cycle resumes its scan of {@link #volatileKeys}. */
     long expireCursor;
     /** Running average TTL of sampled keys (INFO keyspace avg_ttl). */
@@ -62,7 +63,7 @@ public final class Db {
 
     /** The raw entry, expired or not, without side effects. */
     public Object find(byte[] k, int off, int len) {
-        return table.get(KeyHash.of(k, off, len), k, off, len);
+        return table.get(table.hash(k, off, len), k, off, len);
     }
 
     public Object find(byte[] k) {
@@ -75,7 +76,7 @@ public final class Db {
      */
     public Object lookupRead(byte[] k, int off, int len, boolean touch) {
         Object e = lookupReadBig(k, off, len, touch);
-        return isBig(e) ? unBig(KeyHash.of(k, off, len), (byte[]) e, k, off, len) : e;
+        return isBig(e) ? unBig(table.hash(k, off, len), (byte[]) e, k, off, len) : e;
     }
 
     /**
@@ -83,7 +84,7 @@ public final class Db {
      * STRLEN): the entry may be a {@link StringEntry#BIG}, whose array holds no value bytes.
      */
     public Object lookupReadBig(byte[] k, int off, int len, boolean touch) {
-        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        Object e = table.get(table.hash(k, off, len), k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len)) e = null;
         if (e == null) {
             keyspace.misses++;
@@ -125,7 +126,7 @@ public final class Db {
      */
     public Object lookupWrite(byte[] k, int off, int len) {
         Object e = lookupWriteBig(k, off, len);
-        return isBig(e) ? unBig(KeyHash.of(k, off, len), (byte[]) e, k, off, len) : e;
+        return isBig(e) ? unBig(table.hash(k, off, len), (byte[]) e, k, off, len) : e;
     }
 
     /**
@@ -133,7 +134,7 @@ public final class Db {
      * entry may be a {@link StringEntry#BIG}.
      */
     public Object lookupWriteBig(byte[] k, int off, int len) {
-        long h = KeyHash.of(k, off, len);
+        long h = table.hash(k, off, len);
         Object e = table.get(h, k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len, true)) return null;
         if (e != null) {
@@ -202,12 +203,12 @@ public final class Db {
      * read lookup). A running snapshot serializes it first.
      */
     public void willModify(byte[] k, int off, int len, Object e) {
-        if (frozen != null) frozen.beforeChange(KeyHash.of(k, off, len), e);
+        if (frozen != null) frozen.beforeChange(table.hash(k, off, len), e);
     }
 
     /** Whether the key exists (and has not expired); no statistics, no touch. */
     public boolean exists(byte[] k, int off, int len) {
-        Object e = table.get(KeyHash.of(k, off, len), k, off, len);
+        Object e = table.get(table.hash(k, off, len), k, off, len);
         return e != null && !expireIfNeeded(e, k, off, len);
     }
 
@@ -261,7 +262,7 @@ public final class Db {
     }
 
     private Object put(byte[] k, int off, int len, Object e, boolean loaded) {
-        long h = KeyHash.of(k, off, len);
+        long h = table.hash(k, off, len);
         Object old = table.put(h, e, k, off, len);
         // Redis's dbOverwrite: under an LFU policy a new value inherits the access frequency of the
         // one it replaces, or hot keys that are rewritten would look new and be evicted first
@@ -307,7 +308,7 @@ public final class Db {
 
     /** Removes the key; returns the removed entry or null. */
     public Object remove(byte[] k, int off, int len) {
-        long h = KeyHash.of(k, off, len);
+        long h = table.hash(k, off, len);
         Object old = table.remove(h, k, off, len);
         if (old != null) {
             account(null, old);
@@ -330,7 +331,7 @@ public final class Db {
      * string entry if its layout must change. Returns the entry now stored.
      */
     public Object setExpire(byte[] k, int off, int len, Object e, long when) {
-        if (frozen != null) frozen.beforeChange(KeyHash.of(k, off, len), e);
+        if (frozen != null) frozen.beforeChange(table.hash(k, off, len), e);
         if (e instanceof byte[]) {
             byte[] n = StringEntry.withExpire((byte[]) e, when);
             if (n != e) {
@@ -344,7 +345,7 @@ public final class Db {
         o.expire = when;
         if (when >= 0) keyspace.expireSetByClient(this, k, off, len);
         markTouched(o); // the expire index copy of the key comes or goes
-        long h = KeyHash.of(k, off, len);
+        long h = table.hash(k, off, len);
         if (when >= 0 && !had) volatileKeys.put(h, copyKey(k, off, len), k, off, len);
         else if (when < 0 && had) volatileKeys.remove(h, k, off, len);
         return e;
@@ -365,7 +366,7 @@ public final class Db {
             bigEntries = 0;
         }
         table = new EntryTable();
-        volatileKeys = new KeySet();
+        volatileKeys = new KeySet(table.seed());
         expireCursor = 0;
         avgTtl = 0;
         bytes = 0;

@@ -85,13 +85,13 @@ public final class Entries {
         return e instanceof byte[] ? StringEntry.key((byte[]) e) : ((DbObject) e).key;
     }
 
-    public static long hash(Object e) {
+    static long hash(KeyTable table, Object e) {
         if (e instanceof byte[]) {
             byte[] s = (byte[]) e;
-            return Bytes.hash(KeyHash.SEED, s, StringEntry.keyOffset(s), StringEntry.keyLength(s));
+            return table.hash(s, StringEntry.keyOffset(s), StringEntry.keyLength(s));
         }
         byte[] k = ((DbObject) e).key;
-        return Bytes.hash(KeyHash.SEED, k, 0, k.length);
+        return table.hash(k, 0, k.length);
     }
 
     /**

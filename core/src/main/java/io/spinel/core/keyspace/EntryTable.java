@@ -9,6 +9,6 @@ final class EntryTable extends KeyTable {
 
     @Override
     protected long hashOf(Object e) {
-        return Entries.hash(e);
+        return Entries.hash(this, e);
     }
 }

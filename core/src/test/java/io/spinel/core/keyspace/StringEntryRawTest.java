@@ -88,7 +88,7 @@ class StringEntryRawTest {
         for (int step = 0; step < 200_000; step++) {
             String key = "k" + rnd.nextInt(step < 100_000 ? 5000 : 300);
             byte[] k = b(key);
-            long h = KeyHash.of(k, 0, k.length);
+            long h = t.hash(k, 0, k.length);
             if (rnd.nextInt(3) == 0) {
                 Object removed = t.remove(h, k, 0, k.length);
                 assertThat(removed != null).isEqualTo(model.remove(key) != null);
@@ -102,7 +102,7 @@ class StringEntryRawTest {
         assertThat(t.size()).isEqualTo(model.size());
         for (Map.Entry<String, byte[]> m : model.entrySet()) {
             byte[] k = b(m.getKey());
-            assertThat(t.get(KeyHash.of(k, 0, k.length), k, 0, k.length)).isSameAs(m.getValue());
+            assertThat(t.get(t.hash(k, 0, k.length), k, 0, k.length)).isSameAs(m.getValue());
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.spinel.core.type.hash;
 
-import io.spinel.core.keyspace.KeyHash;
 import io.spinel.core.keyspace.KeyTable;
 import io.spinel.core.util.PackedStrings;
 
@@ -53,11 +52,11 @@ final class FieldTable extends KeyTable {
     protected long hashOf(Object o) {
         byte[] e = (byte[]) o;
         int fl = PackedStrings.readLength(e, 0);
-        return KeyHash.of(e, PackedStrings.prefixSize(fl), fl);
+        return hash(e, PackedStrings.prefixSize(fl), fl);
     }
 
     byte[] find(byte[] f, int off, int len) {
-        return (byte[]) get(KeyHash.of(f, off, len), f, off, len);
+        return (byte[]) get(hash(f, off, len), f, off, len);
     }
 
     /**
@@ -66,7 +65,7 @@ final class FieldTable extends KeyTable {
      * the young generation (a busy hash's fields are mostly rewritten with values of one size).
      */
     boolean set(byte[] f, int fo, int fl, byte[] v, int vo, int vl) {
-        byte[] old = (byte[]) get(KeyHash.of(f, fo, fl), f, fo, fl);
+        byte[] old = (byte[]) get(hash(f, fo, fl), f, fo, fl);
         if (old != null && old.length - valueOffset(old) == vl) {
             System.arraycopy(v, vo, old, old.length - vl, vl);
             return false;
@@ -78,7 +77,7 @@ final class FieldTable extends KeyTable {
     boolean add(byte[] e) {
         int fl = PackedStrings.readLength(e, 0);
         int fo = PackedStrings.prefixSize(fl);
-        byte[] old = (byte[]) put(KeyHash.of(e, fo, fl), e, e, fo, fl);
+        byte[] old = (byte[]) put(hash(e, fo, fl), e, e, fo, fl);
         entryHeap += PackedStrings.arrayHeap(e.length);
         if (old == null) return true;
         entryHeap -= PackedStrings.arrayHeap(old.length);
@@ -86,15 +85,15 @@ final class FieldTable extends KeyTable {
     }
 
     boolean delete(byte[] f, int off, int len) {
-        byte[] old = (byte[]) remove(KeyHash.of(f, off, len), f, off, len);
+        byte[] old = (byte[]) remove(hash(f, off, len), f, off, len);
         if (old == null) return false;
         entryHeap -= PackedStrings.arrayHeap(old.length);
         return true;
     }
 
     long heapSize() {
-        // object (header and nine fields) + slot and tag arrays of one or two tables + entries
+        // object (header, nine fields and the hash seed) + slot and tag arrays of one or two tables + entries
         int tables = isRehashing() ? 2 : 1;
-        return 56 + tables * 32L + 5L * capacity() + entryHeap;
+        return 64 + tables * 32L + 5L * capacity() + entryHeap;
     }
 }

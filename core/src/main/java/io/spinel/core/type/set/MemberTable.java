@@ -1,6 +1,5 @@
 package io.spinel.core.type.set;
 
-import io.spinel.core.keyspace.KeyHash;
 import io.spinel.core.keyspace.KeyTable;
 
 import java.util.Arrays;
@@ -23,23 +22,23 @@ final class MemberTable extends KeyTable {
     @Override
     protected long hashOf(Object e) {
         byte[] m = (byte[]) e;
-        return KeyHash.of(m, 0, m.length);
+        return hash(m, 0, m.length);
     }
 
     boolean contains(byte[] k, int off, int len) {
-        return get(KeyHash.of(k, off, len), k, off, len) != null;
+        return get(hash(k, off, len), k, off, len) != null;
     }
 
     /** Adds the member array itself (not a copy); returns false if an equal member was there. */
     boolean add(byte[] m) {
         // one probe: an equal member already there is replaced by an equal array, which is harmless
-        if (put(KeyHash.of(m, 0, m.length), m, m, 0, m.length) != null) return false;
+        if (put(hash(m, 0, m.length), m, m, 0, m.length) != null) return false;
         memberHeap += arrayHeap(m.length);
         return true;
     }
 
     boolean delete(byte[] k, int off, int len) {
-        byte[] old = (byte[]) remove(KeyHash.of(k, off, len), k, off, len);
+        byte[] old = (byte[]) remove(hash(k, off, len), k, off, len);
         if (old == null) return false;
         memberHeap -= arrayHeap(old.length);
         return true;
@@ -50,8 +49,8 @@ final class MemberTable extends KeyTable {
     }
 
     long heapSize() {
-        // object (header and nine fields) + slot and tag arrays of one or two tables + members
+        // object (header, nine fields and the hash seed) + slot and tag arrays of one or two tables + members
         int tables = isRehashing() ? 2 : 1;
-        return 56 + tables * 32L + 5L * capacity() + memberHeap;
+        return 64 + tables * 32L + 5L * capacity() + memberHeap;
     }
 }

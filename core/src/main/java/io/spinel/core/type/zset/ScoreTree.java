@@ -1,6 +1,5 @@
 package io.spinel.core.type.zset;
 
-import io.spinel.core.keyspace.KeyHash;
 import io.spinel.core.keyspace.KeyTable;
 import io.spinel.core.util.Bytes;
 
@@ -102,7 +101,7 @@ final class ScoreTree {
         @Override
         protected long hashOf(Object e) {
             byte[] item = (byte[]) e;
-            return KeyHash.of(item, 0, memberLength(item));
+            return hash(item, 0, memberLength(item));
         }
     }
 
@@ -160,7 +159,7 @@ final class ScoreTree {
     }
 
     long heapSize() {
-        return 48 + 64 + 5L * index.capacity() + bytes;
+        return 48 + 72 + 5L * index.capacity() + bytes;
     }
 
     // ---- comparisons ------------------------------------------------------------------------------
@@ -242,7 +241,7 @@ final class ScoreTree {
 
     /** The member's item, or null. */
     byte[] find(byte[] m, int off, int len) {
-        return (byte[]) index.get(KeyHash.of(m, off, len), m, off, len);
+        return (byte[]) index.get(index.hash(m, off, len), m, off, len);
     }
 
     /**
@@ -423,7 +422,7 @@ final class ScoreTree {
     byte[] insertItem(byte[] item) {
         int len = memberLength(item);
         link(item, score(item));
-        index.put(KeyHash.of(item, 0, len), item, item, 0, len);
+        index.put(index.hash(item, 0, len), item, item, 0, len);
         bytes += itemBytes(item);
         return item;
     }
@@ -581,7 +580,7 @@ final class ScoreTree {
         Path path = PATH.get();
         int i = locate(e, path);
         removeRun(path.leaf, i, 1, path);
-        index.remove(KeyHash.of(e, 0, memberLength(e)), e, 0, memberLength(e));
+        index.remove(index.hash(e, 0, memberLength(e)), e, 0, memberLength(e));
         bytes -= itemBytes(e);
     }
 
@@ -796,7 +795,7 @@ final class ScoreTree {
             int run = (int) Math.min(left, leaf.n - i);
             for (int s = i; s < i + run; s++) {
                 byte[] e = leaf.items[s];
-                index.remove(KeyHash.of(e, 0, memberLength(e)), e, 0, memberLength(e));
+                index.remove(index.hash(e, 0, memberLength(e)), e, 0, memberLength(e));
                 bytes -= itemBytes(e);
             }
             removeRun(leaf, i, run, path);

@@ -88,6 +88,9 @@ class LuaDebuggerDiffTest {
                 cmd("b", "x", "-3", "99"), cmd("b", "1"), cmd("b", "-1"), cmd("e", "redis.call('ping')"),
                 cmd("e", "{1,{2,{a=1}}}"), cmd("e", "local z = 5"), cmd("e", "error('boom')"), cmd("r", "nosuch"),
                 cmd("r"), cmd("nosuch"), cmd("hello\0world"), cmd("\0hello"), cmd("c"));
+        // a bad argument to redis.pcall is shown as raised, and so is a command's error reply
+        session(diffs, cmd("EVAL", "redis.pcall('set', {})\nredis.pcall('incr', KEYS[1])\nreturn 1", "1", "dbg:str"),
+                cmd("r", "set", "dbg:str", "text"), cmd("s"), cmd("s"), cmd("c"));
         session(diffs, cmd("EVAL", "local s = string.rep('x', 400)\nreturn s", "0"),
                 cmd("s"), cmd("p"), cmd("p"), cmd("e", "string.rep('y', 300)"), cmd("m", "100"), cmd("p"), cmd("c"));
         assertThat(diffs).isEmpty();

@@ -540,25 +540,10 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
                     o.append("NULL");
                     return p;
                 }
-                o.append('[');
-                for (int j = 0; j < n; j++) {
-                    p = human(b, p, o);
-                    if (j != n - 1) o.append(',');
-                }
-                o.append(']');
-                return p;
+                return elements(b, p, n, o, "[", "]");
             }
-            case '~': {
-                int n = Integer.parseInt(head);
-                p = eol + 2;
-                o.append("~(");
-                for (int j = 0; j < n; j++) {
-                    p = human(b, p, o);
-                    if (j != n - 1) o.append(',');
-                }
-                o.append(')');
-                return p;
-            }
+            case '~':
+                return elements(b, eol + 2, Integer.parseInt(head), o, "~(", ")");
             case '%': {
                 int n = Integer.parseInt(head);
                 p = eol + 2;
@@ -586,6 +571,17 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
                 o.append(head);
                 return eol + 2;
         }
+    }
+
+    /** n replies from p, comma-separated between open and close; returns where the next one starts. */
+    private static int elements(byte[] b, int p, int n, StringBuilder o, String open, String close) {
+        o.append(open);
+        for (int j = 0; j < n; j++) {
+            p = human(b, p, o);
+            if (j != n - 1) o.append(',');
+        }
+        o.append(close);
+        return p;
     }
 
     private static int lineEnd(byte[] b, int p) {

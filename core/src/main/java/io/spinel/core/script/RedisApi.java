@@ -168,7 +168,11 @@ final class RedisApi {
         try {
             argv = toArgv(th, base, n);
         } catch (LuaError e) {
-            if (s.debugger.logging()) s.debugger.log("<error> " + ((LuaTable) e.value()).getStr(LuaResp.ERR));
+            // the debugger shows the message as raised, before its error code was put in front
+            if (s.debugger.logging()) {
+                Object err = e.value() instanceof LuaTable t ? t.getStr(LuaResp.ERR) : e.value();
+                s.debugger.log("<error> " + String.valueOf(err).replaceFirst("^ERR ", ""));
+            }
             if (raise) throw e;
             th.stack()[base] = e.value();
             return 1;

@@ -203,21 +203,7 @@ public final class Scripting {
      * null): until its next stop, or to its end and reply.
      */
     void continueDebugged(Interp L, RunContext ctx, boolean wasFrozen, LuaError raise) {
-        int status;
-        try {
-            status = raise == null ? L.resume() : L.resumeRaising(raise);
-        } catch (LuaError e) {
-            finish(L, ctx, null, e, wasFrozen, true);
-            return;
-        } catch (RuntimeException e) {
-            finish(L, ctx, null, internalError(e), wasFrozen, true);
-            return;
-        }
-        if (status == Interp.EXEC_SUSPEND) {
-            debugger.stopped(L, ctx, wasFrozen);
-            return;
-        }
-        finish(L, ctx, L.result(), null, wasFrozen, true);
+        resumeScript(L, ctx, wasFrozen, raise);
     }
 
     private LuaError internalError(RuntimeException e) {
@@ -231,9 +217,18 @@ public final class Scripting {
 
     private void continueRun(Interp L, RunContext ctx, boolean wasFrozen) {
         ctx.sliceStart = System.nanoTime();
+        resumeScript(L, ctx, wasFrozen, null);
+    }
+
+    /**
+     * Resumes a suspended script (raising raise where it stopped, if not null) until it is
+     * suspended again, at the debugger's next stop or at the end of a slow script's time slice,
+     * or to its end and reply.
+     */
+    private void resumeScript(Interp L, RunContext ctx, boolean wasFrozen, LuaError raise) {
         int status;
         try {
-            status = L.resume();
+            status = raise == null ? L.resume() : L.resumeRaising(raise);
         } catch (LuaError e) {
             finish(L, ctx, null, e, wasFrozen, true);
             return;
@@ -242,8 +237,12 @@ public final class Scripting {
             return;
         }
         if (status == Interp.EXEC_SUSPEND) {
-            engine.flushPending();
-            schedule(L, ctx, wasFrozen);
+            if (debugger.debugging(ctx)) {
+                debugger.stopped(L, ctx, wasFrozen);
+            } else {
+                engine.flushPending();
+                schedule(L, ctx, wasFrozen);
+            }
             return;
         }
         finish(L, ctx, L.result(), null, wasFrozen, true);

@@ -289,11 +289,6 @@ public final class Client {
         inputTaker = t;
     }
 
-    /** Queues what was written to the reply for sending (outside a command's own reply path). */
-    public void sendSoon() {
-        markPendingWrite();
-    }
-
     /** The command being executed (EVAL while its script runs). */
     public Command currentCommand() {
         return currentCommand;
@@ -508,7 +503,7 @@ public final class Client {
     }
 
     /** Marks the client to be flushed at the end of the current batch. */
-    void markPendingWrite() {
+    public void markPendingWrite() {
         if (!pendingWrite && !closed) {
             pendingWrite = true;
             engine.pendingWrites.add(this);

@@ -403,10 +403,10 @@ final class ServerCommands {
             }
             r.ok();
         } else if (a.is(1, "set-disable-deny-scripts") && a.count() == 3) {
-            c.engine.scriptDenyDisabled = atoi(a.string(2)) != 0;
+            c.engine.scriptDenyDisabled = Bytes.atoi(a.string(2)) != 0;
             r.ok();
         } else if (a.is(1, "set-active-expire") && a.count() == 3) {
-            c.engine.activeExpireEnabled = atoi(a.string(2)) != 0;
+            c.engine.activeExpireEnabled = Bytes.atoi(a.string(2)) != 0;
             r.ok();
         } else if (a.is(1, "object") && a.count() == 3) {
             Object e = c.db().find(a.buf(2), a.off(2), a.len(2));
@@ -459,13 +459,13 @@ final class ServerCommands {
             }
             r.ok();
         } else if (a.is(1, "set-skip-checksum-validation") && a.count() == 3) {
-            c.engine.skipChecksumValidation = atoi(a.string(2)) != 0;
+            c.engine.skipChecksumValidation = Bytes.atoi(a.string(2)) != 0;
             r.ok();
         } else if (a.is(1, "aof-flush-sleep") && a.count() == 3) {
-            c.engine.persistence().aofFlushSleep((int) atoi(a.string(2)));
+            c.engine.persistence().aofFlushSleep((int) Bytes.atoi(a.string(2)));
             r.ok();
         } else if (a.is(1, "pause-cron") && a.count() == 3) {
-            c.engine.cronPaused = atoi(a.string(2)) != 0;
+            c.engine.cronPaused = Bytes.atoi(a.string(2)) != 0;
             r.ok();
         } else if (a.is(1, "config-rewrite-force-all") && a.count() == 2) {
             // CONFIG REWRITE writing every option, those at their defaults too
@@ -486,7 +486,7 @@ final class ServerCommands {
                 else if (a.is(3, "reset")) c.engine.replyBufferPeakResetMillis = Engine.REPLY_BUFFER_PEAK_RESET_MILLIS;
                 else c.engine.replyBufferPeakResetMillis = c.argLong(3);
             } else if (a.is(2, "resizing")) {
-                c.engine.replyBufferResizing(atoi(a.string(3)) != 0);
+                c.engine.replyBufferResizing(Bytes.atoi(a.string(3)) != 0);
             } else {
                 throw CommandError.subcommandSyntax(a);
             }
@@ -579,18 +579,6 @@ final class ServerCommands {
         return v;
     }
 
-    /** C's atoi: an optional sign and the digits that follow, 0 without any. */
-    private static long atoi(String s) {
-        int i = 0;
-        while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
-        boolean negative = i < s.length() && s.charAt(i) == '-';
-        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) i++;
-        long v = 0;
-        for (; i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9' && v < Integer.MAX_VALUE; i++) {
-            v = v * 10 + (s.charAt(i) - '0');
-        }
-        return negative ? -v : v;
-    }
 
     /**
      * DEBUG POPULATE: string keys "prefix:N" holding "value:N" (cut or zero-padded to valueSize

@@ -271,10 +271,10 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
                 int around = currentLine;
                 int context = 5;
                 if (argc > 1) {
-                    int num = atoi(a.string(1));
+                    int num = (int) Bytes.atoi(a.string(1));
                     if (num > 0) around = num;
                 }
-                if (argc > 2) context = atoi(a.string(2));
+                if (argc > 2) context = (int) Bytes.atoi(a.string(2));
                 list(around, context);
             }
             case "w", "whole" -> list(1, 1000000);
@@ -354,7 +354,7 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
 
     private void maxlen(Args a) {
         if (a.count() == 2) {
-            int n = atoi(a.string(1));
+            int n = (int) Bytes.atoi(a.string(1));
             maxlenHintSent = true; // the user knows the command
             if (n != 0 && n <= 60) n = 60;
             maxlen = n;
@@ -373,16 +373,19 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
             return;
         }
         for (int j = 1; j < a.count(); j++) {
-            String arg = a.string(j);
-            Long line = parseLong(arg);
-            if (line == null) {
-                log("Invalid argument:'" + Interp.cString(arg) + "'");
-            } else if (line == 0) {
+            long line;
+            try {
+                line = Bytes.parseLong(a.buf(j), a.off(j), a.len(j)); // Redis's string2l
+            } catch (NumberFormatException e) {
+                log("Invalid argument:'" + a.cString(j) + "'");
+                continue;
+            }
+            if (line == 0) {
                 breakpointCount = 0;
                 log("All breakpoints removed.");
             } else if (line > 0) {
                 if (breakpointCount == MAX_BREAKPOINTS) log("Too many breakpoints set.");
-                else if (addBreakpoint(line)) list((int) (long) line, 1);
+                else if (addBreakpoint(line)) list((int) line, 1);
                 else log("Wrong line number.");
             } else {
                 log(removeBreakpoint(-line) ? "Breakpoint removed." : "No breakpoint in the specified line.");
@@ -621,7 +624,7 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         r.arrayHeader(logs.size());
         for (String entry : logs) r.status(entry.replace('\r', ' ').replace('\n', ' '));
         logs.clear();
-        c.sendSoon();
+        c.markPendingWrite();
     }
 
     private void logSourceLine(int line) {
@@ -712,28 +715,4 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         return r;
     }
 
-    /** C's atoi: leading blanks, a sign, digits; 0 when there are none. */
-    private static int atoi(String s) {
-        int i = 0;
-        int n = s.length();
-        while (i < n && Character.isWhitespace(s.charAt(i))) i++;
-        boolean neg = false;
-        if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) neg = s.charAt(i++) == '-';
-        long v = 0;
-        while (i < n && Character.isDigit(s.charAt(i)) && v < Integer.MAX_VALUE) v = v * 10 + (s.charAt(i++) - '0');
-        return (int) (neg ? -v : v);
-    }
-
-    /** Redis's string2l: the whole string an integer, no blanks or plus sign; else null. */
-    private static Long parseLong(String s) {
-        if (s.isEmpty() || s.startsWith("+") || (s.length() > 1 && s.charAt(0) == '0')
-                || (s.startsWith("-0"))) {
-            return s.equals("0") ? 0L : null;
-        }
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return null;
-        }
-    }
 }

@@ -310,4 +310,17 @@ public final class Bytes {
         }
         sb.append('"');
     }
+
+    /** C's atoi: an optional sign and the digits that follow, 0 without any. */
+    public static long atoi(String s) {
+        int i = 0;
+        while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
+        boolean negative = i < s.length() && s.charAt(i) == '-';
+        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) i++;
+        long v = 0;
+        for (; i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9' && v < Integer.MAX_VALUE; i++) {
+            v = v * 10 + (s.charAt(i) - '0');
+        }
+        return negative ? -v : v;
+    }
 }

@@ -237,20 +237,16 @@ public final class Interp {
     public Object callAboveSuspended(Object f, Object... args) {
         Coroutine th = main;
         int savedTop = th.top;
-        int savedCi = th.ciIdx;
-        int savedCalls = nCcalls;
-        int savedDepth = execDepth;
-        CallInfo ci = th.ci[th.ciIdx];
-        th.top = Math.max(th.top, ci.top);
+        // above the stopped frame's registers, which th.top may be below at a stop
+        int func = Math.max(th.top, th.ci[th.ciIdx].top);
+        th.ensure(func + args.length + 1 + MINSTACK);
+        th.stack[func] = f;
+        System.arraycopy(args, 0, th.stack, func + 1, args.length);
+        th.top = func + 1 + args.length;
         try {
-            return call1(th, f, args);
-        } catch (LuaError e) {
-            finish(th, e);
-            th.closeUpvals(th.top);
-            th.ciIdx = savedCi;
-            nCcalls = savedCalls;
-            execDepth = savedDepth;
-            throw e;
+            LuaError e = pcallJava(th, func, 1);
+            if (e != null) throw e;
+            return th.stack[func];
         } finally {
             th.top = savedTop;
         }

@@ -2150,6 +2150,7 @@ public final class Engine {
         evictedClients = 0;
         lazyfreedObjects = 0;
         replication.syncFull = replication.syncPartialOk = replication.syncPartialErr = 0;
+        persistence().resetStats();
     }
 
     /**

@@ -277,8 +277,7 @@ final class InfoCommand {
         field(sb, "pubsub_channels", e.pubsubChannelCount());
         field(sb, "pubsub_patterns", e.pubsubPatternCount());
         field(sb, "pubsubshard_channels", e.pubsubShardChannelCount());
-        field(sb, "latest_fork_usec", 0);
-        field(sb, "total_forks", 0);
+        e.persistence().forkStats(sb);
         field(sb, "migrate_cached_sockets", e.persistence().migrateCachedSockets());
         field(sb, "slave_expires_tracked_keys", 0);
         field(sb, "active_defrag_hits", 0);

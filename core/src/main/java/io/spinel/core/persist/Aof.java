@@ -398,10 +398,14 @@ final class Aof implements Engine.PropagationListener {
         engine.addPropagationListener(this);
         startBio();
         Client current = engine.currentClient();
-        if (persistence.backgroundJobRunning() || (current != null && current.inExec())) {
+        if (persistence.backgroundJobRunning()) {
             rewriteScheduled = true;
             log.warning("AOF was enabled but there is already another background operation. An AOF background was "
                     + "scheduled to start when possible.");
+        } else if (current != null && current.inExec()) {
+            // the base would hold the transaction's earlier writes and the incr file the whole transaction again
+            rewriteScheduled = true;
+            log.warning("AOF was enabled during a transaction. An AOF background was scheduled to start when possible.");
         } else if (!persistence.startAofRewrite()) {
             stop();
             throw new IllegalStateException("Unable to turn on AOF. Check server logs.");

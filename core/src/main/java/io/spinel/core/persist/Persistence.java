@@ -63,6 +63,13 @@ public final class Persistence {
     private long dirtyBeforeBgsave;
     private long loadKeysLoaded;
     private long loadKeysExpired;
+    /**
+     * Background snapshots started (BGSAVE, AOF rewrites, snapshots for replicas): where Redis
+     * forks, so INFO's total_forks and latest_fork_usec count them, the latter the time the
+     * executor spent starting one (what Redis's fork costs its main thread).
+     */
+    private long totalForks;
+    private long latestForkMicros;
 
     private Job job;
     /** Numbers temporary files of background jobs: a killed job may still be deleting its own. */
@@ -591,6 +598,21 @@ public final class Persistence {
         bgsaveScheduled = true;
     }
 
+    /** CONFIG RESETSTAT: the counters Redis's resetServerStats clears. */
+    public void resetStats() {
+        rdbSaves = 0;
+        totalForks = 0;
+        latestForkMicros = 0;
+        aof.rewrites = 0;
+        aof.consecutiveFailures = 0;
+    }
+
+    /** INFO stats: latest_fork_usec and total_forks. */
+    public void forkStats(StringBuilder sb) {
+        field(sb, "latest_fork_usec", latestForkMicros);
+        field(sb, "total_forks", totalForks);
+    }
+
     // ---- background jobs --------------------------------------------------------------------------
 
     /** Starts a BGSAVE (Redis's rdbSaveBackground). Returns false if it could not start. */
@@ -701,6 +723,7 @@ public final class Persistence {
     }
 
     private boolean begin(Job j) {
+        long t0 = System.nanoTime();
         try {
             j.snapshot.begin();
         } catch (IOException | RuntimeException e) {
@@ -709,6 +732,9 @@ public final class Persistence {
             log.warning("Can't start the background snapshot: " + e.getMessage());
             return false;
         }
+        totalForks++;
+        latestForkMicros = (System.nanoTime() - t0) / 1000;
+        engine.latencySample("fork", latestForkMicros / 1000);
         job = j;
         j.sink.startBackground(j.rdb ? "spinel-bgsave" : "spinel-aof-rewrite", err -> {
             try {

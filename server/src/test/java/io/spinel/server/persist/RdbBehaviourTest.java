@@ -108,6 +108,37 @@ class RdbBehaviourTest {
             assertThat(Long.parseLong(info(c, "rdb_last_save_time"))).isGreaterThanOrEqualTo(lastSave);
             assertThat(c.callString("LASTSAVE")).isEqualTo(":" + info(c, "rdb_last_save_time") + "\r\n");
             assertThat(info(c, "rdb_saves")).isEqualTo("2");
+            // each background snapshot counts where Redis forks, the aborted one too
+            assertThat(info(c, "total_forks")).isEqualTo("2");
+            assertThat(Long.parseLong(info(c, "latest_fork_usec"))).isPositive();
+            c.call("CONFIG", "RESETSTAT");
+            assertThat(info(c, "total_forks")).isEqualTo("0");
+            assertThat(info(c, "latest_fork_usec")).isEqualTo("0");
+            assertThat(info(c, "rdb_saves")).isEqualTo("0");
+            assertThat(c.callString("BGREWRITEAOF")).isEqualTo("+Background append only file rewriting started\r\n");
+            await(c, "aof_rewrite_in_progress", "0");
+            assertThat(info(c, "total_forks")).isEqualTo("1");
+            assertThat(info(c, "aof_rewrites")).isEqualTo("1");
+        }
+    }
+
+    @Test
+    void appendonlyTurnedOnInsideATransactionRewritesAfterIt(@TempDir Path dir) throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        try (SpinelServer s = PersistTesting.spinelLogging(log, dir); RawClient c = new RawClient(s.port())) {
+            c.call("MULTI");
+            c.call("INCR", "n");
+            c.call("CONFIG", "SET", "appendonly", "yes");
+            c.call("INCR", "n");
+            assertThat(c.callString("EXEC")).isEqualTo("*3\r\n:1\r\n+OK\r\n:2\r\n");
+            assertThat(log.toString()).contains("AOF was enabled during a transaction. An AOF background was scheduled");
+            await(c, "aof_rewrites", "1");
+            await(c, "aof_rewrite_in_progress", "0");
+            c.call("INCR", "n");
+        }
+        // a base taken inside the transaction plus the transaction logged again would give 4 or 5
+        try (SpinelServer s = spinel(dir, "appendonly", "yes"); RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("GET", "n")).isEqualTo("$1\r\n3\r\n");
         }
     }
 

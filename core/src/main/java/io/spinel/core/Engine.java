@@ -730,7 +730,11 @@ public final class Engine {
                 continue;
             }
             if (idleMs > QUERY_BUFFER_IDLE_MS) c.reader.releaseIfEmpty();
-            if (replyBufferResizing && c.reply.resizeToPeak(now, replyBufferPeakResetMillis)) stats.replyBufferShrinks++;
+            if (replyBufferResizing) {
+                int resized = c.reply.resizeToPeak(now, replyBufferPeakResetMillis);
+                if (resized == io.spinel.core.protocol.Reply.SHRUNK) stats.replyBufferShrinks++;
+                else if (resized == io.spinel.core.protocol.Reply.EXPANDED) stats.replyBufferExpands++;
+            }
             updateClientMemory(c);
         }
     }

@@ -297,7 +297,7 @@ final class InfoCommand {
         field(sb, "io_threaded_reads_processed", s.ioThreadedReads);
         field(sb, "io_threaded_writes_processed", s.ioThreadedWrites);
         field(sb, "reply_buffer_shrinks", s.replyBufferShrinks);
-        field(sb, "reply_buffer_expands", 0);
+        field(sb, "reply_buffer_expands", s.replyBufferExpands);
     }
 
     private static void cpu(StringBuilder sb) {

@@ -26,6 +26,7 @@ public final class ServerStats {
     public long ioThreadedWrites;
     /** Reply buffers the clients' cron shrank to their recent peak (INFO reply_buffer_shrinks). */
     public long replyBufferShrinks;
+    public long replyBufferExpands;
     final Map<String, Long> errorCodes = new HashMap<>();
 
     private static final int METRICS = 5;
@@ -85,7 +86,7 @@ public final class ServerStats {
         commandsProcessed = connectionsReceived = rejectedConnections = 0;
         netInputBytes = netOutputBytes = netReplOutputBytes = errorReplies = unexpectedErrorReplies = 0;
         netReplInputBytes.set(0);
-        readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = replyBufferShrinks = 0;
+        readsProcessed = writesProcessed = ioThreadedReads = ioThreadedWrites = replyBufferShrinks = replyBufferExpands = 0;
         errorCodes.clear();
     }
 }

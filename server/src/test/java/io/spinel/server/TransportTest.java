@@ -137,6 +137,32 @@ class TransportTest {
         }
     }
 
+    /**
+     * A client busy with replies bigger than its reply buffer gets a larger one from the cron, up
+     * to 16 KB (Redis's rule: the buffer's peak filled it), even where the value went to the
+     * socket from where it is stored, past the buffer (the standalone server's transport; the
+     * JDK transport copies such a value through the buffer, which grows to hold it).
+     */
+    @org.junit.jupiter.api.Test
+    void aBusyClientsReplyBufferGrowsUpTo16K() throws Exception {
+        start(SpinelServer.Transport.NETTY, "enable-debug-command", "yes");
+        try (Jedis r = new Jedis("127.0.0.1", server.port())) {
+            r.set("big", "x".repeat(40_000));
+            r.sendCommand(() -> "DEBUG".getBytes(StandardCharsets.US_ASCII), "REPLYBUFFER", "PEAK-RESET-TIME", "never");
+            long deadline = System.currentTimeMillis() + 10_000;
+            String info;
+            while (Long.parseLong(field(info = r.clientInfo().trim(), "rbs")) < 16384) {
+                assertThat(System.currentTimeMillis()).as(info).isLessThan(deadline);
+                assertThat(r.get("big")).hasSize(40_000);
+                Thread.sleep(20);
+            }
+            assertThat(Long.parseLong(field(info, "rbs"))).isLessThan(32768);
+            assertThat(stat(r.info("stats"), "reply_buffer_expands")).isGreaterThanOrEqualTo(4);
+            Thread.sleep(300); // more cron runs: 16 KB is as far as it goes
+            assertThat(Long.parseLong(field(r.clientInfo().trim(), "rbs"))).isLessThan(32768);
+        }
+    }
+
     private static String field(String line, String name) {
         for (String f : line.split(" ")) if (f.startsWith(name + "=")) return f.substring(name.length() + 1);
         throw new AssertionError("no " + name + " in " + line);

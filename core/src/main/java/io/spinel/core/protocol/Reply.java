@@ -172,6 +172,9 @@ public final class Reply {
     private void drained(long n) {
         totalBytes += n;
         if (len > peak) peak = len;
+        // a reply bigger than the buffer that went out past it (a spill, a native value) filled
+        // it as far as Redis's accounting goes: there it fills c->buf and the rest takes list nodes
+        if (n > len && peak < buf.length) peak = (int) Math.min(n, buf.length);
         len = 0;
         if (buf.length > shrinkAbove) buf = new byte[shrinkTo];
     }
@@ -191,24 +194,33 @@ public final class Reply {
         return Math.max(peak, len);
     }
 
+    /** What {@link #resizeToPeak} did: nothing, or the buffer shrank or grew (INFO reply_buffer_shrinks / _expands). */
+    public static final int KEPT = 0, SHRUNK = 1, EXPANDED = 2;
+    /** The cron grows a buffer whose peak filled it while it is below this (Redis's 2 * PROTO_REPLY_CHUNK_BYTES). */
+    private static final int EXPAND_BELOW = 32 * 1024;
+
     /**
      * Redis's clientsCronResizeOutputBuffer, from the clients' cron: a buffer whose recent peak
      * used less than half of it shrinks to that peak (1 KB at least) once nothing waits in it,
-     * so a client that once got a big reply does not keep its buffer; the peak starts again
-     * every {@code peakResetMillis} (negative: never). Returns whether it shrank.
+     * so a client that once got a big reply does not keep its buffer; one whose peak filled it
+     * doubles, up to 16 KB, so a client busy with replies that do not fit gets a larger one. The
+     * peak starts again every {@code peakResetMillis} (negative: never).
      */
-    public boolean resizeToPeak(long nowMillis, long peakResetAfterMillis) {
+    public int resizeToPeak(long nowMillis, long peakResetAfterMillis) {
         int recent = peak();
-        boolean shrunk = false;
+        int done = KEPT;
         if (len == 0 && buf.length / 2 >= INITIAL && recent < buf.length / 2) {
             buf = new byte[Math.max(INITIAL, recent + 1)];
-            shrunk = true;
+            done = SHRUNK;
+        } else if (buf.length * 2 < EXPAND_BELOW && recent >= buf.length) {
+            buf = Arrays.copyOf(buf, buf.length * 2);
+            done = EXPANDED;
         }
         if (peakResetAfterMillis >= 0 && nowMillis - peakResetMillis >= peakResetAfterMillis) {
             peak = len;
             peakResetMillis = nowMillis;
         }
-        return shrunk;
+        return done;
     }
 
     public boolean hasPending() {

@@ -630,14 +630,45 @@ final class Aof implements Engine.PropagationListener {
     }
 
     /** Whether an automatic rewrite is due (auto-aof-rewrite-percentage and -min-size). */
-    boolean autoRewriteDue() {
+    boolean autoRewriteDue(long nowSeconds) {
         if (state != State.ON) return false;
         long perc = config.getLong("auto-aof-rewrite-percentage");
         if (perc <= 0 || currentSize <= config.getLong("auto-aof-rewrite-min-size")) return false;
         long base = baseSize > 0 ? baseSize : 1;
         long growth = currentSize * 100 / base - 100;
-        if (growth < perc) return false;
+        if (growth < perc || rewriteLimited(nowSeconds)) return false;
         log.notice("Starting automatic rewriting of AOF on " + growth + "% growth");
+        return true;
+    }
+
+    /** Consecutive failed rewrites from which the automatic and scheduled ones are spaced out. */
+    private static final int LIMIT_FAILURES = 3;
+    private static final int LIMIT_MAX_MINUTES = 60;
+    private int limitDelayMinutes;
+    /** When the next limited rewrite may start (seconds); 0 when none waits. */
+    private long limitUntil;
+
+    /**
+     * Redis's aofRewriteLimited: after three failed rewrites in a row (a full disk, a directory
+     * that cannot be written), the automatic and scheduled ones wait 1 minute, then 2, 4... up to
+     * an hour, instead of each cron opening another INCR file for a rewrite bound to fail. A
+     * successful rewrite (BGREWRITEAOF is never limited) or CONFIG RESETSTAT ends the limit.
+     */
+    boolean rewriteLimited(long nowSeconds) {
+        if (consecutiveFailures < LIMIT_FAILURES) {
+            limitDelayMinutes = 0;
+            limitUntil = 0;
+            return false;
+        }
+        if (limitUntil != 0) {
+            if (nowSeconds < limitUntil) return true;
+            limitUntil = 0;
+            return false;
+        }
+        limitDelayMinutes = limitDelayMinutes == 0 ? 1 : Math.min(limitDelayMinutes * 2, LIMIT_MAX_MINUTES);
+        limitUntil = nowSeconds + limitDelayMinutes * 60L;
+        log.warning("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in "
+                + limitDelayMinutes + " minutes");
         return true;
     }
 

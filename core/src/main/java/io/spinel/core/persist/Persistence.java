@@ -856,7 +856,7 @@ public final class Persistence {
         migrateCache.closeIdle(System.currentTimeMillis());
         if (!started) return;
         long now = System.currentTimeMillis() / 1000;
-        if (job == null && aof.rewriteScheduled) startAofRewrite();
+        if (job == null && aof.rewriteScheduled && !aof.rewriteLimited(now)) startAofRewrite();
         if (job == null && bgsaveScheduled && (now - lastBgsaveTry > BGSAVE_RETRY_DELAY || lastBgsaveOk)) {
             if (startBgsave()) bgsaveScheduled = false;
         }
@@ -871,7 +871,7 @@ public final class Persistence {
                 }
             }
         }
-        if (job == null && aof.autoRewriteDue()) startAofRewrite();
+        if (job == null && aof.autoRewriteDue(now)) startAofRewrite();
         if (aof.enabled() && !aof.lastWriteOk) aof.flush(false); // retry after a write error
     }
 

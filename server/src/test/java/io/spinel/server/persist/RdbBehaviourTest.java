@@ -142,6 +142,32 @@ class RdbBehaviourTest {
         }
     }
 
+    /**
+     * Rewrites that keep failing (here: the temporary file's name is taken by a directory) are
+     * limited after three in a row, as in Redis: automatic ones wait a minute instead of opening
+     * an INCR file at every cron; BGREWRITEAOF is not limited.
+     */
+    @Test
+    void automaticRewritesThatKeepFailingAreLimited(@TempDir Path dir) throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        long pid = ProcessHandle.current().pid();
+        for (int seq = 1; seq <= 200; seq++) Files.createDirectories(dir.resolve("temp-rewriteaof-bg-" + pid + "-" + seq + ".aof"));
+        try (SpinelServer s = PersistTesting.spinelLogging(log, dir, "appendonly", "yes", "auto-aof-rewrite-percentage", "1",
+                "auto-aof-rewrite-min-size", "1kb"); RawClient c = new RawClient(s.port())) {
+            c.call("SET", "x", "x".repeat(2048));
+            await(c, "aof_rewrites_consecutive_failures", "3");
+            Thread.sleep(1000); // ten crons
+            assertThat(info(c, "aof_rewrites_consecutive_failures")).as(log.toString()).isEqualTo("3");
+            assertThat(log.toString().split("triggered the limit, will retry in 1 minutes", -1)).hasSize(2);
+            try (var files = Files.list(dir)) {
+                for (Path p : files.filter(p -> p.getFileName().toString().startsWith("temp-")).toList()) Files.delete(p);
+            }
+            assertThat(c.callString("BGREWRITEAOF")).isEqualTo("+Background append only file rewriting started\r\n");
+            await(c, "aof_rewrites_consecutive_failures", "0");
+            assertThat(info(c, "aof_last_bgrewrite_status")).isEqualTo("ok");
+        }
+    }
+
     @Test
     void flushallWithSavePointsSavesTheEmptyDataSet(@TempDir Path dir) throws Exception {
         try (SpinelServer s = spinel(dir, "save", "3600 1"); RawClient c = new RawClient(s.port())) {

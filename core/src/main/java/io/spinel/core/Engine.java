@@ -75,7 +75,8 @@ public final class Engine {
     private Runnable loadingPoller;
     private boolean pollingWhileLoading;
     /** SHUTDOWN came from a client served while loading: the load stops at its next poll. */
-    private boolean shutdownWhileLoading;
+    /** Set by SHUTDOWN from a client served during the load, or by a signal's thread. */
+    private volatile boolean shutdownWhileLoading;
     private long lastLoadingPoll;
     /** How often the loaders let clients in: Redis does after every 2 MB read, ~20-50 ms. */
     private static final long LOADING_POLL_NANOS = 20_000_000L;
@@ -589,14 +590,22 @@ public final class Engine {
         shutdownWhileLoading = true;
     }
 
+    /** Whether a shutdown was asked for while loading (a signal that came before the load began too). */
+    public boolean shutdownWhileLoadingAsked() {
+        return shutdownWhileLoading;
+    }
+
     /**
      * Whether the command must get -LOADING while the data set loads: all but those flagged
-     * "loading" (Redis's rule, for EXEC also the queued commands), and DEBUG, whose RELOAD and
-     * LOADAOF would start a load inside the load.
+     * "loading" (Redis's rule, for EXEC also the queued commands), and DEBUG RELOAD, LOADAOF and
+     * POPULATE, which would start a load inside the load or add keys the load may bring too.
      */
     private boolean deniedWhileLoading(Client c, Command cmd) {
         if ((cmd.flags(c) & CommandFlags.LOADING) == 0) return true;
-        if (cmd.name.equals("debug") || (cmd.parent != null && cmd.parent.name.equals("debug"))) return true;
+        if (cmd.name.equals("debug")) {
+            Args a = c.args();
+            return a.count() > 1 && (a.is(1, "reload") || a.is(1, "loadaof") || a.is(1, "populate"));
+        }
         return cmd.name.equals("exec") && c.multi != null
                 && c.multi.commands.stream().anyMatch(q -> !q.has(CommandFlags.LOADING));
     }

@@ -214,6 +214,7 @@ public final class Main {
             // after the crash report the caller logged
             engine.setCrashHandler(() -> Runtime.getRuntime().halt(139));
             engine.ownProcess(); // oom-score-adj
+            Signals.installForLoading(engine);
             // Redis prints its ASCII logo once it listens, before it loads the data set; test
             // harnesses (Redis's own TCL suite) find the server's pid through the "PID: n" line of
             // that banner, and then connect (a server that fails to load included), so Spinel

@@ -89,16 +89,28 @@ final class NettyTransport implements ServerTransport {
      */
     private static final class PollableLoop extends SingleThreadIoEventLoop {
         private static final Runnable NOTHING = () -> { };
+        /** Bounds one poll's tasks: a task that queues another each time cannot keep the load waiting. */
+        private static final int MAX_TASKS_PER_POLL = 1024;
 
         PollableLoop(IoEventLoopGroup parent, Executor executor, IoHandlerFactory factory) {
             super(parent, executor, factory);
         }
 
-        /** On the loop thread, from a task: handles the sockets that are ready, without waiting. */
+        /**
+         * On the loop thread, from a task: handles the sockets that are ready, without waiting,
+         * then the tasks queued meanwhile (a closed connection's end, a signal's shutdown), as
+         * Redis's processEventsWhileBlocked frees clients and sees SIGTERM during its load.
+         * Timers wait: nothing of the cron runs inside the load.
+         */
         void pollNow() {
-            // a queued task is what tells the I/O handler not to block (it runs after the caller)
+            // a queued task is what tells the I/O handler not to block
             execute(NOTHING);
             runIo();
+            for (int i = 0; i < MAX_TASKS_PER_POLL; i++) {
+                Runnable task = pollTask();
+                if (task == null) break;
+                safeExecute(task);
+            }
         }
     }
 

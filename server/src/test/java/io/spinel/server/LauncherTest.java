@@ -63,6 +63,46 @@ class LauncherTest {
     }
 
     /**
+     * SIGTERM while the data set loads at start ends the process at once with status 0, saving
+     * nothing over the file being loaded (Redis sees the signal between its load's batches).
+     */
+    @Test
+    void sigtermWhileLoadingExitsWithoutSaving(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("dir", dir.toString()).start();
+                RawClient c = new RawClient(s.port())) {
+            for (int i = 0; i < 500; i++) c.call("SET", "key:" + i, "value:" + i);
+            assertThat(c.callString("SAVE")).isEqualTo("+OK\r\n");
+        }
+        byte[] saved = Files.readAllBytes(dir.resolve("dump.rdb"));
+        Path log = dir.resolve("out.log");
+        // 20 ms a key: 10 s of loading
+        Process p = launch(log, "--port", Integer.toString(port), "--dir", dir.toString(), "--key-load-delay", "20000");
+        try {
+            long deadline = System.currentTimeMillis() + 20_000;
+            String loading = null;
+            while (loading == null && System.currentTimeMillis() < deadline) {
+                try (RawClient c = new RawClient(port)) {
+                    loading = c.callString("PING");
+                } catch (IOException e) {
+                    Thread.sleep(50);
+                }
+            }
+            assertThat(loading).startsWith("-LOADING");
+            long t0 = System.nanoTime();
+            p.destroy(); // SIGTERM
+            assertThat(p.waitFor(5, TimeUnit.SECONDS)).as(Files.readString(log)).isTrue();
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            assertThat(p.exitValue()).isZero();
+            assertThat(Files.readAllBytes(dir.resolve("dump.rdb"))).isEqualTo(saved);
+            assertThat(Files.readString(log)).contains("Received SIGTERM scheduling shutdown")
+                    .doesNotContain("Saving the final RDB snapshot");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /**
      * always-show-logo: the banner with the pid comes before the data set loads, as Redis's logo
      * does, so that a harness that waits for it (Redis's TCL suite) sees a start that then fails.
      */

@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * While the data set loads at start, the Netty server accepts connections and answers as Redis
- * does then: -LOADING for commands not flagged "loading" (PING, GET, DEBUG, a transaction holding
- * one), INFO with loading:1 and the loading_* fields; once loaded, the same connections are served
+ * does then: -LOADING for commands not flagged "loading" (PING, GET, a transaction holding one,
+ * and DEBUG's RELOAD, LOADAOF and POPULATE, which would load or add keys inside the load), INFO with loading:1 and the loading_* fields; once loaded, the same connections are served
  * normally. key-load-delay (microseconds per key, Redis's hidden option) makes the load last.
  */
 class LoadingServeTest {
@@ -33,12 +33,27 @@ class LoadingServeTest {
         CompletableFuture<SpinelServer> started = CompletableFuture.supplyAsync(() -> SpinelServer.builder()
                 .transport(SpinelServer.Transport.NETTY).option("bind", "127.0.0.1").option("port", Integer.toString(port))
                 .option("dir", dir.toString()).option("key-load-delay", "10000") // 10 ms a key: 3 s
-                .start());
+                .option("enable-debug-command", "yes").start());
         SpinelServer server = null;
         try (RawClient c = connect(port)) {
             assertThat(c.callString("PING")).isEqualTo("-LOADING Redis is loading the dataset in memory\r\n");
             assertThat(c.callString("GET", "key:1")).startsWith("-LOADING");
-            assertThat(c.callString("DEBUG", "RELOAD")).startsWith("-");
+            assertThat(c.callString("DEBUG", "RELOAD")).startsWith("-LOADING");
+            assertThat(c.callString("DEBUG", "LOADAOF")).startsWith("-LOADING");
+            assertThat(c.callString("DEBUG", "POPULATE", "10")).startsWith("-LOADING");
+            assertThat(c.callString("DEBUG", "LOG", "while loading")).isEqualTo("+OK\r\n");
+            // a client that leaves during the load is gone before it ends
+            try (RawClient other = connect(port)) {
+                assertThat(other.callString("DEBUG", "LOG", "bye")).isEqualTo("+OK\r\n");
+                assertThat(info(c, "connected_clients")).isEqualTo("2");
+            }
+            long deadline = System.currentTimeMillis() + 2000;
+            while (!"1".equals(info(c, "connected_clients")) && System.currentTimeMillis() < deadline) Thread.sleep(10);
+            assertThat(info(c, "connected_clients")).isEqualTo("1");
+            assertThat(info(c, "loading")).isEqualTo("1");
+            assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("DEBUG", "RELOAD")).startsWith("-LOADING");
+            assertThat(c.callString("EXEC")).startsWith("-EXECABORT");
             assertThat(info(c, "loading")).isEqualTo("1");
             assertThat(Long.parseLong(info(c, "loading_total_bytes"))).isPositive();
             assertThat(info(c, "loading_loaded_perc")).matches("[0-9]+\\.[0-9]{2}");

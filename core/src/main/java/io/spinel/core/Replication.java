@@ -188,6 +188,7 @@ final class Replication implements Engine.PropagationListener {
         }
         syncFull++;
         c.replica = r;
+        c.reply.keepSmallAfterBursts();
         replicas.add(r);
         noReplicasSince = 0;
         r.state = State.WAIT_BGSAVE_START;
@@ -248,6 +249,7 @@ final class Replication implements Engine.PropagationListener {
         }
         Client c = r.client;
         c.replica = r;
+        c.reply.keepSmallAfterBursts();
         replicas.add(r);
         noReplicasSince = 0;
         r.state = State.ONLINE;

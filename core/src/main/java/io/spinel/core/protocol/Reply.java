@@ -189,6 +189,17 @@ public final class Reply {
         shrinkTo = hold ? buf.length : INITIAL;
     }
 
+    /**
+     * A replica's buffer: the replication stream passes through it to the transport, so one
+     * grown past 16 KB by a burst is given back once drained (Redis's replicas keep at most a
+     * 16 KB buffer, their stream waiting in the shared replication buffer), rather than staying
+     * as memory that maxmemory counts until the cron shrinks it.
+     */
+    public void keepSmallAfterBursts() {
+        shrinkAbove = EXPAND_BELOW / 2;
+        shrinkTo = INITIAL;
+    }
+
     /** The most the buffer held since the peak was last reset (CLIENT LIST's rbp). */
     public int peak() {
         return Math.max(peak, len);

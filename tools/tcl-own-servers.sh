@@ -40,11 +40,9 @@ fi
 for b in redis-check-aof redis-check-rdb; do
   [[ -e $copy/src/$b ]] || ln -s "$(command -v $b)" "$copy/src/$b"
 done
-cat > "$copy/src/redis-server" <<EOF
-#!/bin/bash
-exec "$snap/spinel-server" "\$@"
-EOF
-chmod +x "$copy/src/redis-server"
+# a link, so that the process title names src/redis-server as the suite started it
+rm -f "$copy/src/redis-server"
+ln -s "$snap/spinel-server" "$copy/src/redis-server"
 cd "$copy"
 rm -rf tests/tmp/*
 exec tclsh tests/test_helper.tcl "${files[@]}" --clients 1 --timeout 300 "${extra[@]}"

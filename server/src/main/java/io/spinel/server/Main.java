@@ -250,6 +250,7 @@ public final class Main {
             System.exit(0);
         });
         Signals.install(server);
+        ProcTitle.install(server.engine(), System.getProperty("spinel.execName", "spinel-server"));
         log.notice("Running mode=standalone, port=" + server.port() + ".");
         log.notice("Transport: " + (server.isEpoll() ? "native epoll" : server.multiplexingApi().equals("nio") ? "NIO"
                 : "the JDK's selector (" + server.multiplexingApi() + ")"));

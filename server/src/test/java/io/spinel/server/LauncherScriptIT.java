@@ -51,6 +51,33 @@ class LauncherScriptIT {
         assertThat(lines.get(0)).startsWith("Spinel server v=");
     }
 
+    /**
+     * Started through a link to the script (from a bin directory, say), the launcher finds the
+     * project, and the process title names the server as it was started, with its address
+     * (Redis's default proc-title-template), instead of the JVM's command line.
+     */
+    @Test
+    void aLinkToTheScriptStartsTheServerTitledAsStarted(@TempDir Path dir) throws Exception {
+        Path link = Files.createDirectories(dir.resolve("bin")).resolve("spinel-server");
+        Files.createSymbolicLink(link, script());
+        int port = RedisServerProcess.freePort();
+        Path log = dir.resolve("out.log");
+        ProcessBuilder pb = new ProcessBuilder("bash", link.toString(), "--port", Integer.toString(port), "--save", "",
+                "--dir", dir.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().remove("SPINEL_JAVA_OPTS");
+        Process p = pb.start();
+        try {
+            waitForPing(port, p);
+            String cmdline = Files.readString(Path.of("/proc/" + p.pid() + "/cmdline"), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(cmdline).startsWith(link + " *:" + port + "\0");
+            p.destroy();
+            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
     @Test
     void startsWithTheHeapCapAndStopsOnSigterm(@TempDir Path dir) throws Exception {
         int port = RedisServerProcess.freePort();

@@ -103,6 +103,47 @@ class LauncherTest {
     }
 
     /**
+     * The process title (set-proc-title, proc-title-template) replaces the JVM's command line in
+     * /proc/PID/cmdline, as Redis's setproctitle does, and follows CONFIG SET of the template.
+     */
+    @Test
+    void theProcessTitleFollowsItsTemplate(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path log = dir.resolve("out.log");
+        Path cmdline = Path.of("/proc/self/cmdline");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(cmdline), "Linux's /proc");
+        // (the title is written as NativeMemory writes, through the JDK internals the launcher opens)
+        java.util.Map<String, String> open = java.util.Map.of("JDK_JAVA_OPTIONS", "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED");
+        Process p = launch(open, log, "--port", Integer.toString(port), "--dir", dir.toString(), "--bind", "127.0.0.1");
+        try {
+            waitForPing(port);
+            Path own = Path.of("/proc/" + p.pid() + "/cmdline");
+            assertThat(Files.readString(own)).startsWith("spinel-server 127.0.0.1:" + port + "\0");
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("CONFIG", "SET", "proc-title-template", "TEST {title} {port} {tls-port} {config-file}"))
+                        .isEqualTo("+OK\r\n");
+                assertThat(Files.readString(own)).startsWith("TEST spinel-server " + port + " 0 -\0");
+                assertThat(c.callString("CONFIG", "SET", "proc-title-template", "{nope}")).startsWith("-ERR");
+                assertThat(Files.readString(own)).startsWith("TEST spinel-server " + port + " 0 -\0");
+            }
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+            p.destroyForcibly();
+        }
+        // set-proc-title no: the command line stays
+        Process q = launch(open, log, "--port", Integer.toString(port), "--dir", dir.toString(), "--set-proc-title", "no");
+        try {
+            waitForPing(port);
+            assertThat(Files.readString(Path.of("/proc/" + q.pid() + "/cmdline"))).contains("io.spinel.server.Main");
+        } finally {
+            q.destroy();
+            q.waitFor(20, TimeUnit.SECONDS);
+            q.destroyForcibly();
+        }
+    }
+
+    /**
      * always-show-logo: the banner with the pid comes before the data set loads, as Redis's logo
      * does, so that a harness that waits for it (Redis's TCL suite) sees a start that then fails.
      */

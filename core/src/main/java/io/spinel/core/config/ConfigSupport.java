@@ -108,6 +108,20 @@ public final class ConfigSupport {
      * {server-mode} (standalone) and {unixsocket} may not.
      */
     static boolean validProcTitleTemplate(String t) {
+        String out = expandProcTitle(t, name -> switch (name) {
+            case "title", "server-mode", "unixsocket" -> "";
+            case "listen-addr", "config-file", "port", "tls-port" -> "x";
+            default -> null;
+        });
+        return out != null && !out.isEmpty();
+    }
+
+    /**
+     * A process title from its template (Redis's sdstemplate, then trimmed of spaces): each
+     * {name} is replaced by what {@code variables} gives for it ({{ is a brace); null when a
+     * variable is unknown (the function gives null) or a brace is not closed.
+     */
+    public static String expandProcTitle(String t, java.util.function.Function<String, String> variables) {
         StringBuilder out = new StringBuilder();
         int p = 0;
         while (p < t.length()) {
@@ -118,31 +132,23 @@ public final class ConfigSupport {
             }
             out.append(t, p, sv);
             sv++;
-            if (sv == t.length()) return false;
+            if (sv == t.length()) return null;
             if (t.charAt(sv) == '{') {
                 out.append('{');
                 p = sv + 1;
                 continue;
             }
             int ev = t.indexOf('}', sv);
-            if (ev < 0) return false;
-            switch (t.substring(sv, ev)) {
-                case "title":
-                case "server-mode":
-                case "unixsocket":
-                    break;
-                case "listen-addr":
-                case "config-file":
-                case "port":
-                case "tls-port":
-                    out.append('x');
-                    break;
-                default:
-                    return false;
-            }
+            if (ev < 0) return null;
+            String value = variables.apply(t.substring(sv, ev));
+            if (value == null) return null;
+            out.append(value);
             p = ev + 1;
         }
-        return !out.toString().replace(" ", "").isEmpty();
+        int from = 0, to = out.length();
+        while (from < to && out.charAt(from) == ' ') from++;
+        while (to > from && out.charAt(to - 1) == ' ') to--;
+        return out.substring(from, to);
     }
 
     /** Supported options with a validator of Spinel's own (see {@link Check}). */

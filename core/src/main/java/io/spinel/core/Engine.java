@@ -516,11 +516,16 @@ public final class Engine {
     }
 
     /**
-     * SIGTERM or SIGINT, on the loop thread: the shutdown starts as SHUTDOWN's does (it may wait
-     * for replicas first). Returns the error when it failed at once (logged already).
+     * SIGTERM or SIGINT, from the signal's thread (Redis's sigShutdownHandler): the next cron tick
+     * starts the shutdown as SHUTDOWN's (it may wait for replicas first).
      */
-    public String shutdownBySignal(boolean save, boolean nosave, boolean now, boolean force) {
-        return shutdown.request(save, nosave, now, force, null);
+    public void shutdownBySignal(String name) {
+        shutdown.bySignal(name);
+    }
+
+    /** Whether a signal's shutdown is asked for or under way (a second SIGINT then exits at once). */
+    public boolean shutdownSignalled() {
+        return shutdown.signalled();
     }
 
     /** Whether a shutdown waits for replicas (Redis's isShutdownInitiated); any thread may ask. */

@@ -67,18 +67,46 @@ final class Shutdown {
         return err;
     }
 
-    /** Every cron tick: once the replicas caught up or the time is up, the shutdown finishes. */
+    /**
+     * A signal asked for a shutdown (Redis's shutdown_asap): the next cron tick starts it, with
+     * shutdown-on-sigterm's or shutdown-on-sigint's flags; until then SHUTDOWN ABORT (or DEBUG
+     * PAUSE-CRON holding the cron) keeps the server running. Set from the signal's thread.
+     */
+    private volatile String signalled;
+
+    /** A signal's handler: the shutdown is for the cron to start. */
+    void bySignal(String name) {
+        signalled = name;
+    }
+
+    /** Whether a signal's shutdown is asked for or under way (a second SIGINT then exits at once). */
+    boolean signalled() {
+        return signalled != null;
+    }
+
+    /** Every cron tick: a signal's shutdown starts; once the replicas caught up or the time is up, the shutdown finishes. */
     void cron() {
+        String sig = signalled;
+        if (sig != null && !initiated()) {
+            String[] flags = engine.config().get(sig.equals("SIGINT") ? "shutdown-on-sigint" : "shutdown-on-sigterm").split(" ");
+            List<String> f = List.of(flags);
+            // stops the process, starts the wait for replicas, or fails (logged) and the server goes on
+            if (request(f.contains("save"), f.contains("nosave"), f.contains("now"), f.contains("force"), null) != null) {
+                signalled = null;
+            }
+            return;
+        }
         if (!initiated()) return;
         if (System.currentTimeMillis() < deadline && !engine.replication.replicasCaughtUp()) return;
         engine.replication.logShutdownLag();
         if (engine.shutdownHandler().shutdown(save, nosave, true, force) != null) cancel();
     }
 
-    /** SHUTDOWN ABORT: false when no shutdown is going on. */
+    /** SHUTDOWN ABORT: false when no shutdown is going on or asked for. */
     boolean abort() {
-        if (!initiated()) return false;
-        cancel();
+        if (initiated()) cancel();
+        else if (signalled != null) signalled = null;
+        else return false;
         engine.log().notice("Shutdown manually aborted.");
         return true;
     }
@@ -86,6 +114,7 @@ final class Shutdown {
     /** The server goes on: writes flow again, the callers get the error (Redis's cancelShutdown). */
     private void cancel() {
         deadline = 0;
+        signalled = null;
         save = nosave = force = false;
         engine.pause.shutdownPause(false);
         for (Client c : callers) engine.blocking.unblock(c, false);

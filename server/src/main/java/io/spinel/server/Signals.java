@@ -22,7 +22,7 @@ final class Signals {
     static void installForLoading(io.spinel.core.Engine engine) {
         for (String name : new String[] {"TERM", "INT"}) {
             Signal.handle(new Signal(name), s -> {
-                engine.log().warning("Received SIG" + name + " scheduling shutdown...");
+                engine.log().warning("Received shutdown signal during loading, scheduling shutdown.");
                 engine.shutdownWhileLoading();
             });
         }

@@ -461,20 +461,15 @@ public final class SpinelServer implements AutoCloseable {
      * shutdown-on-sigint say; if saving fails (and force is not set) the server keeps running.
      */
     void signal(String name) {
-        // a second SIGINT while the shutdown waits for replicas: at once, as Redis
-        if (stopping || name.equals("SIGINT") && engine.shutdownInitiated()) {
+        // a second SIGINT while the first one's shutdown is asked for or under way (a save, the
+        // wait for replicas), or any signal while stopping: at once, as Redis
+        if (stopping || name.equals("SIGINT") && engine.shutdownSignalled()) {
             log.warning("You insist... exiting now.");
+            engine.persistence().removeShutdownTempFile();
             Runtime.getRuntime().halt(1);
         }
         log.warning("Received " + name + " scheduling shutdown...");
-        loop.execute(() -> {
-            if (stopping) return;
-            List<String> flags = List.of(config.get(name.equals("SIGINT") ? "shutdown-on-sigint" : "shutdown-on-sigterm")
-                    .split(" "));
-            // may wait for the replicas first; a failure is logged, and the server goes on
-            engine.shutdownBySignal(flags.contains("save"), flags.contains("nosave"), flags.contains("now"),
-                    flags.contains("force"));
-        });
+        engine.shutdownBySignal(name);
     }
 
     /**

@@ -95,8 +95,52 @@ class LauncherTest {
             assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
             assertThat(p.exitValue()).isZero();
             assertThat(Files.readAllBytes(dir.resolve("dump.rdb"))).isEqualTo(saved);
-            assertThat(Files.readString(log)).contains("Received SIGTERM scheduling shutdown")
+            assertThat(Files.readString(log)).contains("Received shutdown signal during loading, scheduling shutdown.")
                     .doesNotContain("Saving the final RDB snapshot");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /**
+     * A signal's shutdown starts at the next cron tick, as Redis's: SHUTDOWN ABORT before it
+     * (here with the cron paused) keeps the server running. A second SIGINT during the shutdown's
+     * save exits at once with status 1 and removes the save's temporary file.
+     */
+    @Test
+    void shutdownAbortCancelsASignalAndASecondSigintExitsAtOnce(@TempDir Path dir) throws Exception {
+        int port = RedisServerProcess.freePort();
+        Path log = dir.resolve("out.log");
+        Process p = launch(log, "--port", Integer.toString(port), "--dir", dir.toString(), "--enable-debug-command", "yes");
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("DEBUG", "PAUSE-CRON", "1")).isEqualTo("+OK\r\n");
+                signal("-TERM", p.pid());
+                Thread.sleep(300);
+                assertThat(c.callString("SHUTDOWN", "ABORT")).isEqualTo("+OK\r\n");
+                assertThat(c.callString("DEBUG", "PAUSE-CRON", "0")).isEqualTo("+OK\r\n");
+                Thread.sleep(300);
+                assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
+                assertThat(Files.readString(log)).contains("Received SIGTERM scheduling shutdown...", "Shutdown manually aborted.")
+                        .doesNotContain("User requested shutdown");
+                assertThat(c.callString("SHUTDOWN", "ABORT")).isEqualTo("-ERR No shutdown in progress.\r\n");
+
+                for (int i = 0; i < 20; i++) c.call("SET", "k" + i, "v");
+                c.call("CONFIG", "SET", "rdb-key-save-delay", "100000"); // 2 s to save
+                signal("-INT", p.pid());
+                Path temp = dir.resolve("temp-" + p.pid() + ".rdb");
+                long deadline = System.currentTimeMillis() + 10_000;
+                while (!Files.exists(temp)) {
+                    assertThat(System.currentTimeMillis()).as(Files.readString(log)).isLessThan(deadline);
+                    Thread.sleep(10);
+                }
+                signal("-INT", p.pid());
+                assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(p.exitValue()).isEqualTo(1);
+                assertThat(temp).doesNotExist();
+                assertThat(Files.readString(log)).contains("You insist... exiting now.");
+            }
         } finally {
             p.destroyForcibly();
         }

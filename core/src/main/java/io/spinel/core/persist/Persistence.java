@@ -535,9 +535,26 @@ public final class Persistence {
 
     // ---- SAVE -----------------------------------------------------------------------------------
 
+    /** Where a synchronous save writes before its rename (Redis's temp-PID.rdb). */
+    private Path saveTempFile() {
+        return dir().resolve("temp-" + pid() + ".rdb");
+    }
+
+    /**
+     * A second SIGINT ends the process in the middle of a shutdown's save: its temporary file
+     * goes (Redis's rdbRemoveTempFile). Any thread.
+     */
+    public void removeShutdownTempFile() {
+        try {
+            Files.deleteIfExists(saveTempFile());
+        } catch (IOException | RuntimeException ignored) {
+            // exiting anyway
+        }
+    }
+
     /** A synchronous save of the RDB file (SAVE, FLUSHALL, shutdown). Returns whether it worked. */
     boolean saveNow() {
-        Path temp = dir().resolve("temp-" + pid() + ".rdb");
+        Path temp = saveTempFile();
         FileSink sink = null;
         Snapshot s = null;
         try {

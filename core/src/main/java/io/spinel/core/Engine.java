@@ -2165,6 +2165,7 @@ public final class Engine {
         keyspace.resetStats();
         commands.resetStats();
         evictor.evictedKeys = 0;
+        evictor.resetExceeded();
         evictedClients = 0;
         lazyfreedObjects = 0;
         replication.syncFull = replication.syncPartialOk = replication.syncPartialErr = 0;

@@ -51,12 +51,55 @@ final class Evictor {
         return Long.MAX_VALUE;
     }
 
+    /**
+     * Since when used memory has stayed over maxmemory (nanoTime; 0 while under), and the time it
+     * spent over before (INFO current_ and total_eviction_exceeded_time): it starts when eviction
+     * cannot get under the limit (noeviction, nothing left to evict, or its time is up) and ends
+     * when an eviction pass finds memory under it, as Redis's performEvictions counts.
+     */
+    private long exceededSince;
+    long exceededNanos;
+
+    /** Milliseconds over maxmemory now (0 when under) and in all: INFO's eviction_exceeded_time fields. */
+    long currentExceededMillis() {
+        long since = exceededSince;
+        return since == 0 ? 0 : (System.nanoTime() - since) / 1_000_000;
+    }
+
+    long totalExceededMillis() {
+        return exceededNanos / 1_000_000 + currentExceededMillis();
+    }
+
+    /** CONFIG RESETSTAT. */
+    void resetExceeded() {
+        exceededNanos = 0;
+        exceededSince = 0;
+    }
+
     /** Frees memory until under maxmemory; FAIL if that is not possible (noeviction, nothing left). */
     int perform(long maxmemory) {
+        int r = evict(maxmemory);
+        if (!over) {
+            if (exceededSince != 0) {
+                exceededNanos += System.nanoTime() - exceededSince;
+                exceededSince = 0;
+            }
+        } else if (exceededSince == 0) {
+            exceededSince = System.nanoTime();
+        }
+        return r;
+    }
+
+    /** Whether the last pass left memory over maxmemory. */
+    private boolean over;
+
+    private int evict(long maxmemory) {
+        over = false;
         long used = engine.usedMemory();
         if (used <= maxmemory) return OK;
         long notCounted = engine.memoryNotCountedForEvict();
         if (used - notCounted <= maxmemory) return OK;
+        over = true;
         if (policy.equals("noeviction")) return FAIL;
         boolean allKeys = policy.startsWith("allkeys");
         boolean random = policy.endsWith("random");
@@ -109,7 +152,8 @@ final class Evictor {
             freed++;
             if ((freed & 15) == 0 && System.nanoTime() > deadline) break;
         }
-        return engine.usedMemory() - notCounted <= maxmemory ? OK : (freed > 0 ? OK : FAIL);
+        over = engine.usedMemory() - notCounted > maxmemory;
+        return !over ? OK : (freed > 0 ? OK : FAIL);
     }
 
     private SplittableRandom random() {

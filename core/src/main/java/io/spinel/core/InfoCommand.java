@@ -270,8 +270,8 @@ final class InfoCommand {
         field(sb, "expire_cycle_cpu_milliseconds", e.expireCycleMillis());
         field(sb, "evicted_keys", e.evictedKeys());
         field(sb, "evicted_clients", e.evictedClients);
-        field(sb, "total_eviction_exceeded_time", 0);
-        field(sb, "current_eviction_exceeded_time", 0);
+        field(sb, "total_eviction_exceeded_time", e.evictor.totalExceededMillis());
+        field(sb, "current_eviction_exceeded_time", e.evictor.currentExceededMillis());
         field(sb, "keyspace_hits", ks.hits());
         field(sb, "keyspace_misses", ks.misses());
         field(sb, "pubsub_channels", e.pubsubChannelCount());
@@ -279,7 +279,7 @@ final class InfoCommand {
         field(sb, "pubsubshard_channels", e.pubsubShardChannelCount());
         e.persistence().forkStats(sb);
         field(sb, "migrate_cached_sockets", e.persistence().migrateCachedSockets());
-        field(sb, "slave_expires_tracked_keys", 0);
+        field(sb, "slave_expires_tracked_keys", ks.replicaKeysWithExpire());
         field(sb, "active_defrag_hits", 0);
         field(sb, "active_defrag_misses", 0);
         field(sb, "active_defrag_key_hits", 0);

@@ -375,6 +375,7 @@ class ReplicaTest {
         awaitInSync(theirs.port());
         awaitInSync(ours.port());
         List<String> seen = new ArrayList<>();
+        List<String> tracked = new ArrayList<>();
         for (int port : new int[] {theirs.port(), ours.port()}) {
             try (RawClient c = new RawClient(port)) {
                 c.call("CONFIG", "SET", "replica-read-only", "no");
@@ -385,6 +386,7 @@ class ReplicaTest {
                 c.call("HSET", "h", "f", "v");
                 c.call("PEXPIRE", "h", "50");
                 c.call("SET", "kept", "1");
+                tracked.add(field(new String(c.call("INFO", "stats"), StandardCharsets.ISO_8859_1), "slave_expires_tracked_keys"));
                 long deadline = System.currentTimeMillis() + 10_000;
                 while (!c.callString("DBSIZE").equals(":1\r\n")) {
                     assertThat(System.currentTimeMillis()).as("expired on " + port).isLessThan(deadline);
@@ -394,6 +396,7 @@ class ReplicaTest {
             }
         }
         assertThat(seen.get(1)).isEqualTo(seen.get(0)).isEqualTo("3");
+        assertThat(tracked.get(1)).isEqualTo(tracked.get(0)).isEqualTo("3");
     }
 
     /**

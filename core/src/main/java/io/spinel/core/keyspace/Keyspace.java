@@ -321,6 +321,17 @@ public final class Keyspace {
      * A replica's cron (Redis's expireSlaveKeys): the keys its own clients gave a TTL are deleted
      * once it passes, as expiry does on a master; those gone or without a TTL are forgotten.
      */
+    /**
+     * Keys a writable replica's own clients gave a TTL, which it expires itself (INFO
+     * slave_expires_tracked_keys): one per name, as Redis counts a name set in several databases.
+     */
+    public int replicaKeysWithExpire() {
+        if (replicaKeysWithExpire.isEmpty()) return 0;
+        java.util.HashSet<String> names = new java.util.HashSet<>();
+        for (DbKey k : replicaKeysWithExpire) names.add(k.key());
+        return names.size();
+    }
+
     public void expireReplicaKeys(long budgetNanos) {
         if (replicaKeysWithExpire.isEmpty()) return;
         long deadline = System.nanoTime() + budgetNanos;

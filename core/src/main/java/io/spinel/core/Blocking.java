@@ -113,6 +113,13 @@ final class Blocking {
         this.engine = engine;
     }
 
+    /** Blocked clients with a timeout (INFO clients_in_timeout_table, Redis's timeout table). */
+    private int clientsWithTimeout;
+
+    int clientsWithTimeout() {
+        return clientsWithTimeout;
+    }
+
     int blockedClients() {
         return blockedClients;
     }
@@ -156,6 +163,7 @@ final class Blocking {
         if (deadlineMs > 0) {
             long delay = Math.max(0, deadlineMs - engine.keyspace.clock().millis());
             w.timer = engine.loop().schedule(() -> timeout(w), delay, TimeUnit.MILLISECONDS);
+            clientsWithTimeout++;
         }
     }
 
@@ -308,6 +316,7 @@ final class Blocking {
         if (w.client.blocked == w) {
             w.client.blocked = null;
             blockedClients--;
+            if (w.timer != null) clientsWithTimeout--;
         }
     }
 

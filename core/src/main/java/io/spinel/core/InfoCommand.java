@@ -139,7 +139,7 @@ final class InfoCommand {
         field(sb, "client_recent_max_output_buffer", maxOut);
         field(sb, "blocked_clients", e.blockedClients());
         field(sb, "tracking_clients", e.tracking.trackingClients());
-        field(sb, "clients_in_timeout_table", 0);
+        field(sb, "clients_in_timeout_table", e.blocking.clientsWithTimeout());
     }
 
     static String human(long bytes) {

@@ -341,6 +341,26 @@ class ServerBehaviourTest {
         }
     }
 
+    /** INFO clients_in_timeout_table: the blocked clients that have a timeout, as Redis's timeout table. */
+    @Test
+    void blockedClientsWithATimeoutAreCounted() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().start();
+             RawClient a = new RawClient(s.port());
+             RawClient b = new RawClient(s.port());
+             RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("INFO", "clients")).contains("clients_in_timeout_table:0\r\n");
+            a.sendRaw("*3\r\n$5\r\nBLPOP\r\n$1\r\nk\r\n$2\r\n30\r\n");
+            awaitBlocked(c, 1);
+            b.sendRaw("*3\r\n$5\r\nBLPOP\r\n$1\r\nj\r\n$1\r\n0\r\n");
+            awaitBlocked(c, 2);
+            assertThat(c.callString("INFO", "clients")).contains("clients_in_timeout_table:1\r\n");
+            c.call("RPUSH", "k", "v");
+            assertThat(new String(a.readReply(), StandardCharsets.US_ASCII)).isEqualTo("*2\r\n$1\r\nk\r\n$1\r\nv\r\n");
+            awaitBlocked(c, 1);
+            assertThat(c.callString("INFO", "clients")).contains("clients_in_timeout_table:0\r\n");
+        }
+    }
+
     /** With MODULE allowed, loading fails as a failed load does in Redis; LIST shows no modules. */
     @Test
     void moduleLoadFailsLikeAFailedLoad() throws Exception {

@@ -415,6 +415,20 @@ final class ServerCommands {
             r.status("Value at:0x" + Integer.toHexString(System.identityHashCode(e)) + " refcount:1 encoding:"
                     + Entries.encoding(e) + " serializedlength:" + Entries.memoryUsage(e) + " lru:" + Entries.lru(e)
                     + " lru_seconds_idle:" + ks.idleSeconds(e));
+        } else if (a.is(1, "htstats") && a.count() == 3) {
+            long dbid = c.argLong(2);
+            if (dbid < 0 || dbid >= c.engine.keyspace.count()) throw CommandError.err("Out of range database");
+            StringBuilder sb = new StringBuilder();
+            c.engine.keyspace.db((int) dbid).appendHtStats(sb);
+            r.verbatim(sb.toString(), "txt");
+        } else if (a.is(1, "htstats-key") && a.count() == 3) {
+            Object e = c.db().find(a.buf(2), a.off(2), a.len(2));
+            if (e == null) throw CommandError.NO_SUCH_KEY;
+            io.spinel.core.keyspace.KeyTable t = e instanceof io.spinel.core.keyspace.DbObject o ? o.hashTable() : null;
+            if (t == null) throw CommandError.err("The value stored at the specified key is not represented using an hash table");
+            StringBuilder sb = new StringBuilder();
+            t.appendStats(sb);
+            r.verbatim(sb.toString(), "txt");
         } else if (a.is(1, "digest") && a.count() == 2) {
             r.status(DebugDigest.hex(new DebugDigest().ofDataSet(c.engine.keyspace)));
         } else if (a.is(1, "digest-value")) {
@@ -531,6 +545,10 @@ final class ServerCommands {
                     "    Write <message> to the server log.",
                     "AOF-FLUSH-SLEEP <microseconds>",
                     "    Sleep that long before each write of the AOF buffer (0: never).",
+                    "HTSTATS <dbid>",
+                    "    Statistics of the database's hash tables of keys and of keys with a TTL.",
+                    "HTSTATS-KEY <key>",
+                    "    The same for the hash table of the key's value (hash, set or sorted set).",
                     "LOADAOF",
                     "    Write the AOF buffer to disk, empty the data set and replay the AOF files.",
                     "OBJECT <key>",

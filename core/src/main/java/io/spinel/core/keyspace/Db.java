@@ -51,6 +51,14 @@ public final class Db {
         return table.size();
     }
 
+    /** DEBUG HTSTATS: the keys' table and the table of keys with a TTL, as Redis's dict and expires. */
+    public void appendHtStats(StringBuilder sb) {
+        sb.append("[Dictionary HT]\n");
+        table.appendStats(sb);
+        sb.append("[Expires HT]\n");
+        volatileKeys.appendStats(sb);
+    }
+
     public int volatileCount() {
         return volatileKeys.size();
     }

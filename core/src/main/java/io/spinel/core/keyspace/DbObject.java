@@ -50,6 +50,11 @@ public abstract class DbObject implements Value {
         return this;
     }
 
+    /** The hash table holding the elements (DEBUG HTSTATS-KEY), null for the compact encodings and lists. */
+    public KeyTable hashTable() {
+        return null;
+    }
+
     /** A deep copy, not stored anywhere yet (COPY stores it with {@link #asEntry}). */
     @Override
     public abstract DbObject copy();

@@ -88,6 +88,51 @@ public abstract class KeyTable {
         return slots.length + (slotsB == null ? 0 : slotsB.length);
     }
 
+    /**
+     * DEBUG HTSTATS's text for this table, in Redis's dictGetStats form: the main table, and the
+     * new one while rehashing ("rehashing target"). A slot's "chain" is the elements whose home
+     * it is (where Redis chains them; here they lie in the run that starts there).
+     */
+    public final void appendStats(StringBuilder sb) {
+        appendStats(sb, 0, slots, mask, sizeA);
+        if (slotsB != null) appendStats(sb, 1, slotsB, maskB, sizeB);
+    }
+
+    private static final int STATS_LENGTHS = 50;
+
+    private void appendStats(StringBuilder sb, int which, Object[] s, int m, int used) {
+        String name = which == 0 ? "main hash table" : "rehashing target";
+        if (used == 0) {
+            sb.append("Hash table ").append(which).append(" stats (").append(name).append("):\n")
+                    .append("No stats available for empty dictionaries\n");
+            return;
+        }
+        int[] chain = new int[s.length];
+        for (Object e : s) if (e != null) chain[(int) hashOf(e) & m]++;
+        long[] lengths = new long[STATS_LENGTHS];
+        long slotsUsed = 0, maxChain = 0, total = 0;
+        for (int n : chain) {
+            lengths[Math.min(n, STATS_LENGTHS - 1)]++;
+            if (n == 0) continue;
+            slotsUsed++;
+            maxChain = Math.max(maxChain, n);
+            total += n;
+        }
+        sb.append("Hash table ").append(which).append(" stats (").append(name).append("):\n")
+                .append(" table size: ").append(s.length).append('\n')
+                .append(" number of elements: ").append(used).append('\n')
+                .append(" different slots: ").append(slotsUsed).append('\n')
+                .append(" max chain length: ").append(maxChain).append('\n')
+                .append(" avg chain length (counted): ").append(String.format(java.util.Locale.ROOT, "%.2f", (float) total / slotsUsed)).append('\n')
+                .append(" avg chain length (computed): ").append(String.format(java.util.Locale.ROOT, "%.2f", (float) used / slotsUsed)).append('\n')
+                .append(" Chain length distribution:\n");
+        for (int i = 0; i < STATS_LENGTHS - 1; i++) {
+            if (lengths[i] == 0) continue;
+            sb.append("   ").append(i).append(": ").append(lengths[i]).append(" (")
+                    .append(String.format(java.util.Locale.ROOT, "%.2f", (float) lengths[i] / s.length * 100)).append("%)\n");
+        }
+    }
+
     public final void clear() {
         slots = new Object[MIN_CAPACITY];
         tags = new byte[MIN_CAPACITY];

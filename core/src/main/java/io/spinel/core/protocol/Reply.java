@@ -185,9 +185,12 @@ public final class Reply {
      * nodes that took what did not fit; false goes back to shrinking only buffers grown past 256 KB.
      */
     public void holdSize(boolean hold) {
-        shrinkAbove = hold ? buf.length : SHRINK_ABOVE;
+        shrinkAbove = hold ? buf.length : smallAfterBursts ? EXPAND_BELOW / 2 : SHRINK_ABOVE;
         shrinkTo = hold ? buf.length : INITIAL;
     }
+
+    /** A replica's buffer ({@link #keepSmallAfterBursts}). */
+    private boolean smallAfterBursts;
 
     /**
      * A replica's buffer: the replication stream passes through it to the transport, so one
@@ -196,6 +199,7 @@ public final class Reply {
      * as memory that maxmemory counts until the cron shrinks it.
      */
     public void keepSmallAfterBursts() {
+        smallAfterBursts = true;
         shrinkAbove = EXPAND_BELOW / 2;
         shrinkTo = INITIAL;
     }

@@ -331,6 +331,11 @@ public final class HashValue extends DbObject {
         return table;
     }
 
+    @Override
+    public io.spinel.core.keyspace.KeyTable hashTable() {
+        return table;
+    }
+
     /** Receives a field and its value in place (valid only during the call). */
     @FunctionalInterface
     public interface PairVisitor {

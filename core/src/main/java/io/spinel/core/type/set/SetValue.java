@@ -444,6 +444,11 @@ public final class SetValue extends DbObject implements io.spinel.core.type.zset
         return table == PACKED ? null : table;
     }
 
+    @Override
+    public io.spinel.core.keyspace.KeyTable hashTable() {
+        return table();
+    }
+
     /**
      * Loading (RDB, RESTORE): a set holding the given intset blob (Redis's exact layout), or null
      * if the blob is malformed: wrong width, length not matching the count, or elements not

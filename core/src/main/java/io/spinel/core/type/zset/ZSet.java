@@ -43,6 +43,11 @@ public final class ZSet extends DbObject {
     // skiplist encoding (Redis's name for it; here a counted B+tree)
     ScoreTree tree;
 
+    @Override
+    public io.spinel.core.keyspace.KeyTable hashTable() {
+        return tree == null ? null : tree.index; // the members' index, Redis's zset dict
+    }
+
     private ZSet() {
     }
 

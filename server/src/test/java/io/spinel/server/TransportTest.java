@@ -163,6 +163,25 @@ class TransportTest {
         }
     }
 
+    /** The same with a value kept on the heap (a hash field) too big for the buffer: it spills past it. */
+    @ParameterizedTest
+    @EnumSource(SpinelServer.Transport.class)
+    void aReplyBufferGrowsWhenBigRepliesSpillPastIt(SpinelServer.Transport transport) throws Exception {
+        start(transport, "enable-debug-command", "yes");
+        try (Jedis r = new Jedis("127.0.0.1", server.port())) {
+            r.hset("h", "f", "x".repeat(100_000));
+            r.sendCommand(() -> "DEBUG".getBytes(StandardCharsets.US_ASCII), "REPLYBUFFER", "PEAK-RESET-TIME", "never");
+            long deadline = System.currentTimeMillis() + 10_000;
+            String info;
+            while (Long.parseLong(field(info = r.clientInfo().trim(), "rbs")) < 16384) {
+                assertThat(System.currentTimeMillis()).as(info).isLessThan(deadline);
+                assertThat(r.hget("h", "f")).hasSize(100_000);
+                Thread.sleep(20);
+            }
+            assertThat(Long.parseLong(field(info, "rbs"))).isLessThan(32768);
+        }
+    }
+
     private static String field(String line, String name) {
         for (String f : line.split(" ")) if (f.startsWith(name + "=")) return f.substring(name.length() + 1);
         throw new AssertionError("no " + name + " in " + line);

@@ -286,6 +286,7 @@ public final class Reply {
             drain();
             sink.write(b, off, n);
             totalBytes += n;
+            peak = Math.max(peak, buf.length); // it went past a full buffer, as far as the cron's rule goes
             return;
         }
         ensure(n);

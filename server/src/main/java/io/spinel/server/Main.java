@@ -238,8 +238,12 @@ public final class Main {
             System.exit(1);
             return;
         }
-        server.engine().setHostInfo(server.multiplexingApi(),
-                ProcessHandle.current().info().command().orElse("java"), configFile == null ? "" : configFile);
+        // INFO executable: as Redis gives its argv[0] made absolute, the launcher as started
+        // (started without it, the JVM)
+        String execName = System.getProperty("spinel.execName");
+        String executable = execName != null ? Path.of(execName).toAbsolutePath().normalize().toString()
+                : ProcessHandle.current().info().command().orElse("java");
+        server.engine().setHostInfo(server.multiplexingApi(), executable, configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
         if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable);
         boolean notifySystemd = "systemd".equals(supervisor);

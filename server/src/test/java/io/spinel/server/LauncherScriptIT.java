@@ -70,6 +70,9 @@ class LauncherScriptIT {
             waitForPing(port, p);
             String cmdline = Files.readString(Path.of("/proc/" + p.pid() + "/cmdline"), java.nio.charset.StandardCharsets.UTF_8);
             assertThat(cmdline).startsWith(link + " *:" + port + "\0");
+            try (RawClient c = new RawClient(port)) {
+                assertThat(c.callString("INFO", "server")).contains("\r\nexecutable:" + link + "\r\n");
+            }
             p.destroy();
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isZero();

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 
 /**
  * The standalone server's process title (Redis's set-proc-title and proc-title-template): what
- * ps and /proc/PID/cmdline show, "./spinel-server *:6379" by default, instead of the JVM's long
+ * ps and /proc/PID/cmdline show, "./spinel-server *:7000" (port 7000) by default, instead of the JVM's long
  * command line. As setproctitle(3) does, it writes over the process's argument strings, whose
  * place the kernel gives in /proc/self/stat; the title is cut to their length (the JVM's command
  * line, a thousand bytes and more). Linux only, and written as {@link NativeMemory} writes (the

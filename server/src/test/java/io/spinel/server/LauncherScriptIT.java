@@ -33,7 +33,12 @@ class LauncherScriptIT {
     }
 
     private static Process run(Path log, String... args) throws IOException {
-        List<String> cmd = new java.util.ArrayList<>(List.of("bash", script().toString()));
+        return run(script(), log, args);
+    }
+
+    /** The launcher started as {@code script} (the script itself, or a link to it). */
+    private static Process run(Path script, Path log, String... args) throws IOException {
+        List<String> cmd = new java.util.ArrayList<>(List.of("bash", script.toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().remove("SPINEL_JAVA_OPTS"); // the launcher's own defaults
@@ -62,10 +67,7 @@ class LauncherScriptIT {
         Files.createSymbolicLink(link, script());
         int port = RedisServerProcess.freePort();
         Path log = dir.resolve("out.log");
-        ProcessBuilder pb = new ProcessBuilder("bash", link.toString(), "--port", Integer.toString(port), "--save", "",
-                "--dir", dir.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().remove("SPINEL_JAVA_OPTS");
-        Process p = pb.start();
+        Process p = run(link, log, "--port", Integer.toString(port), "--save", "", "--dir", dir.toString());
         try {
             waitForPing(port, p);
             String cmdline = Files.readString(Path.of("/proc/" + p.pid() + "/cmdline"), java.nio.charset.StandardCharsets.UTF_8);

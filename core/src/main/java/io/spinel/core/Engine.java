@@ -587,7 +587,9 @@ public final class Engine {
         } finally {
             pollingWhileLoading = true;
         }
-        if (shutdownWhileLoading) throw new io.spinel.core.persist.ShutdownWhileLoading();
+        // SHUTDOWN from a client served here, or (a replica's load once running) SIGTERM/SIGINT,
+        // whose cron cannot run before the load ends: Redis's whileBlockedCron exits there
+        if (shutdownWhileLoading || shutdown.signalled()) throw new io.spinel.core.persist.ShutdownWhileLoading();
     }
 
     /** SHUTDOWN while loading: the load stops at once, nothing is saved (see {@link io.spinel.core.persist.ShutdownWhileLoading}). */

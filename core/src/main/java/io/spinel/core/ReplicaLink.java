@@ -154,6 +154,32 @@ final class ReplicaLink implements Runnable {
         }
     }
 
+    /** Runs a task on the engine's thread and waits for its end, however long; false when the server stops. */
+    private boolean onEngineUntilDone(Runnable task) throws IOException {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        try {
+            engine.loop().execute(() -> {
+                try {
+                    if (!stopped) task.run();
+                } finally {
+                    done.countDown();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            stopped = true;
+            return false;
+        }
+        try {
+            while (!done.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (engine.loop().isShutdown()) return false;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
+        return true;
+    }
+
     /** Runs a task on the engine's thread, in order with the others; false when the server stops. */
     private boolean onEngine(Runnable task) {
         try {
@@ -213,7 +239,10 @@ final class ReplicaLink implements Runnable {
             long offset = Long.parseLong(f[2]);
             state = State.SYNC;
             Path rdb = receiveRdb(in);
-            if (!onEngine(() -> replication.fullSync(this, replid, offset, rdb))) return;
+            // the stream is read only after the load: the clients served while it runs must not
+            // find the master's next commands queued on the loop before it ends
+            if (!onEngineUntilDone(() -> replication.fullSync(this, replid, offset, rdb))) return;
+            if (stopped) return;
             loadedOffset = offset;
         } else if (reply.startsWith("+CONTINUE")) {
             String newReplid = reply.length() > 10 ? reply.substring(10).trim() : null;
@@ -354,9 +383,14 @@ final class ReplicaLink implements Runnable {
                     syncReadBytes += n;
                 }
             }
+            f.flush();
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(file);
             throw e;
+        }
+        // it becomes the RDB file (Redis syncs it before the rename)
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.force(true);
         }
         return file;
     }

@@ -1120,8 +1120,15 @@ final class Replication implements Engine.PropagationListener {
         try {
             engine.log().notice("MASTER <-> REPLICA sync: Loading DB in memory");
             engine.persistence().loadFromMaster(rdb);
+        } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
+            // SHUTDOWN or a signal while the clients were served during the load: the server
+            // stops without saving the half-loaded data set (Redis's whileBlockedCron)
+            from.stop();
+            link = null;
+            engine.shutdownHandler().shutdown(false, true, true, false);
+            return;
         } catch (IOException | RuntimeException e) {
-            engine.log().warning("Failed trying to load the MASTER synchronization DB from disk: " + e.getMessage());
+            engine.log().warning(e.getMessage());
             from.stop();
             link = null;
             setMaster(from.host, from.port); // try again from the start

@@ -33,6 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class JdkTransport implements ServerTransport {
     private static final AtomicInteger LOOPS = new AtomicInteger();
     private static final long SPIN_NANOS = Long.getLong("spinel.spinMicros", 20) * 1000;
+    /** Bounds one poll's tasks: a task that queues another each time cannot keep the load waiting. */
+    private static final int MAX_TASKS_PER_POLL = 1024;
 
     private final Selector selector;
     private final Loop loop;
@@ -80,6 +82,25 @@ final class JdkTransport implements ServerTransport {
             } finally {
                 readyKeys.clear();
             }
+        }
+
+        /**
+         * From a task on this loop (a load): serves the sockets that are ready without waiting,
+         * then the tasks queued meanwhile (replies' flushes, closed connections), as the Netty
+         * loop's pollNow; timers wait.
+         */
+        void pollNow() {
+            try {
+                selector.selectNow(collectReady);
+            } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+                return;
+            }
+            try {
+                for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
+            } finally {
+                readyKeys.clear();
+            }
+            runQueuedTasks(MAX_TASKS_PER_POLL);
         }
 
         @Override
@@ -232,6 +253,11 @@ final class JdkTransport implements ServerTransport {
         } catch (IOException ignored) {
             // closing anyway
         }
+    }
+
+    @Override
+    public Runnable loadingPoller() {
+        return loop::pollNow;
     }
 
     @Override

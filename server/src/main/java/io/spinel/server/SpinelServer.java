@@ -445,8 +445,8 @@ public final class SpinelServer implements AutoCloseable {
      */
     private String shutdownRequested(boolean save, boolean nosave, boolean now, boolean force) {
         if (engine.keyspace().isLoading()) {
-            // from a client served during the load at start: the load stops, start-up fails with
-            // ShutdownWhileLoading, and nothing is saved
+            // from a client served during a load: it stops with ShutdownWhileLoading and nothing
+            // is saved; at start, start-up fails; a replica's load calls back here, then not loading
             engine.shutdownWhileLoading();
             return null;
         }

@@ -519,6 +519,59 @@ class ReplicaTest {
     }
 
     /**
+     * The master's RDB becomes the replica's own RDB file, as Redis renames it (a replica started
+     * again on it continues with a partial resynchronization, no save of its own needed), clients
+     * get -LOADING while it loads, and rdb-del-sync-files removes it from a replica without
+     * persistence.
+     */
+    @Test
+    void aReplicaKeepsItsMastersRdbAndAnswersLoadingMeanwhile() throws Exception {
+        RedisServerProcess master = redis();
+        try (RawClient m = new RawClient(master.port())) {
+            DataSet.populate(m, 5, 400);
+        }
+        java.nio.file.Path dir = Files.createTempDirectory("spinel");
+        SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("dir", dir.toString())
+                .option("save", "").option("key-load-delay", "2000").start(); // 2 ms a key: a load of about a second
+        try (RawClient c = new RawClient(s.port())) {
+            c.call("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+            long deadline = System.currentTimeMillis() + 20_000;
+            while (!new String(c.call("INFO", "persistence"), StandardCharsets.ISO_8859_1).contains("loading:1")) {
+                assertThat(System.currentTimeMillis()).as("the replica's load begins").isLessThan(deadline);
+                Thread.sleep(5);
+            }
+            assertThat(c.callString("GET", "any")).startsWith("-LOADING");
+            c.call("CONFIG", "SET", "key-load-delay", "0");
+            awaitInSync(s.port());
+        } finally {
+            s.close(); // no save point: SHUTDOWN saves nothing
+        }
+        assertThat(dir.resolve("dump.rdb")).exists();
+        s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("dir", dir.toString())
+                .option("save", "").option("enable-debug-command", "yes")
+                .option("replicaof", "127.0.0.1 " + master.port()).start();
+        try {
+            awaitInSync(s.port());
+            assertReplicated(master.port(), 1, s.port());
+        } finally {
+            s.close();
+        }
+        try (RawClient m = new RawClient(master.port())) {
+            String stats = stats(m);
+            assertThat(field(stats, "sync_partial_ok")).as("the restarted replica continues from the RDB it kept").isEqualTo("1");
+        }
+
+        java.nio.file.Path dir2 = Files.createTempDirectory("spinel");
+        SpinelServer noCopy = spinel("dir", dir2.toString(), "save", "", "rdb-del-sync-files", "yes",
+                "replicaof", "127.0.0.1 " + master.port());
+        awaitInSync(noCopy.port());
+        assertReplicated(master.port(), 1, noCopy.port());
+        try (var files = Files.list(dir2)) {
+            assertThat(files).as("a replica without persistence keeps no copy").isEmpty();
+        }
+    }
+
+    /**
      * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
      * are closed, since what they wait for would now come from the new master's stream (Redis's
      * issue #2473); compared with redis-server doing the same.

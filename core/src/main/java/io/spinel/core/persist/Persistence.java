@@ -444,20 +444,50 @@ public final class Persistence {
     /**
      * Replaces the data set and the function libraries with the master's RDB (Redis's
      * readSyncBulkPayload, loading from disk): a running BGSAVE goes first, as its data is no
-     * longer this server's, and with the AOF on, an AOF rewrite follows (what the file loaded
-     * never passed through the AOF). Throws when the file cannot be loaded.
+     * longer this server's; the file received becomes this server's RDB file (dbfilename, as
+     * Redis renames it: a replica restarted on it continues from the master's offset), removed
+     * after the load when rdb-del-sync-files is on and persistence off; clients get -LOADING
+     * meanwhile; with the AOF on, an AOF rewrite follows (what the file loaded never passed
+     * through the AOF). Throws when the file cannot be kept or loaded.
      */
-    public void loadFromMaster(Path file) throws IOException {
+    public void loadFromMaster(Path received) throws IOException {
         killRdbJob();
         emptyDataSet();
-        engine.keyspace().setLoading(true);
+        Path rdb = rdbPath();
         try {
-            loadRdb(file, Files.size(file), false);
+            Files.move(received, rdb, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new IOException("Failed trying to rename the temp DB into " + rdb.getFileName()
+                    + " in MASTER <-> REPLICA synchronization: " + e.getMessage(), e);
+        }
+        FileSink.fsyncDirectory(rdb.toAbsolutePath().getParent());
+        engine.keyspace().setLoading(true);
+        engine.setPollingWhileLoading(true);
+        try {
+            loadRdb(rdb, Files.size(rdb), false);
+        } catch (ShutdownWhileLoading e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            String why = e instanceof java.io.UncheckedIOException ? e.getCause().getMessage() : e.getMessage();
+            throw new IOException("Failed trying to load the MASTER synchronization DB from disk: " + why, e);
         } finally {
+            engine.setPollingWhileLoading(false);
             engine.keyspace().setLoading(false);
+            removeSyncFileIfUnwanted(rdb);
         }
         engine.dirty = 0;
         if (aof.enabled()) aof.rewriteScheduled = true;
+    }
+
+    /** rdb-del-sync-files: a replica without persistence keeps no copy of its master's data on disk. */
+    private void removeSyncFileIfUnwanted(Path rdb) {
+        if (!config.getBool("rdb-del-sync-files") || saveParams.length > 0 || aof.enabled()) return;
+        log.notice("Removing the RDB file obtained from the master. This replica has persistence disabled");
+        try {
+            Files.deleteIfExists(rdb);
+        } catch (IOException e) {
+            log.warning("Failed removing " + rdb + ": " + e.getMessage());
+        }
     }
 
     // ---- DEBUG RELOAD ---------------------------------------------------------------------------

@@ -165,6 +165,18 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
         }
     }
 
+    /**
+     * From a task on the loop (a load serving its clients): runs up to {@code max} of the tasks
+     * queued meanwhile, in order; timers wait for the loop's next turn.
+     */
+    protected final void runQueuedTasks(int max) {
+        for (int i = 0; i < max && state != STOP; i++) {
+            Runnable task = tasks.poll();
+            if (task == null) return;
+            runSafely(task);
+        }
+    }
+
     private void runSafely(Runnable task) {
         try {
             task.run();

@@ -1375,10 +1375,14 @@ public final class Engine {
     private void reject(Client c, Command cmd, String message) {
         if (cmd != null) cmd.rejectedCalls++;
         if (c.multi != null) c.multi.dirtyExec = true;
-        if (cmd != null && cmd.name.equals("exec") && c.multi != null) {
-            transactions.discardTransaction(c);
-            c.error("EXECABORT Transaction discarded because of: " + message);
-            // monitors saw MULTI: they see the transaction end
+        if (cmd != null && cmd.name.equals("exec")) {
+            // Redis's rejectCommand: any EXEC refused before it runs, in a transaction or not
+            // (after RESET, say), ends as an aborted transaction; its formatted reasons (arity,
+            // the pub/sub context) carry no ERR there
+            transactions.discardTransaction(c); // WATCHed keys too, as Redis's discardTransaction
+            c.error("EXECABORT Transaction discarded because of: "
+                    + (message.startsWith("ERR ") ? message.substring(4) : message));
+            // monitors saw MULTI: they see the transaction end (Redis feeds them either way)
             if (monitors.count != 0) monitors.feed(c);
             return;
         }

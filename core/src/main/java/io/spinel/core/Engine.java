@@ -174,6 +174,7 @@ public final class Engine {
 
     private void bindConfig() {
         for (String name : BOUND_OPTIONS) config.listen(name, this::applyConfig);
+        config.listen("repl-backlog-size", o -> replication.resizeBacklog());
     }
 
     /**
@@ -581,9 +582,13 @@ public final class Engine {
         lastLoadingPoll = now;
         pollingWhileLoading = false; // a command run from the poll never polls again itself
         try {
-            loadingPoller.run();
-            // the replies: the flush queued behind the load would send them only after it
-            flushPending();
+            do {
+                loadingPoller.run();
+                // the replies: the flush queued behind the load would send them only after it
+                flushPending();
+                // a slow script (a client's, during an async load) yields in slices queued on the
+                // loop: the load waits for its end, as Redis's runs below the script's call
+            } while (busyError != null && !shutdownWhileLoading && !shutdown.signalled());
         } finally {
             pollingWhileLoading = true;
         }
@@ -615,6 +620,27 @@ public final class Engine {
         }
         return cmd.name.equals("exec") && c.multi != null
                 && c.multi.commands.stream().anyMatch(q -> !q.has(CommandFlags.LOADING));
+    }
+
+    /**
+     * A replica's diskless load with swapdb from the master it already follows (Redis's
+     * async_loading): clients go on with the old data set meanwhile, but for the commands flagged
+     * no-async-loading (saves, REPLICAOF, CONFIG SET of what a load depends on...).
+     */
+    private boolean asyncLoading;
+
+    public void setAsyncLoading(boolean on) {
+        asyncLoading = on;
+    }
+
+    public boolean asyncLoading() {
+        return asyncLoading;
+    }
+
+    private boolean deniedWhileAsyncLoading(Client c, Command cmd) {
+        if ((cmd.flags(c) & CommandFlags.NO_ASYNC_LOADING) != 0) return true;
+        return cmd.name.equals("exec") && c.multi != null
+                && c.multi.commands.stream().anyMatch(q -> q.has(CommandFlags.NO_ASYNC_LOADING));
     }
 
     private void scheduleCron() {
@@ -1001,6 +1027,10 @@ public final class Engine {
             return;
         }
         if (keyspace.isLoading() && deniedWhileLoading(c, cmd)) {
+            reject(c, cmd, "LOADING Redis is loading the dataset in memory");
+            return;
+        }
+        if (asyncLoading && deniedWhileAsyncLoading(c, cmd)) {
             reject(c, cmd, "LOADING Redis is loading the dataset in memory");
             return;
         }
@@ -2204,6 +2234,20 @@ public final class Engine {
         for (int i = 0; i < keyspace.count(); i++) {
             if (db < 0 || i == db) transactions.databaseReplaced(keyspace.db(i), null);
         }
+    }
+
+    /**
+     * A replica's diskless load with swapdb succeeded (Redis's swapMainDbWithTempDb): the loaded
+     * databases take the data set's place, the old contents are left in {@code loaded}; WATCHed
+     * keys on either side change, tracking clients are told as by a flush, and clients blocked on
+     * keys that now exist are served.
+     */
+    public void swapInLoadedDatabases(io.spinel.core.keyspace.Db[] loaded) {
+        for (int i = 0; i < keyspace.count(); i++) transactions.databaseReplaced(keyspace.db(i), loaded[i]);
+        tracking.flushed();
+        keyspace.swapWithDetached(loaded);
+        blocking.databasesChanged(-1, -1);
+        if (blocking.hasReady()) blocking.serveReady();
     }
 
     /** Two databases are about to swap contents: WATCHed keys that exist on either side change. */

@@ -238,10 +238,15 @@ final class ReplicaLink implements Runnable {
             String replid = f[1];
             long offset = Long.parseLong(f[2]);
             state = State.SYNC;
-            Path rdb = receiveRdb(in);
+            String header = readRdbHeader(in);
             // the stream is read only after the load: the clients served while it runs must not
             // find the master's next commands queued on the loop before it ends
-            if (!onEngineUntilDone(() -> replication.fullSync(this, replid, offset, rdb))) return;
+            if (onEngineAndWait(replication::usesDisklessLoad)) {
+                if (!loadFromLink(in, header, replid, offset)) return;
+            } else {
+                Path rdb = receiveRdb(in, header);
+                if (!onEngineUntilDone(() -> replication.fullSync(this, replid, offset, rdb))) return;
+            }
             if (stopped) return;
             loadedOffset = offset;
         } else if (reply.startsWith("+CONTINUE")) {
@@ -331,8 +336,8 @@ final class ReplicaLink implements Runnable {
         return new String(l, 0, n, StandardCharsets.ISO_8859_1);
     }
 
-    /** The RDB of a full synchronization: "$<length>" then its bytes, or "$EOF:<mark>" and bytes up to the mark. */
-    private Path receiveRdb(InputStream in) throws IOException {
+    /** The line before a full synchronization's RDB: "$<length>", or "$EOF:<mark>" when a mark ends it. */
+    private String readRdbHeader(InputStream in) throws IOException {
         String header;
         do {
             header = readLine(in);
@@ -340,6 +345,96 @@ final class ReplicaLink implements Runnable {
         if (header.startsWith("-")) throw new IOException("MASTER aborted replication with an error: " + header.substring(1));
         if (!header.startsWith("$")) throw new IOException("Bad protocol from MASTER, the first byte is not '$' (we "
                 + "received '" + header + "'), are you sure the host and port are right?");
+        if (header.startsWith("$EOF:") && header.length() - 5 != 40) throw new IOException("bad EOF mark from the master");
+        return header;
+    }
+
+    /** How long a read of the link waits during a diskless load before the engine serves its clients. */
+    private static final int LOAD_POLL_MILLIS = 10;
+
+    /**
+     * repl-diskless-load: the engine's thread loads the RDB from the link itself (Redis's rioConn),
+     * this thread waiting; reads that find no byte yet let it serve its clients. False when the
+     * server stops.
+     */
+    private boolean loadFromLink(InputStream in, String header, String replid, long offset) throws IOException {
+        byte[] mark = header.startsWith("$EOF:") ? header.substring(5).getBytes(StandardCharsets.ISO_8859_1) : null;
+        long size = mark != null ? -1 : Long.parseLong(header.substring(1));
+        syncTotalBytes = size;
+        syncReadBytes = 0;
+        onEngine(() -> engine.log().notice(mark != null
+                ? "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to parser"
+                : "MASTER <-> REPLICA sync: receiving " + size + " bytes from master to parser"));
+        Socket s = socket;
+        int timeoutMs = s.getSoTimeout();
+        LinkRdbStream rdb = new LinkRdbStream(in, size, timeoutMs);
+        s.setSoTimeout(LOAD_POLL_MILLIS);
+        try {
+            if (!onEngineUntilDone(() -> replication.fullSyncFromSocket(this, replid, offset, rdb, size, mark))) return false;
+        } finally {
+            if (!s.isClosed()) s.setSoTimeout(timeoutMs);
+        }
+        // whatever of the announced length the RDB did not use is not the stream
+        if (!stopped) rdb.skipRest();
+        return true;
+    }
+
+    /**
+     * The RDB of a diskless load as the loader reads it from the link: at most the announced
+     * length, or everything up to the mark (the master sends nothing after it before the first
+     * acknowledgement); a read that times out lets the engine serve its clients when it is the
+     * engine's thread reading, and fails once nothing came for repl-timeout.
+     */
+    private final class LinkRdbStream extends InputStream {
+        private final InputStream in;
+        private final long timeoutMs;
+        /** Bytes of the announced length not yet read; -1 with a mark. */
+        private long left;
+
+        LinkRdbStream(InputStream in, long size, long timeoutMs) {
+            this.in = in;
+            this.left = size;
+            this.timeoutMs = timeoutMs;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (left == 0) return -1;
+            if (left > 0) len = (int) Math.min(len, left);
+            while (true) {
+                int n;
+                try {
+                    n = in.read(b, off, len);
+                } catch (java.net.SocketTimeoutException e) {
+                    if (stopped) throw new IOException("the link was closed");
+                    if (System.currentTimeMillis() - lastIoMillis >= timeoutMs) {
+                        throw new java.net.SocketTimeoutException("Timeout receiving bulk data from MASTER");
+                    }
+                    if (engine.inLoop()) engine.processEventsWhileLoading();
+                    continue;
+                }
+                if (n < 0) throw new EOFException("the master closed the connection during the RDB transfer");
+                lastIoMillis = System.currentTimeMillis();
+                syncReadBytes += n;
+                if (left > 0) left -= n;
+                return n;
+            }
+        }
+
+        void skipRest() throws IOException {
+            byte[] buf = new byte[8192];
+            while (left > 0) read(buf, 0, buf.length);
+        }
+    }
+
+    /** The RDB of a full synchronization to a file: its bytes after the header, up to its length or its mark. */
+    private Path receiveRdb(InputStream in, String header) throws IOException {
         Path file = Path.of(engine.workingDirectory()).resolve("temp-" + ProcessHandle.current().pid() + "."
                 + System.currentTimeMillis() + ".rdb");
         byte[] buf = new byte[1 << 16];
@@ -347,7 +442,6 @@ final class ReplicaLink implements Runnable {
         try (OutputStream f = Files.newOutputStream(file)) {
             if (header.startsWith("$EOF:")) {
                 byte[] mark = header.substring(5).getBytes(StandardCharsets.ISO_8859_1);
-                if (mark.length != 40) throw new IOException("bad EOF mark from the master");
                 syncTotalBytes = -1;
                 onEngine(() -> engine.log().notice("MASTER <-> REPLICA sync: receiving streamed RDB from master with "
                         + "EOF to disk"));

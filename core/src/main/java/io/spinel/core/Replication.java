@@ -268,10 +268,35 @@ final class Replication implements Engine.PropagationListener {
         return true;
     }
 
+    /** The ring's size for repl-backlog-size: at least 16 KB, as Redis's. */
+    private int backlogSize() {
+        return (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16 * 1024, engine.config().getLong("repl-backlog-size")));
+    }
+
+    /**
+     * CONFIG SET repl-backlog-size (Redis's resizeReplicationBacklog): the ring takes the new
+     * size at once, keeping its newest bytes, so a smaller backlog no longer serves a partial
+     * resynchronization from before them.
+     */
+    void resizeBacklog() {
+        if (backlog == null) return;
+        int size = backlogSize();
+        if (size == backlog.length) return;
+        int keep = (int) Math.min(backlogHistlen, size);
+        byte[] ring = new byte[size];
+        int start = Math.floorMod(backlogWrite - keep, backlog.length);
+        int first = Math.min(keep, backlog.length - start);
+        System.arraycopy(backlog, start, ring, 0, first);
+        System.arraycopy(backlog, 0, ring, first, keep - first);
+        backlog = ring;
+        backlogWrite = keep % size;
+        backlogHistlen = keep;
+        backlogOffset = masterReplOffset - backlogHistlen + 1;
+    }
+
     private void createBacklog() {
         if (backlog != null) return;
-        backlog = new byte[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(16 * 1024,
-                engine.config().getLong("repl-backlog-size")))];
+        backlog = new byte[backlogSize()];
         backlogWrite = 0;
         backlogHistlen = 0;
         backlogOffset = masterReplOffset + 1;
@@ -1115,27 +1140,62 @@ final class Replication implements Engine.PropagationListener {
             deleteQuietly(rdb);
             return;
         }
-        dropHeldCommands();
-        engine.log().notice("MASTER <-> REPLICA sync: Flushing old data");
         try {
-            engine.log().notice("MASTER <-> REPLICA sync: Loading DB in memory");
-            engine.persistence().loadFromMaster(rdb);
+            loadFromMaster(from, () -> engine.persistence().loadFromMaster(rdb));
+        } finally {
+            deleteQuietly(rdb);
+        }
+        if (from == link) followNewMaster(masterReplid, offset);
+    }
+
+    /**
+     * repl-diskless-load: the master's RDB loaded from the link as it arrives (see
+     * Persistence#loadFromMasterSocket); {@code size} -1 when an EOF mark ends it.
+     */
+    void fullSyncFromSocket(ReplicaLink from, String masterReplid, long offset, java.io.InputStream rdb, long size,
+            byte[] eofMark) {
+        if (from != link) return;
+        boolean swapdb = engine.config().get("repl-diskless-load").equals("swapdb");
+        // the same history as the data set held (Redis compares its replid with the master's):
+        // the old data is a point in time of what arrives, and clients may go on reading it
+        boolean async = swapdb && masterReplid.equals(replid);
+        loadFromMaster(from, () -> engine.persistence().loadFromMasterSocket(rdb, size, eofMark, swapdb, async));
+        if (from == link) followNewMaster(masterReplid, offset);
+    }
+
+    /** Whether the next full synchronization loads from the link (Redis's useDisklessLoad). */
+    boolean usesDisklessLoad() {
+        String mode = engine.config().get("repl-diskless-load");
+        return mode.equals("swapdb") || mode.equals("on-empty-db") && engine.keyspace().totalKeys() == 0;
+    }
+
+    private interface Load {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs a full synchronization's load; when it fails (logged by it), the link starts again
+     * from the handshake; SHUTDOWN or a signal during it stops the server, saving nothing.
+     */
+    private void loadFromMaster(ReplicaLink from, Load load) {
+        dropHeldCommands();
+        try {
+            load.run();
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
             // SHUTDOWN or a signal while the clients were served during the load: the server
             // stops without saving the half-loaded data set (Redis's whileBlockedCron)
             from.stop();
             link = null;
             engine.shutdownHandler().shutdown(false, true, true, false);
-            return;
         } catch (IOException | RuntimeException e) {
-            engine.log().warning(e.getMessage());
             from.stop();
             link = null;
             setMaster(from.host, from.port); // try again from the start
-            return;
-        } finally {
-            deleteQuietly(rdb);
         }
+    }
+
+    /** After a full synchronization: this server's history is the master's from its offset on. */
+    private void followNewMaster(String masterReplid, long offset) {
         replid = masterReplid;
         replid2 = "0000000000000000000000000000000000000000";
         secondReplidOffset = -1;

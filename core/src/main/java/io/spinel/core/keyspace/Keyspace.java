@@ -455,6 +455,27 @@ public final class Keyspace {
         if (a != b) dbs[a].swapWith(dbs[b]);
     }
 
+    /**
+     * Empty databases outside this keyspace, one per database (Redis's initTempDb): a replica's
+     * diskless load with swapdb fills them while the clients still read the old data set.
+     */
+    public Db[] detachedDbs() {
+        Db[] d = new Db[dbs.length];
+        for (int i = 0; i < d.length; i++) d[i] = new Db(i, this);
+        return d;
+    }
+
+    /**
+     * Exchanges every database's contents with the detached one's (Redis's swapMainDbWithTempDb):
+     * the loaded data set becomes the keyspace's, the old one is left in {@code detached}. A
+     * writable replica's own keys with a TTL are forgotten with the data set they belonged to.
+     */
+    public void swapWithDetached(Db[] detached) {
+        settle();
+        for (int i = 0; i < dbs.length; i++) dbs[i].swapWith(detached[i]);
+        replicaKeysWithExpire.clear();
+    }
+
     /** Cron: a bounded amount of incremental rehash on each database. */
     public void rehashStep() {
         for (Db d : dbs) d.rehashSome(100);

@@ -3,6 +3,8 @@ package io.spinel.core.persist;
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
 import io.spinel.core.config.Config;
+import io.spinel.core.keyspace.Db;
+import io.spinel.core.keyspace.Keyspace;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -448,17 +450,20 @@ public final class Persistence {
      * Redis renames it: a replica restarted on it continues from the master's offset), removed
      * after the load when rdb-del-sync-files is on and persistence off; clients get -LOADING
      * meanwhile; with the AOF on, an AOF rewrite follows (what the file loaded never passed
-     * through the AOF). Throws when the file cannot be kept or loaded.
+     * through the AOF). Throws, having logged why, when the file cannot be kept or loaded.
      */
     public void loadFromMaster(Path received) throws IOException {
         killRdbJob();
+        log.notice("MASTER <-> REPLICA sync: Flushing old data");
         emptyDataSet();
+        log.notice("MASTER <-> REPLICA sync: Loading DB in memory");
         Path rdb = rdbPath();
         try {
             Files.move(received, rdb, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
-            throw new IOException("Failed trying to rename the temp DB into " + rdb.getFileName()
-                    + " in MASTER <-> REPLICA synchronization: " + e.getMessage(), e);
+            log.warning("Failed trying to rename the temp DB into " + rdb.getFileName()
+                    + " in MASTER <-> REPLICA synchronization: " + e.getMessage());
+            throw e;
         }
         FileSink.fsyncDirectory(rdb.toAbsolutePath().getParent());
         engine.keyspace().setLoading(true);
@@ -469,7 +474,8 @@ public final class Persistence {
             throw e;
         } catch (IOException | RuntimeException e) {
             String why = e instanceof java.io.UncheckedIOException ? e.getCause().getMessage() : e.getMessage();
-            throw new IOException("Failed trying to load the MASTER synchronization DB from disk: " + why, e);
+            log.warning("Failed trying to load the MASTER synchronization DB from disk: " + why);
+            throw new IOException(why, e);
         } finally {
             engine.setPollingWhileLoading(false);
             engine.keyspace().setLoading(false);
@@ -477,6 +483,105 @@ public final class Persistence {
         }
         engine.dirty = 0;
         if (aof.enabled()) aof.rewriteScheduled = true;
+    }
+
+    /**
+     * repl-diskless-load (Redis's readSyncBulkPayload with use_diskless_load): loads the master's
+     * RDB as it arrives on the link, {@code size} bytes of it, or up to the 40-byte {@code eofMark}
+     * that follows it when size is unknown (-1). Without {@code swapdb} the data set is emptied
+     * first and a failed load leaves it empty; with it the RDB goes to detached databases (its
+     * libraries aside) that replace the data set only once the load succeeded, and a failed load
+     * leaves the old one; {@code async} (swapdb from the master this replica already followed)
+     * lets the clients use the old data set meanwhile instead of getting -LOADING. Throws, having
+     * logged why, when the load failed.
+     */
+    public void loadFromMasterSocket(InputStream link, long size, byte[] eofMark, boolean swapdb, boolean async)
+            throws IOException {
+        killRdbJob();
+        Keyspace ks = engine.keyspace();
+        Db[] loaded = swapdb ? ks.detachedDbs() : null;
+        List<byte[]> libraries = swapdb ? new java.util.ArrayList<>() : null;
+        if (!swapdb) {
+            log.notice("MASTER <-> REPLICA sync: Flushing old data");
+            emptyDataSet();
+        }
+        log.notice("MASTER <-> REPLICA sync: Loading DB in memory");
+        if (async) engine.setAsyncLoading(true);
+        else ks.setLoading(true);
+        engine.setPollingWhileLoading(true);
+        boolean done = false;
+        try {
+            RdbIn in = new RdbIn(link, config.getBool("rdbchecksum"));
+            RdbLoader loader = new RdbLoader(engine, functions, false, false).into(loaded, libraries);
+            loading(Math.max(0, size), () -> loader.load(in, Math.max(0, size), "RDB"));
+            loadKeysLoaded = loader.keysLoaded;
+            loadKeysExpired = loader.keysExpired;
+            if (eofMark != null) {
+                byte[] mark = new byte[eofMark.length];
+                try {
+                    in.readFully(mark, 0, mark.length);
+                } catch (RdbException e) {
+                    mark = null;
+                }
+                if (!java.util.Arrays.equals(mark, eofMark)) {
+                    log.warning("Replication stream EOF marker is broken");
+                    throw new IOException("Replication stream EOF marker is broken");
+                }
+            }
+            done = true;
+        } catch (ShutdownWhileLoading e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // Redis's rdbReportError lines for a load from the socket: a short read is the link's
+            // failure, the rest a corrupt RDB (where Redis exits; here the link starts again)
+            boolean shortRead = e instanceof java.io.UncheckedIOException;
+            String why = shortRead ? e.getCause().getMessage() : e.getMessage();
+            log.warning("Internal error in RDB reading offset 0, function at rdb.c:0 -> "
+                    + (shortRead ? "Unexpected EOF reading RDB file. Failure loading rdb format from socket, assuming "
+                    + "connection error, resuming operation." : why + ". Failure loading rdb format"));
+            log.warning("Failed trying to load the MASTER synchronization DB from socket: " + why);
+            throw new IOException(why, e);
+        } finally {
+            engine.setPollingWhileLoading(false);
+            engine.setAsyncLoading(false);
+            ks.setLoading(false);
+            if (!done) {
+                if (swapdb) {
+                    for (Db d : loaded) d.clear();
+                    log.notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
+                } else {
+                    emptyDataSet(); // no half-loaded data set
+                }
+            }
+        }
+        if (swapdb) {
+            replaceLibraries(libraries, loaded);
+            log.notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
+            engine.swapInLoadedDatabases(loaded);
+            for (Db d : loaded) d.clear();
+            log.notice("MASTER <-> REPLICA sync: Discarding old DB in background");
+        }
+        // the data set changed without a save of it (Redis's dirty++ after a diskless load)
+        engine.dirty++;
+        if (aof.enabled()) aof.rewriteScheduled = true;
+    }
+
+    /** The libraries of a swapdb load replace the current ones; if one cannot be loaded, nothing changes. */
+    private void replaceLibraries(List<byte[]> libraries, Db[] loaded) throws IOException {
+        if (functions == null) return;
+        List<byte[]> old = functions.libraries();
+        functions.flush();
+        try {
+            for (byte[] code : libraries) functions.load(code, false);
+        } catch (RuntimeException e) {
+            functions.flush();
+            for (byte[] code : old) functions.load(code, false);
+            for (Db d : loaded) d.clear();
+            log.warning("Failed trying to load the MASTER synchronization DB from socket: Failed loading library, "
+                    + e.getMessage());
+            log.notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     /** rdb-del-sync-files: a replica without persistence keeps no copy of its master's data on disk. */
@@ -1021,7 +1126,7 @@ public final class Persistence {
         boolean aofJob = job != null && !job.rdb;
         sb.append("# Persistence\r\n");
         field(sb, "loading", engine.keyspace().isLoading() ? 1 : 0);
-        field(sb, "async_loading", 0);
+        field(sb, "async_loading", engine.asyncLoading() ? 1 : 0);
         field(sb, "current_cow_peak", 0);
         field(sb, "current_cow_size", 0);
         field(sb, "current_cow_size_age", 0);
@@ -1060,7 +1165,7 @@ public final class Persistence {
             field(sb, "aof_pending_bio_fsync", 0);
             field(sb, "aof_delayed_fsync", 0);
         }
-        if (engine.keyspace().isLoading()) {
+        if (engine.keyspace().isLoading() || engine.asyncLoading()) {
             long loaded = loadingLoadedBytes;
             double loadedPerc = loadingTotalBytes > 0 ? loaded * 100.0 / loadingTotalBytes : 0;
             long remaining = loadingTotalBytes > 0 ? loadingTotalBytes - loaded : 1;

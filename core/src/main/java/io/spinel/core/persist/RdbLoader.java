@@ -27,6 +27,13 @@ final class RdbLoader {
      * Redis's RDBFLAGS_ALLOW_DUP); otherwise a name already taken fails the load.
      */
     private final boolean replaceExisting;
+    /**
+     * Where the keys go instead of the keyspace's databases (a replica's diskless load with
+     * swapdb: detached databases swapped in once the load ends), or null.
+     */
+    private Db[] into;
+    /** Where function libraries are kept instead of being loaded (the same swapdb load), or null. */
+    private java.util.List<byte[]> functionsInto;
     long keysLoaded;
     long keysExpired;
 
@@ -40,6 +47,13 @@ final class RdbLoader {
         this.functions = functions;
         this.aofBase = aofBase;
         this.replaceExisting = replaceExisting;
+    }
+
+    /** Loads into detached databases and keeps the libraries aside, for a load that replaces the data set only if it succeeds. */
+    RdbLoader into(Db[] dbs, java.util.List<byte[]> libraries) {
+        this.into = dbs;
+        this.functionsInto = libraries;
+        return this;
     }
 
     /**
@@ -316,7 +330,7 @@ final class RdbLoader {
 
         Keyspace ks = engine.keyspace();
         EncodingConfig cfg = engine.encodings();
-        Db db = ks.db(0);
+        Db db = into != null ? into[0] : ks.db(0);
         long expire = -1;
         long idle = -1;
         int freq = -1;
@@ -354,7 +368,7 @@ final class RdbLoader {
                             throw new RdbException("FATAL: Data file was created with a Redis server configured to handle "
                                     + "more than " + ks.count() + " databases. Exiting");
                         }
-                        db = ks.db((int) id);
+                        db = into != null ? into[(int) id] : ks.db((int) id);
                         continue;
                     }
                     case Rdb.OPCODE_RESIZEDB: {
@@ -492,6 +506,10 @@ final class RdbLoader {
     }
 
     private void loadFunction(byte[] code) {
+        if (functionsInto != null) {
+            functionsInto.add(code);
+            return;
+        }
         if (functions == null) {
             String first = new String(code, 0, Math.min(code.length, 80), StandardCharsets.ISO_8859_1);
             int nl = first.indexOf('\n');

@@ -212,7 +212,10 @@ public final class Scripting {
     }
 
     private void schedule(Interp L, RunContext ctx, boolean wasFrozen) {
-        engine.loop().schedule(() -> continueRun(L, ctx, wasFrozen), 1, TimeUnit.MICROSECONDS);
+        // during a replica's async load the script runs from the load's polls, which run queued
+        // tasks but no timers (the load waits for the script's end there, see Engine#processEventsWhileLoading)
+        if (engine.asyncLoading()) engine.loop().execute(() -> continueRun(L, ctx, wasFrozen));
+        else engine.loop().schedule(() -> continueRun(L, ctx, wasFrozen), 1, TimeUnit.MICROSECONDS);
     }
 
     private void continueRun(Interp L, RunContext ctx, boolean wasFrozen) {

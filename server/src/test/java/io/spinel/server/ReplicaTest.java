@@ -572,6 +572,94 @@ class ReplicaTest {
     }
 
     /**
+     * repl-diskless-load on-empty-db: an empty replica loads the master's RDB from the link, with
+     * an EOF mark (diskless master) or a length (the master's file), and keeps no file of it.
+     */
+    @Test
+    void anEmptyReplicaLoadsFromTheLink() throws Exception {
+        for (String masterDiskless : List.of("yes", "no")) {
+            RedisServerProcess master = redis("--repl-diskless-sync", masterDiskless);
+            try (RawClient m = new RawClient(master.port())) {
+                DataSet.populate(m, 11, 300);
+            }
+            java.nio.file.Path dir = Files.createTempDirectory("spinel");
+            SpinelServer s = spinel("dir", dir.toString(), "save", "", "repl-diskless-load", "on-empty-db",
+                    "replicaof", "127.0.0.1 " + master.port());
+            awaitInSync(s.port());
+            assertReplicated(master.port(), 1, s.port());
+            try (var files = Files.list(dir)) {
+                assertThat(files).as("nothing on disk (master diskless " + masterDiskless + ")").isEmpty();
+            }
+        }
+    }
+
+    private static String persistence(RawClient c) throws Exception {
+        return new String(c.call("INFO", "persistence"), StandardCharsets.ISO_8859_1);
+    }
+
+    private static void awaitPersistence(RawClient c, String line, String what) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (!persistence(c).contains(line + "\r\n")) {
+            assertThat(System.currentTimeMillis()).as(what).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * repl-diskless-load swapdb: the RDB goes to databases of its own; a load that fails (the
+     * master drops the link) leaves the old data set; from the master this replica already
+     * follows, the clients keep reading the old data while it loads (async_loading), and the
+     * loaded one replaces it at the end.
+     */
+    @Test
+    void swapdbKeepsTheOldDataUntilTheLoadSucceeds() throws Exception {
+        RedisServerProcess master = redis();
+        try (RawClient m = new RawClient(master.port())) {
+            m.call("DEBUG", "POPULATE", "100", "big", "10000");
+            m.call("CONFIG", "SET", "rdbcompression", "no");
+            m.call("CONFIG", "SET", "rdb-key-save-delay", "10000"); // 10 ms a key: a second's transfer
+        }
+        SpinelServer s = spinel("save", "", "repl-diskless-load", "swapdb");
+        try (RawClient c = new RawClient(s.port()); RawClient m = new RawClient(master.port())) {
+            c.call("SET", "mine", "old");
+            c.call("REPLICAOF", "127.0.0.1", Integer.toString(master.port()));
+            awaitPersistence(c, "loading:1", "the first load begins (another master's history: not async)");
+            assertThat(persistence(c)).contains("async_loading:0");
+            m.call("CONFIG", "SET", "repl-diskless-sync-delay", "5"); // no new attempt at once
+            m.call("CLIENT", "KILL", "TYPE", "replica");
+            awaitPersistence(c, "loading:0", "the load fails");
+            assertThat(c.callString("GET", "mine")).isEqualTo("$3\r\nold\r\n");
+            assertThat(c.callString("DBSIZE")).isEqualTo(":1\r\n");
+
+            m.call("CONFIG", "SET", "repl-diskless-sync-delay", "0");
+            m.call("CONFIG", "SET", "rdb-key-save-delay", "0");
+            awaitInSync(s.port());
+            assertReplicated(master.port(), 1, s.port());
+            assertThat(c.callString("GET", "mine")).isEqualTo("$-1\r\n");
+
+            // a full synchronization again, from the same master: the old data stays readable
+            c.call("CONFIG", "SET", "replica-read-only", "no");
+            c.call("SET", "mine", "kept while loading");
+            m.call("CONFIG", "SET", "rdb-key-save-delay", "10000");
+            m.call("CONFIG", "SET", "repl-backlog-size", "16384");
+            m.call("MULTI");
+            m.call("CLIENT", "KILL", "TYPE", "replica");
+            for (int i = 0; i < 4; i++) m.call("SET", "filler" + i, "x".repeat(16384)); // past the backlog
+            m.call("EXEC");
+            awaitPersistence(c, "async_loading:1", "the second load begins, async");
+            assertThat(persistence(c)).contains("\r\nloading:0\r\n");
+            assertThat(c.callString("GET", "mine")).isEqualTo("$18\r\nkept while loading\r\n");
+            assertThat(c.callString("CONFIG", "SET", "appendonly", "no")).startsWith("-LOADING");
+            assertThat(c.callString("REPLICAOF", "NO", "ONE")).startsWith("-LOADING");
+            awaitPersistence(c, "async_loading:0", "the second load ends");
+            m.call("CONFIG", "SET", "rdb-key-save-delay", "0");
+            awaitInSync(s.port());
+            assertReplicated(master.port(), 1, s.port());
+            assertThat(c.callString("GET", "mine")).isEqualTo("$-1\r\n");
+        }
+    }
+
+    /**
      * A master turned replica: its blocked clients (lists, sorted sets, WAIT) get Redis's error and
      * are closed, since what they wait for would now come from the new master's stream (Redis's
      * issue #2473); compared with redis-server doing the same.

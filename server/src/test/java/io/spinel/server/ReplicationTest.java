@@ -153,6 +153,32 @@ class ReplicationTest {
      * error, the held write runs); a second SHUTDOWN stops the server once the replica caught up
      * with the last write, which it then holds.
      */
+    /**
+     * CONFIG SET repl-backlog-size to less than the backlog holds keeps only its newest bytes
+     * (Redis's resizeReplicationBacklog), so a replica from before them needs a full
+     * synchronization; the replicas online go on.
+     */
+    @Test
+    void aSmallerBacklogKeepsItsNewestBytes() throws Exception {
+        RedisServerProcess r = replica();
+        try (RawClient m = master()) {
+            for (int i = 0; i < 10; i++) m.call("SET", "k" + i, "v".repeat(10_000));
+            assertReplicated(r);
+            String replid = new String(m.call("INFO", "replication"), StandardCharsets.ISO_8859_1).split("master_replid:")[1].substring(0, 40);
+            long early = field(info(m, "replication"), "repl_backlog_first_byte_offset");
+            assertThat(field(info(m, "replication"), "repl_backlog_histlen")).isGreaterThan(16384L);
+            m.call("CONFIG", "SET", "repl-backlog-size", "16384");
+            String i = info(m, "replication");
+            assertThat(field(i, "repl_backlog_histlen")).isEqualTo(16384L);
+            assertThat(field(i, "repl_backlog_first_byte_offset")).isEqualTo(field(i, "master_repl_offset") - 16384 + 1);
+            m.call("SET", "after", "1");
+            assertReplicated(r);
+            try (RawClient late = master()) {
+                assertThat(late.callString("PSYNC", replid, Long.toString(early))).startsWith("+FULLRESYNC");
+            }
+        }
+    }
+
     @Test
     void shutdownWaitsForALaggingReplica() throws Exception {
         master.close();

@@ -54,6 +54,7 @@ public final class Engine {
     final PubSub pubsub;
     /** The master side of replication: replicas, the backlog, the stream. */
     final Replication replication = new Replication(this);
+    private final Watchdog watchdog = new Watchdog(this);
     /** The ACL users, the permission checks and the ACL log. */
     final io.spinel.core.acl.Acl acl;
     final Tracking tracking;
@@ -175,6 +176,7 @@ public final class Engine {
     private void bindConfig() {
         for (String name : BOUND_OPTIONS) config.listen(name, this::applyConfig);
         config.listen("repl-backlog-size", o -> replication.resizeBacklog());
+        config.listen("watchdog-period", o -> watchdog.setPeriod(Long.parseLong(o.value()), hz));
     }
 
     /**
@@ -652,6 +654,7 @@ public final class Engine {
     public void stop() {
         if (cron != null) cron.cancel(false);
         cron = null;
+        watchdog.setPeriod(0, hz); // no cron from now on is no stall
         replication.stop();
         persistence.stop();
         keyspace.dropBigValues();
@@ -664,6 +667,8 @@ public final class Engine {
     void serverCron() {
         // A slow script yielding to the loop still owns the data: nothing may expire or move.
         if (busyError != null || cronPaused) return;
+        // (not while a slow script runs: Redis's cron does not either, and its watchdog fires)
+        watchdog.tick();
         try {
             keyspace.resyncClock();
             keyspace.updateTime();

@@ -41,6 +41,35 @@ class ServerDiagnosticsTest {
         }
     }
 
+    /**
+     * watchdog-period (Redis's software watchdog): a loop held past the period by one command is
+     * reported once, with where the loop's thread is; 0 turns it off.
+     */
+    @Test
+    void theWatchdogReportsAStalledLoop() throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("enable-debug-command", "yes")
+                .log(new io.spinel.core.Log(new java.io.PrintStream(log, true))).start();
+        try (RawClient c = new RawClient(s.port())) {
+            c.call("CONFIG", "SET", "watchdog-period", "200");
+            c.call("DEBUG", "SLEEP", "0.8");
+            long deadline = System.currentTimeMillis() + 5000;
+            while (!log.toString().contains("--------")) {
+                assertThat(System.currentTimeMillis()).as("the report: " + log).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            String text = log.toString();
+            assertThat(text.split("WATCHDOG TIMER EXPIRED", -1)).as("one report per stall").hasSize(2);
+            assertThat(text).contains("--- WATCHDOG TIMER EXPIRED ---", "ServerCommands.debug");
+            c.call("CONFIG", "SET", "watchdog-period", "0");
+            c.call("DEBUG", "SLEEP", "0.5");
+            Thread.sleep(100);
+            assertThat(log.toString().split("WATCHDOG TIMER EXPIRED", -1)).as("off").hasSize(2);
+        } finally {
+            s.close();
+        }
+    }
+
     private static String str(byte[] b) {
         return new String(b, StandardCharsets.ISO_8859_1);
     }

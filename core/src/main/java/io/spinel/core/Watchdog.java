@@ -37,6 +37,7 @@ final class Watchdog {
         long min = 2L * (1000 / Math.max(1, hz));
         long period = millis == 0 ? 0 : Math.max(millis, min);
         periodMillis = period;
+        if (engine.inLoop()) loopThread = Thread.currentThread(); // CONFIG SET: before the next tick
         if (period > 0 && thread == null) {
             lastTickNanos = System.nanoTime();
             thread = new Thread(this::watch, "spinel-watchdog");

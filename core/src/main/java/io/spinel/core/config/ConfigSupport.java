@@ -52,9 +52,12 @@ public final class ConfigSupport {
         // and the replica's (Replication, ReplicaLink)
         "replicaof", "masterauth", "masteruser", "replica-read-only", "replica-serve-stale-data",
         "replica-ignore-maxmemory", "replica-priority", "replica-announced", "replica-announce-ip",
-        "replica-announce-port", "propagation-error-behavior", "bind-source-addr",
+        "replica-announce-port", "propagation-error-behavior", "bind-source-addr", "repl-diskless-load",
+        "rdb-del-sync-files",
         // the process (Shutdown, OomScoreAdj)
         "shutdown-timeout", "oom-score-adj", "oom-score-adj-values",
+        // the software watchdog (Watchdog)
+        "watchdog-period",
     };
 
     /**
@@ -72,12 +75,12 @@ public final class ConfigSupport {
         "server_cpulist", "bio_cpulist", "aof_rewrite_cpulist", "bgsave_cpulist", "ignore-warnings",
         "hash-max-listpack-entries",
         "hash-max-listpack-value", "set-max-intset-entries", "zset-max-listpack-entries",
-        "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-del-sync-files", "rdb-save-incremental-fsync",
+        "zset-max-listpack-value", "list-compress-depth", "tracking-table-max-keys", "rdb-save-incremental-fsync",
         "no-appendfsync-on-rewrite", "aof-rewrite-incremental-fsync", "sanitize-dump-payload",
         "loading-process-events-interval-bytes",
-        "watchdog-period", "socket-mark-id", "maxmemory-samples",
+        "socket-mark-id", "maxmemory-samples",
         "maxmemory-eviction-tenacity",
-        "repl-disable-tcp-nodelay", "repl-diskless-load", "replica-lazy-flush",
+        "repl-disable-tcp-nodelay", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",
         "cluster-config-file", "cluster-require-full-coverage",
         "cluster-replica-no-failover", "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down",

@@ -914,7 +914,15 @@ public final class Engine {
             if (r == RespReader.COMMAND) {
                 callStartNanos = clock;
                 lastCallEndNanos = 0;
+                // a replica's link carries the stream to it, never replies (REPLCONF answers nothing)
+                boolean onReplicaLink = c.replica != null && !c.monitor && !c.args.is(0, "replconf");
+                int replyMark = c.reply.length();
+                long replyTotal = c.reply.totalBytes();
                 processCommand(c);
+                if (onReplicaLink && (c.reply.length() != replyMark || c.reply.totalBytes() != replyTotal)) {
+                    rogueReplica(c, replyMark);
+                    return;
+                }
                 callStartNanos = 0; // not taken (refused, queued by MULTI): never reused later
                 reader.consumed();
                 // the reply just produced, as Redis measures after each command
@@ -939,6 +947,34 @@ public final class Engine {
         // native value is written from where it lies): what the socket did not take at once
         // waits in the transport for the batch's flush
         if (c.reply.hasPending() || c.reply.totalBytes() != c.outputCounted) c.markPendingWrite();
+    }
+
+    /**
+     * A replica sent a command that answered something (Redis's check in _addReplyToBufferOrList):
+     * the answer would corrupt the stream it reads, so it is dropped and the replica with it.
+     */
+    private void rogueReplica(Client c, int replyMark) {
+        String error = null;
+        if (c.reply.length() > replyMark) {
+            byte[] b = c.reply.buffer();
+            if (b[replyMark] == '-') {
+                int end = replyMark;
+                while (end < c.reply.length() && b[end] != '\r') end++;
+                error = new String(b, replyMark + 1, Math.min(end - replyMark - 1, 4096), java.nio.charset.StandardCharsets.ISO_8859_1);
+                if (error.startsWith("ERR ")) error = error.substring(4);
+            }
+        }
+        if (c.reply.length() >= replyMark) c.reply.truncate(replyMark);
+        String name = c.lastCommand != null ? c.lastCommand.name : "<unknown>";
+        log.warning("Replica generated a reply to command '" + name + "', disconnecting it: "
+                + ConnectionCommands.clientInfo(c));
+        if (error != null) {
+            // (Redis's afterErrorReply, for a replica's client)
+            log.warning("== CRITICAL == This master is sending an error to its replica: '" + error
+                    + "' after processing the command '" + name + "'");
+            stats.unexpectedErrorReplies++;
+        }
+        closeClient(c);
     }
 
     /** Redis's processCommand: the checks before running a command, in Redis's order. */
@@ -1043,8 +1079,8 @@ public final class Engine {
             reject(c, cmd, busyError);
             return;
         }
-        // a MONITOR client is a replica to Redis: it may not touch the keyspace
-        if (c.monitor && ((cmd.flags(c) & (CommandFlags.WRITE | CommandFlags.READONLY)) != 0
+        // a replica's link, and a MONITOR client (a replica to Redis), may not touch the keyspace
+        if ((c.monitor || c.replica != null) && ((cmd.flags(c) & (CommandFlags.WRITE | CommandFlags.READONLY)) != 0
                 || ClientPause.mayReplicate(c, cmd))) {
             reject(c, cmd, "ERR Replica can't interact with the keyspace");
             return;

@@ -112,6 +112,7 @@ final class ReplicaLink implements Runnable {
             try {
                 session();
             } catch (java.net.SocketTimeoutException e) {
+                broken = true;
                 // nothing for repl-timeout seconds: Redis's replicationCron words, by state
                 String why = switch (state) {
                     case CONNECT, CONNECTING, HANDSHAKE -> "Timeout connecting to the MASTER...";
@@ -124,6 +125,7 @@ final class ReplicaLink implements Runnable {
                     replication.linkLost(this, null);
                 });
             } catch (IOException | RuntimeException e) {
+                broken = true;
                 if (!stopped) onEngine(() -> replication.linkLost(this, e.getMessage() == null ? e.toString() : e.getMessage()));
             } finally {
                 closeSocket();
@@ -193,8 +195,16 @@ final class ReplicaLink implements Runnable {
         }
     }
 
+    /**
+     * Set by this thread the moment it finds the link broken, before the engine hears of it: INFO
+     * says the link is down from then on (a client that saw the master drop the link and asks the
+     * replica at once must not find it still up, as a single-threaded Redis never shows it).
+     */
+    volatile boolean broken;
+
     /** One connection: handshake, synchronization, then the stream until the link breaks. */
     private void session() throws IOException {
+        broken = false;
         state = State.CONNECTING;
         onEngine(() -> engine.log().notice("Connecting to MASTER " + host + ":" + port));
         Socket s = new Socket();

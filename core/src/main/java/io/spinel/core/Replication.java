@@ -177,7 +177,13 @@ final class Replication implements Engine.PropagationListener {
         engine.log().notice("Replica " + name(c) + " asks for synchronization");
         Replica r = new Replica(c);
         if (psync) {
-            long offset = c.argLong(2);
+            long offset;
+            try {
+                offset = c.argLong(2);
+            } catch (CommandError e) {
+                engine.log().warning("Replica " + name(c) + " asks for synchronization but with a wrong offset");
+                throw e;
+            }
             if (tryPartial(r, a.string(1), offset)) {
                 syncPartialOk++;
                 return;
@@ -1544,8 +1550,10 @@ final class Replication implements Engine.PropagationListener {
             InfoCommand.field(sb, "role", "slave");
             InfoCommand.field(sb, "master_host", link.host);
             InfoCommand.field(sb, "master_port", link.port);
-            InfoCommand.field(sb, "master_link_status", masterLinkUp ? "up" : "down");
-            InfoCommand.field(sb, "master_last_io_seconds_ago", masterLinkUp
+            // (down as soon as the link's thread found it broken, before the engine heard of it)
+            boolean up = masterLinkUp && !link.broken;
+            InfoCommand.field(sb, "master_link_status", up ? "up" : "down");
+            InfoCommand.field(sb, "master_last_io_seconds_ago", up
                     ? (System.currentTimeMillis() - link.lastIoMillis) / 1000 : -1);
             boolean syncing = link.state == ReplicaLink.State.SYNC;
             InfoCommand.field(sb, "master_sync_in_progress", syncing ? 1 : 0);
@@ -1561,7 +1569,7 @@ final class Replication implements Engine.PropagationListener {
                         total != 0 ? read * 100.0 / total : 0, 2)); // (negative for an EOF-marked RDB, as Redis shows it)
                 InfoCommand.field(sb, "master_sync_last_io_seconds_ago", (System.currentTimeMillis() - link.lastIoMillis) / 1000);
             }
-            if (!masterLinkUp) InfoCommand.field(sb, "master_link_down_since_seconds", linkDownSince > 0 ? now - linkDownSince : -1);
+            if (!up) InfoCommand.field(sb, "master_link_down_since_seconds", linkDownSince > 0 ? now - linkDownSince : (up != masterLinkUp ? 0 : -1));
             InfoCommand.field(sb, "slave_priority", engine.config().get("replica-priority"));
             InfoCommand.field(sb, "slave_read_only", engine.config().getBool("replica-read-only") ? 1 : 0);
             InfoCommand.field(sb, "replica_announced", engine.config().getBool("replica-announced") ? 1 : 0);

@@ -182,6 +182,51 @@ class FullSyncTest {
     }
 
     /** The replica's side of the handshake and of what the master sends, on a plain socket. */
+    /**
+     * A replica's link carries the stream, never replies: a replica that sends a command answered
+     * with anything (an error too) is dropped with Redis's log lines, the answer unsent; PSYNC
+     * with an offset that is no number is refused and logged.
+     */
+    @Test
+    void aReplicaThatSendsACommandIsDroppedUnanswered() throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        // the snapshot goes to a file, a second a key: the replicas get +FULLRESYNC and then nothing for a while
+        master = SpinelServer.builder().randomPort().option("bind", "127.0.0.1").option("repl-diskless-sync", "no")
+                .option("rdb-key-save-delay", "1000000").option("enable-debug-command", "yes")
+                .option("dir", Files.createTempDirectory("spinel").toString())
+                .log(new io.spinel.core.Log(new java.io.PrintStream(log, true))).start();
+        try (RawClient m = new RawClient(master.port())) {
+            m.call("DEBUG", "POPULATE", "10");
+            FakeReplica r = replica(false);
+            assertThat(r.psync()).startsWith("+FULLRESYNC");
+            r.send("GET", "foo");
+            assertClosedWithOnlyKeepAlives(r);
+            FakeReplica old = replica(false);
+            old.send("SYNC");
+            old.send("PING");
+            assertClosedWithOnlyKeepAlives(old);
+            assertThat(m.callString("PING")).isEqualTo("+PONG\r\n");
+            assertThat(m.callString("PSYNC", "replicationid", "offset_str")).isEqualTo("-ERR value is not an integer or out of range\r\n");
+            String text = log.toString();
+            assertThat(text).contains("Replica generated a reply to command 'get', disconnecting it: id=",
+                    "== CRITICAL == This master is sending an error to its replica: 'Replica can't interact with the keyspace' "
+                            + "after processing the command 'get'",
+                    "Replica generated a reply to command 'ping', disconnecting it: id=",
+                    "asks for synchronization but with a wrong offset");
+            assertThat(info(m, "stats")).contains("unexpected_error_replies:1\r\n");
+        }
+    }
+
+    private static void assertClosedWithOnlyKeepAlives(FakeReplica r) throws IOException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (true) {
+            int c = r.in.read();
+            if (c < 0) return;
+            assertThat((char) c).as("nothing but keep-alives before the close").isEqualTo('\n');
+            assertThat(System.currentTimeMillis()).as("closed").isLessThan(deadline);
+        }
+    }
+
     private static boolean contains(byte[] haystack, String needle) {
         byte[] n = needle.getBytes(StandardCharsets.ISO_8859_1);
         outer:

@@ -11,8 +11,8 @@
 # (taken at each run, so that editing or rebuilding the project meanwhile does not reach the
 # servers the suite starts). Example:
 #   tools/tcl-own-servers.sh /tmp/redis-7.0.15 integration/replication-psync integration/psync2
-# Tests that look for Redis's fork child (its pid, its CPU time), for repl-diskless-load's
-# loading from the socket or for jemalloc fail by design: see docs/COMMANDS.md, Replication.
+# Tests that look for Redis's fork child (its pid, its CPU time) or for jemalloc fail by design:
+# see docs/COMMANDS.md, Replication.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tree=${1:?usage: tcl-own-servers.sh REDIS_TREE FILE... [-- test_helper options]}

@@ -916,12 +916,11 @@ public final class Engine {
                 lastCallEndNanos = 0;
                 // a replica's link carries the stream to it, never replies (REPLCONF answers nothing)
                 boolean onReplicaLink = c.replica != null && !c.monitor && !c.args.is(0, "replconf");
-                int replyMark = c.reply.length();
-                long replyTotal = c.reply.totalBytes();
+                int replyMark = onReplicaLink ? c.reply.length() : 0;
+                long replyTotal = onReplicaLink ? c.reply.totalBytes() : 0;
                 processCommand(c);
                 if (onReplicaLink && (c.reply.length() != replyMark || c.reply.totalBytes() != replyTotal)) {
-                    rogueReplica(c, replyMark);
-                    return;
+                    rogueReplica(c, replyMark); // (closes it: the loop ends)
                 }
                 callStartNanos = 0; // not taken (refused, queued by MULTI): never reused later
                 reader.consumed();

@@ -561,13 +561,19 @@ class ReplicaTest {
             assertThat(field(stats, "sync_partial_ok")).as("the restarted replica continues from the RDB it kept").isEqualTo("1");
         }
 
-        java.nio.file.Path dir2 = Files.createTempDirectory("spinel");
-        SpinelServer noCopy = spinel("dir", dir2.toString(), "save", "", "rdb-del-sync-files", "yes",
-                "replicaof", "127.0.0.1 " + master.port());
-        awaitInSync(noCopy.port());
-        assertReplicated(master.port(), 1, noCopy.port());
-        try (var files = Files.list(dir2)) {
-            assertThat(files).as("a replica without persistence keeps no copy").isEmpty();
+        assertInSyncLeavingNoFile(master, "a replica without persistence keeps no copy", "rdb-del-sync-files", "yes");
+    }
+
+    /** A replica of master without persistence, with these options: in sync, its dir left empty. */
+    private void assertInSyncLeavingNoFile(RedisServerProcess master, String why, String... options) throws Exception {
+        java.nio.file.Path dir = Files.createTempDirectory("spinel");
+        List<String> o = new ArrayList<>(List.of("dir", dir.toString(), "save", "", "replicaof", "127.0.0.1 " + master.port()));
+        o.addAll(List.of(options));
+        SpinelServer s = spinel(o.toArray(new String[0]));
+        awaitInSync(s.port());
+        assertReplicated(master.port(), 1, s.port());
+        try (var files = Files.list(dir)) {
+            assertThat(files).as(why).isEmpty();
         }
     }
 
@@ -582,14 +588,8 @@ class ReplicaTest {
             try (RawClient m = new RawClient(master.port())) {
                 DataSet.populate(m, 11, 300);
             }
-            java.nio.file.Path dir = Files.createTempDirectory("spinel");
-            SpinelServer s = spinel("dir", dir.toString(), "save", "", "repl-diskless-load", "on-empty-db",
-                    "replicaof", "127.0.0.1 " + master.port());
-            awaitInSync(s.port());
-            assertReplicated(master.port(), 1, s.port());
-            try (var files = Files.list(dir)) {
-                assertThat(files).as("nothing on disk (master diskless " + masterDiskless + ")").isEmpty();
-            }
+            assertInSyncLeavingNoFile(master, "nothing on disk (master diskless " + masterDiskless + ")",
+                    "repl-diskless-load", "on-empty-db");
         }
     }
 

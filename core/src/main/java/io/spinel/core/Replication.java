@@ -1147,7 +1147,7 @@ final class Replication implements Engine.PropagationListener {
             return;
         }
         try {
-            loadFromMaster(from, () -> engine.persistence().loadFromMaster(rdb));
+            runSyncLoad(from, () -> engine.persistence().loadFromMaster(rdb));
         } finally {
             deleteQuietly(rdb);
         }
@@ -1165,7 +1165,7 @@ final class Replication implements Engine.PropagationListener {
         // the same history as the data set held (Redis compares its replid with the master's):
         // the old data is a point in time of what arrives, and clients may go on reading it
         boolean async = swapdb && masterReplid.equals(replid);
-        loadFromMaster(from, () -> engine.persistence().loadFromMasterSocket(rdb, size, eofMark, swapdb, async));
+        runSyncLoad(from, () -> engine.persistence().loadFromMasterSocket(rdb, size, eofMark, swapdb, async));
         if (from == link) followNewMaster(masterReplid, offset);
     }
 
@@ -1183,7 +1183,7 @@ final class Replication implements Engine.PropagationListener {
      * Runs a full synchronization's load; when it fails (logged by it), the link starts again
      * from the handshake; SHUTDOWN or a signal during it stops the server, saving nothing.
      */
-    private void loadFromMaster(ReplicaLink from, Load load) {
+    private void runSyncLoad(ReplicaLink from, Load load) {
         dropHeldCommands();
         try {
             load.run();
@@ -1569,7 +1569,11 @@ final class Replication implements Engine.PropagationListener {
                         total != 0 ? read * 100.0 / total : 0, 2)); // (negative for an EOF-marked RDB, as Redis shows it)
                 InfoCommand.field(sb, "master_sync_last_io_seconds_ago", (System.currentTimeMillis() - link.lastIoMillis) / 1000);
             }
-            if (!up) InfoCommand.field(sb, "master_link_down_since_seconds", linkDownSince > 0 ? now - linkDownSince : (up != masterLinkUp ? 0 : -1));
+            if (!up) {
+                // (0 while only the link's thread knows: it broke just now)
+                long downFor = linkDownSince > 0 ? now - linkDownSince : masterLinkUp ? 0 : -1;
+                InfoCommand.field(sb, "master_link_down_since_seconds", downFor);
+            }
             InfoCommand.field(sb, "slave_priority", engine.config().get("replica-priority"));
             InfoCommand.field(sb, "slave_read_only", engine.config().getBool("replica-read-only") ? 1 : 0);
             InfoCommand.field(sb, "replica_announced", engine.config().getBool("replica-announced") ? 1 : 0);

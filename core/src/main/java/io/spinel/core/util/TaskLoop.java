@@ -158,11 +158,7 @@ public class TaskLoop extends AbstractExecutorService implements ScheduledExecut
     }
 
     private void runTasks() {
-        for (int i = 0; i < TASKS_PER_TURN && state != STOP; i++) {
-            Runnable task = tasks.poll();
-            if (task == null) return;
-            runSafely(task);
-        }
+        runQueuedTasks(TASKS_PER_TURN);
     }
 
     /**

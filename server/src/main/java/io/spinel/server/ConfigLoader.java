@@ -142,6 +142,7 @@ public final class ConfigLoader {
             if (argv == null) throw new ConfigError(i + 1, line, "Unbalanced quotes in configuration line");
             if (argv.isEmpty()) continue;
             String name = argv.get(0).toLowerCase(Locale.ROOT);
+            argv.set(0, name); // as Redis lowers it before the directive runs (its errors name it so)
             List<String> values = argv.subList(1, argv.size());
             if (name.equals("user") && !values.isEmpty()) {
                 declareUser(i + 1, line, argv);

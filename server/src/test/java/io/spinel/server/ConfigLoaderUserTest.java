@@ -38,6 +38,9 @@ class ConfigLoaderUserTest {
                         + "characters and contain only lowercase hexadecimal characters");
         assertThatThrownBy(() -> load("user alice bogus\n"))
                 .hasMessageContaining("Error in user declaration 'user': Syntax error");
+        // the directive is named as Redis lowers it (found by ConfigFileDiffTest's seed 2001)
+        assertThatThrownBy(() -> load("USER alice bogus\n"))
+                .hasMessageContaining("Error in user declaration 'user': Syntax error");
         assertThatThrownBy(() -> load("user default on nopass ~* &* +@all\nuser default on nopass ~* &* +@all\n"))
                 .hasMessageContaining("line 2").hasMessageContaining(
                         "Error in user declaration 'default': Duplicate user found. A user can only be defined once in config files");

@@ -72,9 +72,11 @@ class StreamRandomDiffTest {
         }
     }
 
+    private static final long DEFAULT_SEED = 5_2026L;
+
     @Test
     void randomStreamCommands() throws IOException {
-        long seed = Long.getLong("fuzz.seed", 5_2026L);
+        long seed = Long.getLong("fuzz.seed", DEFAULT_SEED);
         rnd = new Random(seed);
         try (DualRun d = new DualRun(servers.redis().port(), servers.spinel().port(), "stream fuzz seed " + seed)) {
             d.both("FLUSHALL");
@@ -89,6 +91,8 @@ class StreamRandomDiffTest {
                     for (int step = 0; step < 1500; step++) {
                         d.setStep(phase * 1500 + step);
                         one(d);
+                        // now and then too, not only at the phase's end (more payloads compared)
+                        if (step % 250 == 249) for (String k : KEYS) dumpIfNoGroups(d, k);
                     }
                     for (String k : KEYS) {
                         d.same("XRANGE", k, "-", "+");
@@ -103,7 +107,11 @@ class StreamRandomDiffTest {
                 d.both("CONFIG", "SET", "stream-node-max-entries", "100");
                 d.both("CONFIG", "SET", "stream-node-max-bytes", "4096");
             }
-            if (dumpsCompared < 10) d.fail("only " + dumpsCompared + " DUMP payloads compared: the run no longer reaches streams without groups");
+            // the generator's check, on the default seed: with others, whether the keys still have
+            // no group when they are looked at is their chance (3 seeds in 25 had fewer than 10)
+            if (seed == DEFAULT_SEED && dumpsCompared < 10) {
+                d.fail("only " + dumpsCompared + " DUMP payloads compared: the run no longer reaches streams without groups");
+            }
             if (!d.mismatches().isEmpty()) {
                 fail(d.mismatches().size() + " differences:\n" + String.join("\n", d.mismatches()));
             }

@@ -108,7 +108,7 @@ class StreamRandomDiffTest {
                 d.both("CONFIG", "SET", "stream-node-max-bytes", "4096");
             }
             // the generator's check, on the default seed: with others, whether the keys still have
-            // no group when they are looked at is their chance (3 seeds in 25 had fewer than 10)
+            // no group when they are looked at is their chance (3 of 23 seeds had fewer than 10)
             if (seed == DEFAULT_SEED && dumpsCompared < 10) {
                 d.fail("only " + dumpsCompared + " DUMP payloads compared: the run no longer reaches streams without groups");
             }

@@ -159,18 +159,14 @@ final class ReplicaLink implements Runnable {
     /** Runs a task on the engine's thread and waits for its end, however long; false when the server stops. */
     private boolean onEngineUntilDone(Runnable task) throws IOException {
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        try {
-            engine.loop().execute(() -> {
-                try {
-                    if (!stopped) task.run();
-                } finally {
-                    done.countDown();
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            stopped = true;
-            return false;
-        }
+        boolean queued = submit(() -> {
+            try {
+                if (!stopped) task.run();
+            } finally {
+                done.countDown();
+            }
+        });
+        if (!queued) return false;
         try {
             while (!done.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                 if (engine.loop().isShutdown()) return false;
@@ -184,10 +180,15 @@ final class ReplicaLink implements Runnable {
 
     /** Runs a task on the engine's thread, in order with the others; false when the server stops. */
     private boolean onEngine(Runnable task) {
+        return submit(() -> {
+            if (!stopped) task.run();
+        });
+    }
+
+    /** Queues on the engine's loop; false (and the link stopped) when the server stops. */
+    private boolean submit(Runnable r) {
         try {
-            engine.loop().execute(() -> {
-                if (!stopped) task.run();
-            });
+            engine.loop().execute(r);
             return true;
         } catch (RejectedExecutionException e) {
             stopped = true;

@@ -639,6 +639,11 @@ public final class Engine {
         return asyncLoading;
     }
 
+    /** A data set loads, async or not (Redis's server.loading covers both). */
+    public boolean loading() {
+        return keyspace.isLoading() || asyncLoading;
+    }
+
     private boolean deniedWhileAsyncLoading(Client c, Command cmd) {
         if ((cmd.flags(c) & CommandFlags.NO_ASYNC_LOADING) != 0) return true;
         return cmd.name.equals("exec") && c.multi != null

@@ -71,7 +71,7 @@ final class Monitors {
 
     /** Sends the command in c's arguments to every monitor. Call only when {@link #count} is not 0. */
     void feed(Client c) {
-        if (engine.keyspace.isLoading() || engine.asyncLoading()) return; // (Redis's server.loading covers both)
+        if (engine.loading()) return;
         Args a = c.args;
         Instant now = Instant.now();
         StringBuilder sb = new StringBuilder(64 + 16 * a.count());

@@ -288,7 +288,7 @@ final class ServerCommands {
         // parameter of its own there, so setting it beside its main name is no duplicate
         String[] found = new String[n];
         String[] values = new String[n];
-        if (c.engine.keyspace.isLoading() || c.engine.asyncLoading()) {
+        if (c.engine.loading()) {
             // before any other error, as Redis gives it precedence (clients may retry on it)
             for (int i = 0; i < n; i++) {
                 Config.Option o = config.option(a.string(2 + i * 2));

@@ -53,7 +53,7 @@ final class Shutdown {
         this.nosave = nosave;
         this.force = force;
         long timeout = engine.config().getLong("shutdown-timeout");
-        if (!now && timeout != 0 && !engine.keyspace().isLoading() && !engine.asyncLoading() && !engine.replication.replicasCaughtUp()) {
+        if (!now && timeout != 0 && !engine.loading() && !engine.replication.replicasCaughtUp()) {
             deadline = System.currentTimeMillis() + timeout * 1000;
             if (!engine.pause.active()) engine.replication.askForAcks();
             engine.pause.shutdownPause(true);

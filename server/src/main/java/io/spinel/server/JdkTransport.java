@@ -77,6 +77,10 @@ final class JdkTransport implements ServerTransport {
                 if (!isShutdown() && engine != null) engine.log().warning("Selector failed: " + e);
             }
             // served after the selection has returned: commands may select again (closing a listener)
+            serveReady();
+        }
+
+        private void serveReady() {
             try {
                 for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
             } finally {
@@ -95,11 +99,7 @@ final class JdkTransport implements ServerTransport {
             } catch (IOException | java.nio.channels.ClosedSelectorException e) {
                 return;
             }
-            try {
-                for (int i = 0; i < readyKeys.size(); i++) ready(readyKeys.get(i));
-            } finally {
-                readyKeys.clear();
-            }
+            serveReady();
             runQueuedTasks(MAX_TASKS_PER_POLL);
         }
 

@@ -444,7 +444,7 @@ public final class SpinelServer implements AutoCloseable {
      * over), on the loop thread: persistence first (it may refuse), then the stop.
      */
     private String shutdownRequested(boolean save, boolean nosave, boolean now, boolean force) {
-        if (engine.keyspace().isLoading() || engine.asyncLoading()) {
+        if (engine.loading()) {
             // from a client served during a load: it stops with ShutdownWhileLoading and nothing
             // is saved; at start, start-up fails; a replica's load calls back here, then not loading
             engine.shutdownWhileLoading();

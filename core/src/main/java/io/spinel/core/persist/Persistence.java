@@ -1165,7 +1165,7 @@ public final class Persistence {
             field(sb, "aof_pending_bio_fsync", 0);
             field(sb, "aof_delayed_fsync", 0);
         }
-        if (engine.keyspace().isLoading() || engine.asyncLoading()) {
+        if (engine.loading()) {
             long loaded = loadingLoadedBytes;
             double loadedPerc = loadingTotalBytes > 0 ? loaded * 100.0 / loadingTotalBytes : 0;
             long remaining = loadingTotalBytes > 0 ? loadingTotalBytes - loaded : 1;

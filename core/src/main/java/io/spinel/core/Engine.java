@@ -419,6 +419,52 @@ public final class Engine {
         pause.scriptDebugPause(on);
     }
 
+    /**
+     * A forked Lua debugging session runs (SCRIPT DEBUG YES). Redis runs it in a fork()ed child,
+     * so nothing it does reaches the server's data, its other clients, the AOF or the replicas.
+     * Here it runs on the data set itself while every other client waits (as for SYNC): the
+     * keyspace records what it changes, to undo at its end, and its effects go nowhere meanwhile:
+     * nothing is propagated or shown to MONITOR, no keyspace event or PUBLISH is delivered, no
+     * WATCH, client-side cache or blocked client hears of a change, and no change counts towards
+     * a save point.
+     */
+    private boolean discardingEffects;
+    /** Ends the forked debugging session at once (a shutdown), see {@link #killDiscardedSession}. */
+    private Runnable discardedSessionKiller;
+
+    /**
+     * Starts a forked debugging session's sandbox (see {@link #discardingEffects}); kill ends the
+     * session at once, on the way to {@link #endDiscardedSession}.
+     */
+    public void startDiscardedSession(Runnable kill) {
+        keyspace.recordChanges();
+        discardingEffects = true;
+        discardedSessionKiller = kill;
+    }
+
+    /** Ends a forked debugging session: what it changed in the data set is undone. */
+    public void endDiscardedSession() {
+        if (!discardingEffects) return;
+        keyspace.undoChanges(); // (still discarding: putting keys back is no news to anyone either)
+        discardingEffects = false;
+        discardedSessionKiller = null;
+    }
+
+    /**
+     * A shutdown kills a forked debugging session before it saves (Redis's ldbKillForkedSessions),
+     * so that nothing the session changed reaches the files.
+     */
+    public void killDiscardedSession() {
+        Runnable kill = discardedSessionKiller;
+        if (kill != null) kill.run();
+        endDiscardedSession(); // whatever the script did on its way out
+    }
+
+    /** Whether a forked debugging session runs, whose effects are thrown away. */
+    public boolean discardingEffects() {
+        return discardingEffects;
+    }
+
     public void setBusy(String error) {
         busyError = error;
         if (error == null && callDepth == 0) {
@@ -1166,7 +1212,7 @@ public final class Engine {
         c.propagateAs = null;
         c.propagation = 0;
         // scripts are shown before the commands they run (Redis feeds EVAL/FCALL in their handlers)
-        if (monitors.count != 0 && Monitors.feedsFirst(cmd) && !replaying) monitors.feed(c);
+        if (monitors.count != 0 && Monitors.feedsFirst(cmd) && !replaying && !discardingEffects) monitors.feed(c);
         try {
             cmd.handler().execute(c);
             if (c.tracking != null) tracking.afterCommand(c, cmd);
@@ -1189,7 +1235,8 @@ public final class Engine {
             cmd.failedCalls++;
         } finally {
             // EXEC is never propagated itself: the commands it ran were, and are wrapped below
-            if (!propagationListeners.isEmpty() && c.propagation != Client.PREVENT_PROPAGATION
+            if (discardingEffects) dirty = dirtyBefore; // nothing for a save point to count
+            if (!propagationListeners.isEmpty() && !discardingEffects && c.propagation != Client.PREVENT_PROPAGATION
                     && (dirty > dirtyBefore || c.propagation != 0)
                     && !cmd.name.equals("exec")) {
                 int targets = dirty == dirtyBefore && c.propagation == Client.FORCE_REPLICA_PROPAGATION
@@ -1250,7 +1297,7 @@ public final class Engine {
     private void afterCall(Client c, Command cmd, long micros) {
         if (latency.thresholdMs != 0) latency.sample(cmd.has(CommandFlags.FAST) ? "fast-command" : "command", micros / 1000);
         if (monitors.count != 0 && (cmd.flags & (CommandFlags.SKIP_MONITOR | CommandFlags.ADMIN)) == 0
-                && !blocking.isRetrying(c)) {
+                && !blocking.isRetrying(c) && !discardingEffects) {
             monitors.feed(c);
         }
         if (c.blocked != null) return;
@@ -1402,7 +1449,7 @@ public final class Engine {
      * MULTI/EXEC when it is more than one command, as Redis's propagatePendingCommands does.
      */
     public void propagate(int db, byte[][] argv) {
-        if (!propagates()) return;
+        if (!propagates() || discardingEffects) return;
         if (callDepth > 0) {
             pendingPropagation.add(new Propagated(db, argv, PROPAGATE_AOF | PROPAGATE_REPL));
         } else {
@@ -1558,6 +1605,7 @@ public final class Engine {
      * caches that hold it. Commands call this for every key they modify.
      */
     public void keyModified(Db db, byte[] k, int off, int len) {
+        if (discardingEffects) return;
         blocking.keyTouched(db, k, off, len);
         transactions.keyTouched(db, k, off, len);
         tracking.keyModified(trackingClient(), k, off, len);
@@ -1568,6 +1616,7 @@ public final class Engine {
      * client-side caching (Redis's signalKeyAsReady without signalModifiedKey: XGROUP DESTROY).
      */
     public void keyReady(Db db, byte[] k, int off, int len) {
+        if (discardingEffects) return;
         blocking.keyTouched(db, k, off, len);
     }
 
@@ -1690,7 +1739,7 @@ public final class Engine {
 
     /** A keyspace event (Redis's notifyKeyspaceEvent); free when notifications are off. */
     public void notify(int type, String event, Db db, byte[] k, int off, int len) {
-        if ((notifyFlags & type) == 0) return;
+        if ((notifyFlags & type) == 0 || discardingEffects) return;
         pubsub.notifyEvent(notifyFlags, event, db.id(), k, off, len);
     }
 
@@ -2274,6 +2323,7 @@ public final class Engine {
      * blocked in XREADGROUP on its keys are told their stream is gone.
      */
     public void beforeFlush(int db) {
+        if (discardingEffects) return;
         tracking.flushed();
         blocking.databasesChanged(db, db);
         for (int i = 0; i < keyspace.count(); i++) {
@@ -2297,12 +2347,14 @@ public final class Engine {
 
     /** Two databases are about to swap contents: WATCHed keys that exist on either side change. */
     public void beforeSwap(int a, int b) {
+        if (discardingEffects) return;
         transactions.databaseReplaced(keyspace.db(a), keyspace.db(b));
         transactions.databaseReplaced(keyspace.db(b), keyspace.db(a));
     }
 
     /** Two databases swapped contents: clients blocked on their keys may now be served. */
     public void afterSwap(int a, int b) {
+        if (discardingEffects) return;
         blocking.databasesChanged(a, b);
     }
 

@@ -1185,6 +1185,9 @@ final class Replication implements Engine.PropagationListener {
      */
     private void runSyncLoad(ReplicaLink from, Load load) {
         dropHeldCommands();
+        // the master's data set replaces this one: a forked debugging session running on it ends
+        // first, or undoing its changes at its end would undo part of the load
+        engine.killDiscardedSession();
         try {
             load.run();
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {

@@ -14,9 +14,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Lua debugger (SCRIPT DEBUG SYNC, what redis-cli --ldb-sync-mode drives) compared with
- * redis-server byte for byte: every stop, listing, variable dump, logged command and reply, error,
- * and the session's end (its last lines, the EVAL's reply, the connection closed). Only HELP's
+ * The Lua debugger (SCRIPT DEBUG SYNC, what redis-cli --ldb-sync-mode drives, and YES, what
+ * redis-cli --ldb drives) compared with redis-server byte for byte: every stop, listing, variable
+ * dump, logged command and reply, error, and the session's end (its last lines, the EVAL's reply,
+ * the connection closed); after a YES session, the data set as it was before. Only HELP's
  * wording is Spinel's own.
  */
 class LuaDebuggerDiffTest {
@@ -191,10 +192,8 @@ class LuaDebuggerDiffTest {
     }
 
     @Test
-    void helpListsEveryCommandAndYesIsRefused() throws IOException {
+    void helpListsEveryCommand() throws IOException {
         try (RawClient c = new RawClient(servers.spinel().port())) {
-            String refused = c.callString("SCRIPT", "DEBUG", "YES");
-            assertThat(refused).startsWith("-ERR SCRIPT DEBUG YES").contains("SCRIPT DEBUG SYNC");
             assertThat(c.callString("SCRIPT", "DEBUG", "SYNC")).isEqualTo("+OK\r\n");
             c.call("EVAL", "return 1", "0");
             String help = c.callString("h");
@@ -205,6 +204,178 @@ class LuaDebuggerDiffTest {
             assertThat(c.callString("c")).isEqualTo("*1\r\n+<endsession>\r\n");
             assertThat(new String(c.readReply(), StandardCharsets.ISO_8859_1)).isEqualTo(":1\r\n");
             assertThat(c.isClosedByPeer()).isTrue();
+        }
+    }
+
+    /**
+     * SCRIPT DEBUG YES: Redis runs the session in a fork()ed child, so whatever the script changes
+     * is gone when it ends: every type of value, changes in place and new keys, other databases,
+     * FLUSHDB, SWAPDB and FLUSHALL; the script is not left in the cache and no change is counted
+     * for a save.
+     */
+    @Test
+    void aForkedSessionLeavesTheDataSetAsItWas() throws IOException {
+        List<String> diffs = new ArrayList<>();
+        try (TwinClient setup = twin(diffs)) {
+            setup.call("FLUSHALL");
+            setup.call("SET", "dbg:str", "hello");
+            setup.call("SET", "dbg:int", "41");
+            setup.call("RPUSH", "dbg:list", "a", "b", "c");
+            setup.call("HSET", "dbg:hash", "f1", "v1", "f2", "v2");
+            setup.call("SADD", "dbg:set", "1", "2", "3");
+            setup.call("ZADD", "dbg:zset", "1", "a", "2", "b");
+            setup.call("XADD", "dbg:stream", "1-1", "f", "v");
+            setup.call("XGROUP", "CREATE", "dbg:stream", "g", "0");
+            setup.call("SET", "dbg:ttl", "x", "PXAT", "4102444800000");
+            setup.call("HSET", "dbg:ttlhash", "f", "v");
+            setup.call("PEXPIREAT", "dbg:ttlhash", "4102444800000");
+            setup.call("SET", "dbg:big", "x".repeat(100_000)); // kept in native memory by Spinel
+            setup.call("SELECT", "1");
+            setup.call("SET", "dbg:db1", "one");
+            setup.call("SELECT", "2");
+            setup.call("SET", "dbg:db2", "two");
+        }
+        String before = dataSet(servers.redis().port()), spinelBefore = dataSet(servers.spinel().port());
+        String redisChanges = changesSinceSave(servers.redis().port()), spinelChanges = changesSinceSave(servers.spinel().port());
+        String script = String.join("\n",
+                "redis.call('set', 'dbg:str', 'changed')",
+                "redis.call('append', 'dbg:str', '!')",
+                "redis.call('incr', 'dbg:int')",
+                "redis.call('lpush', 'dbg:list', 'z')",
+                "redis.call('hdel', 'dbg:hash', 'f1')",
+                "redis.call('sadd', 'dbg:set', 'x')",
+                "redis.call('zincrby', 'dbg:zset', 5, 'a')",
+                "redis.call('xadd', 'dbg:stream', '2-1', 'f', 'v')",
+                "redis.call('xreadgroup', 'group', 'g', 'c', 'streams', 'dbg:stream', '>')",
+                "redis.call('persist', 'dbg:ttl')",
+                "redis.call('expire', 'dbg:ttlhash', 100)",
+                "redis.call('setrange', 'dbg:big', 0, 'y')",
+                "redis.call('set', 'dbg:new', 'new')",
+                "redis.call('del', 'dbg:list')",
+                "redis.call('rpush', 'dbg:list', 'other')",
+                "redis.call('select', 1)",
+                "redis.call('flushdb')",
+                "redis.call('set', 'dbg:after-flush', '1')",
+                "redis.call('swapdb', 0, 2)",
+                "redis.call('select', 0)",
+                "redis.call('set', 'dbg:db2', 'changed in the swapped db')",
+                "redis.call('flushall')",
+                "redis.call('set', 'dbg:after-flushall', '1')",
+                "return redis.call('dbsize')");
+        try (TwinClient d = twin(diffs)) {
+            d.call("SCRIPT", "DEBUG", "YES");
+            d.call("EVAL", script, "0");
+            d.call("s");
+            d.call("s");
+            d.call("r", "get", "dbg:str");
+            d.call("c");
+            d.read("the EVAL's reply, after the session's last lines");
+            assertThat(d.r.isClosedByPeer()).as("redis-server ended the session").isTrue();
+            assertThat(d.s.isClosedByPeer()).as("spinel ended the session").isTrue();
+        }
+        try (TwinClient after = twin(diffs)) {
+            after.call("SCRIPT", "EXISTS", sha1(script));
+        }
+        assertThat(diffs).isEmpty();
+        assertThat(dataSet(servers.redis().port())).as("redis-server's data set").isEqualTo(before);
+        assertThat(dataSet(servers.spinel().port())).as("spinel's data set").isEqualTo(spinelBefore);
+        assertThat(spinelBefore).as("both hold the same").isEqualTo(before);
+        assertThat(changesSinceSave(servers.redis().port())).isEqualTo(redisChanges);
+        assertThat(changesSinceSave(servers.spinel().port())).isEqualTo(spinelChanges);
+    }
+
+    /**
+     * Nobody else hears of a forked session's changes: a WATCH stays clean, keyspace events and
+     * the script's PUBLISH reach no subscriber, and others read the old values (Redis serves them
+     * during the session, Spinel once it ended).
+     */
+    @Test
+    void aForkedSessionsEffectsReachNobody() throws IOException {
+        List<String> diffs = new ArrayList<>();
+        try (TwinClient other = twin(diffs); TwinClient sub = twin(diffs); TwinClient watcher = twin(diffs)) {
+            other.call("CONFIG", "SET", "notify-keyspace-events", "KEA");
+            other.call("SET", "dbg:w", "orig");
+            sub.call("SUBSCRIBE", "dbg:ch");
+            sub.call("PSUBSCRIBE", "__keyspace@0__:dbg:*");
+            watcher.call("WATCH", "dbg:w");
+            try (TwinClient d = twin(diffs)) {
+                d.call("SCRIPT", "DEBUG", "YES");
+                d.call("EVAL", "redis.call('set', 'dbg:w', 'session')\nredis.call('lpush', 'dbg:l', 'x')\n"
+                        + "redis.call('publish', 'dbg:ch', 'from the session')\nreturn redis.call('get', 'dbg:w')", "0");
+                other.send("GET", "dbg:w");
+                d.call("s");
+                d.call("s");
+                d.call("c");
+                d.read("the EVAL's reply");
+                other.read("GET during the session");
+            }
+            watcher.call("MULTI");
+            watcher.call("SET", "dbg:w", "by the watcher");
+            watcher.call("EXEC");
+            other.call("PUBLISH", "dbg:ch", "after the session");
+            sub.read("the watcher's SET event, the first one it gets");
+            sub.read("the message after the session");
+            other.call("CONFIG", "SET", "notify-keyspace-events", "");
+            other.call("DEL", "dbg:w", "dbg:l");
+        }
+        assertThat(diffs).isEmpty();
+    }
+
+    /** As in Redis, SCRIPT DEBUG YES after SYNC leaves the session synchronous (only NO clears SYNC). */
+    @Test
+    void yesAfterSyncStaysSynchronous() throws IOException {
+        List<String> diffs = new ArrayList<>();
+        try (TwinClient other = twin(diffs)) {
+            other.call("SET", "dbg:sync", "before");
+            try (TwinClient d = twin(diffs)) {
+                d.call("SCRIPT", "DEBUG", "SYNC");
+                d.call("SCRIPT", "DEBUG", "YES");
+                d.call("EVAL", "return redis.call('set', 'dbg:sync', 'kept')", "0");
+                d.call("c");
+                d.read("the EVAL's reply");
+            }
+            other.call("GET", "dbg:sync");
+        }
+        assertThat(diffs).isEmpty();
+    }
+
+    /** Every key of databases 0-2 with its DUMP, expire time and encoding. */
+    private static String dataSet(int port) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        try (RawClient c = new RawClient(port)) {
+            for (int db = 0; db <= 2; db++) {
+                c.call("SELECT", Integer.toString(db));
+                String keys = c.callString("KEYS", "*");
+                List<String> names = new ArrayList<>();
+                String[] lines = keys.split("\r\n");
+                for (int i = 2; i < lines.length; i += 2) names.add(lines[i]);
+                java.util.Collections.sort(names);
+                sb.append("db").append(db).append(' ').append(names).append('\n');
+                for (String k : names) {
+                    sb.append(k).append(' ').append(c.callString("EXPIRETIME", k).trim()).append(' ')
+                            .append(c.callString("OBJECT", "ENCODING", k).trim()).append(' ')
+                            .append(java.util.HexFormat.of().formatHex(c.call("DUMP", k))).append('\n');
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    /** INFO's rdb_changes_since_last_save. */
+    private static String changesSinceSave(int port) throws IOException {
+        try (RawClient c = new RawClient(port)) {
+            String info = c.callString("INFO", "persistence");
+            int at = info.indexOf("rdb_changes_since_last_save:");
+            return info.substring(at, info.indexOf('\r', at));
+        }
+    }
+
+    private static String sha1(String script) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                    .digest(script.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
         }
     }
 }

@@ -146,7 +146,7 @@ public final class Db {
         Object e = table.get(h, k, off, len);
         if (e != null && expireIfNeeded(e, k, off, len, true)) return null;
         if (e != null) {
-            if (frozen != null) frozen.beforeChange(h, e);
+            beforeChange(h, e);
             keyspace.touch(e);
             if (e instanceof DbObject) markTouched((DbObject) e);
         }
@@ -211,7 +211,17 @@ public final class Db {
      * read lookup). A running snapshot serializes it first.
      */
     public void willModify(byte[] k, int off, int len, Object e) {
-        if (frozen != null) frozen.beforeChange(table.hash(k, off, len), e);
+        if (frozen != null || keyspace.undoLog != null) beforeChange(table.hash(k, off, len), e);
+    }
+
+    /**
+     * Entry e (hash h) is about to change in place or leave the table: a running snapshot
+     * serializes it first, a forked debugging session's undo log copies it.
+     */
+    private void beforeChange(long h, Object e) {
+        if (frozen != null) frozen.beforeChange(h, e);
+        UndoLog undo = keyspace.undoLog;
+        if (undo != null) undo.before(this, e);
     }
 
     /** Whether the key exists (and has not expired); no statistics, no touch. */
@@ -284,8 +294,12 @@ public final class Db {
             bigEntries--;
             keyspace.bigValues.dropped((byte[]) old);
         }
-        if (old == null) keyspace.keyAdded(this, k, off, len);
-        else if (frozen != null && old != e) frozen.beforeChange(h, old);
+        if (old == null) {
+            keyspace.keyAdded(this, k, off, len);
+            if (keyspace.undoLog != null) keyspace.undoLog.added(this, k, off, len);
+        } else if (old != e) {
+            beforeChange(h, old);
+        }
         boolean hadTtl = old != null && Entries.expire(old) >= 0;
         boolean hasTtl = Entries.expire(e) >= 0;
         if (hasTtl && !loaded) keyspace.expireSetByClient(this, k, off, len);
@@ -324,7 +338,7 @@ public final class Db {
                 bigEntries--;
                 keyspace.bigValues.dropped((byte[]) old);
             }
-            if (frozen != null) frozen.beforeChange(h, old);
+            beforeChange(h, old);
             if (Entries.expire(old) >= 0) volatileKeys.remove(h, k, off, len);
         }
         return old;
@@ -339,7 +353,7 @@ public final class Db {
      * string entry if its layout must change. Returns the entry now stored.
      */
     public Object setExpire(byte[] k, int off, int len, Object e, long when) {
-        if (frozen != null) frozen.beforeChange(table.hash(k, off, len), e);
+        if (frozen != null || keyspace.undoLog != null) beforeChange(table.hash(k, off, len), e);
         if (e instanceof byte[]) {
             byte[] n = StringEntry.withExpire((byte[]) e, when);
             if (n != e) {
@@ -367,12 +381,17 @@ public final class Db {
     /** Drops every key (FLUSHDB); returns how many there were. */
     public long clear() {
         long n = table.size();
-        if (bigEntries > 0) {
+        UndoLog undo = keyspace.undoLog;
+        if (undo != null) {
+            // a forked debugging session: the table is kept whole, BIG values included, to come back
+            settle();
+            undo.flushed(this, new Contents(table, volatileKeys, expireCursor, avgTtl, bytes, bigEntries, frozen));
+        } else if (bigEntries > 0) {
             table.forEach(e -> {
                 if (isBig(e)) keyspace.bigValues.dropped((byte[]) e);
             });
-            bigEntries = 0;
         }
+        bigEntries = 0;
         table = new EntryTable();
         volatileKeys = new KeySet(table.seed());
         expireCursor = 0;
@@ -382,6 +401,23 @@ public final class Db {
         // what a snapshot still holds of the old table can no longer change
         frozen = null;
         return n;
+    }
+
+    /** What {@link #clear} took out of a database, for {@link #restore} (see {@link UndoLog}). */
+    record Contents(EntryTable table, KeySet volatileKeys, long expireCursor, long avgTtl, long bytes,
+                    int bigEntries, FrozenDb frozen) {
+    }
+
+    /** Puts back what a {@link #clear} took out, into this emptied database. */
+    void restore(Contents c) {
+        table = c.table;
+        volatileKeys = c.volatileKeys;
+        expireCursor = c.expireCursor;
+        avgTtl = c.avgTtl;
+        bytes = c.bytes;
+        bigEntries = c.bigEntries;
+        // a snapshot that was running when the table left goes on recording its changes
+        frozen = c.frozen != null && !c.frozen.isDetached() ? c.frozen : null;
     }
 
     /** SWAPDB: exchange the contents of two databases (clients keep their db number). */

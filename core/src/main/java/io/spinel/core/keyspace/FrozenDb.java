@@ -19,6 +19,7 @@ public final class FrozenDb {
     private final int volatileSize;
     /** Told when this copy is detached: frees of BIG values wait for that. */
     private BigValues bigValues;
+    private boolean detached;
 
     FrozenDb(int dbIndex, KeyTable.Frozen slots, Capture capture, int size, int volatileSize, BigValues bigValues) {
         this.bigValues = bigValues;
@@ -50,8 +51,14 @@ public final class FrozenDb {
         return slots.pending();
     }
 
+    /** Whether {@link #detach} was called. */
+    boolean isDetached() {
+        return detached;
+    }
+
     /** The snapshot is over (finished or abandoned): its table stops keeping anything for it. */
     public void detach() {
+        detached = true;
         slots.detach();
         if (bigValues != null) {
             bigValues.snapshotEnded();

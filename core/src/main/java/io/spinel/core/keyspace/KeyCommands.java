@@ -469,7 +469,8 @@ public final class KeyCommands {
         else ks.bigValues().purgeAfterRelease();
         c.engine().dirty += n;
         // a running BGSAVE is dropped and, with save points, the empty data set saved at once
-        c.engine().persistence().afterFlushAll();
+        // (not for a forked debugging session's FLUSHALL, which is undone: see UndoLog)
+        if (!ks.recordingChanges()) c.engine().persistence().afterFlushAll();
         c.forcePropagation();
         c.reply().ok();
     }

@@ -61,6 +61,8 @@ public final class Keyspace {
     private static final int EXPIRE_ACCEPTABLE_STALE = 10; // percent
 
     private Db[] dbs;
+    /** While a forked debugging session runs: what its changes replaced (see {@link #recordChanges}). */
+    UndoLog undoLog;
     /** Databases with collections to measure again after the current command. */
     final java.util.ArrayList<Db> dirtyDbs = new java.util.ArrayList<>();
     /** The native memory of BIG string values. */
@@ -452,7 +454,31 @@ public final class Keyspace {
 
     public void swap(int a, int b) {
         settle();
-        if (a != b) dbs[a].swapWith(dbs[b]);
+        if (a == b) return;
+        if (undoLog != null) undoLog.swapped(dbs[a], dbs[b]);
+        dbs[a].swapWith(dbs[b]);
+    }
+
+    /**
+     * Records, from now on, what every change replaces, to be undone by {@link #undoChanges}: a
+     * forked Lua debugging session (SCRIPT DEBUG YES), whose writes Redis's fork throws away.
+     */
+    public void recordChanges() {
+        if (undoLog != null) throw new IllegalStateException("changes are recorded already");
+        undoLog = new UndoLog();
+    }
+
+    /** Whether changes are being recorded to be undone (see {@link #recordChanges}). */
+    public boolean recordingChanges() {
+        return undoLog != null;
+    }
+
+    /** Undoes every change since {@link #recordChanges} and stops recording. */
+    public void undoChanges() {
+        UndoLog log = undoLog;
+        if (log == null) return;
+        undoLog = null;
+        log.undo(this);
     }
 
     /**

@@ -1061,6 +1061,7 @@ public final class Persistence {
             abandonStartUpLoad();
             return null;
         }
+        engine.killDiscardedSession();
         if (job != null && job.rdb) {
             log.warning("There is a child saving an .rdb. Killing it!");
             killRdbJob();

@@ -164,6 +164,18 @@ public final class EvalScripts {
         return sc;
     }
 
+    boolean isCached(String sha) {
+        return cache.containsKey(sha);
+    }
+
+    /** Takes a script out of the cache again (a forked debugging session's, see LuaDebugger). */
+    void uncache(String sha) {
+        Script sc = cache.remove(sha);
+        if (sc == null) return;
+        cacheBytes -= sha.length() + sc.body.length + 64;
+        clearMemos();
+    }
+
     // ---- finding a cached script without allocating ------------------------------------------
     // EVALSHA and EVAL of a cached body run for every call of a rate limiter or a lock: small
     // direct-mapped memos in front of the cache answer them from the argument bytes, with no
@@ -355,9 +367,9 @@ public final class EvalScripts {
     }
 
     /**
-     * SCRIPT DEBUG SYNC|NO: the client's next EVAL runs as a debugging session (LuaDebugger).
-     * YES, Redis's forked session whose writes are thrown away, cannot be had without a fork and
-     * is refused rather than run as SYNC, whose writes stay.
+     * SCRIPT DEBUG YES|SYNC|NO: the client's next EVAL runs as a debugging session (LuaDebugger),
+     * forked (its changes thrown away) or synchronous. As in Redis, YES after SYNC leaves the
+     * session synchronous: only NO clears the SYNC flag.
      */
     private static void debug(Client c) {
         Args a = c.args();
@@ -367,8 +379,7 @@ public final class EvalScripts {
         } else if (a.is(2, "sync")) {
             c.setLuaDebug(Client.LUA_DEBUG_SYNC);
         } else if (a.is(2, "yes")) {
-            throw CommandError.err("SCRIPT DEBUG YES (a forked session whose changes are discarded) is not supported:"
-                    + " use SCRIPT DEBUG SYNC (redis-cli --ldb-sync-mode), whose changes are kept");
+            c.setLuaDebug(c.luaDebug() == Client.LUA_DEBUG_SYNC ? Client.LUA_DEBUG_SYNC : Client.LUA_DEBUG_YES);
         } else {
             throw CommandError.err("Use SCRIPT DEBUG YES/SYNC/NO");
         }
@@ -379,7 +390,7 @@ public final class EvalScripts {
         // Spinel's own wording, as for every other HELP reply (it is for people, not parsed)
         KeyCommands.helpReply(c, new String[] {
             "DEBUG (YES|SYNC|NO)",
-            "    Run the next EVAL in the Lua debugger (SYNC; YES, a forked session, is not supported), or not (NO).",
+            "    Run the next EVAL in the Lua debugger, its changes undone at the end (YES) or kept (SYNC), or not (NO).",
             "EXISTS <sha1> [<sha1> ...]",
             "    For each SHA1, 1 if that script is cached, else 0.",
             "FLUSH [ASYNC|SYNC]",

@@ -36,9 +36,11 @@ import java.util.Locale;
  * table, and step or continue resume it. Every other client waits meanwhile (a pause of all
  * commands), as Redis's server serves nobody else while its debugger waits for the user.
  *
- * <p>Only SCRIPT DEBUG SYNC is offered: YES has Redis fork a child that runs the session while
- * the server goes on, and drops whatever the script wrote; without a fork the script's writes
- * would stay, which is not what YES promises, so it is refused (see EvalScripts).
+ * <p>SCRIPT DEBUG YES has Redis fork a child that runs the session while the server goes on,
+ * and whatever the script wrote dies with the child. Without a fork, a forked session runs as a
+ * synchronous one (every other client waits) inside a sandbox: the keyspace records what the
+ * script changes and undoes it when the session ends, and nothing the script does reaches
+ * anyone else meanwhile (see {@link Engine#startDiscardedSession}).
  */
 final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
     private static final int MAX_BREAKPOINTS = 64;
@@ -54,6 +56,10 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
     /** The debugging client while a session runs, else null. */
     private Client client;
     private boolean clientGone;
+    /** SCRIPT DEBUG YES: the script's changes are undone at the end (Redis's forked session). */
+    private boolean forked;
+    /** A forked session's EVAL added its script to the cache: taken out again at the end (Redis's parent never ran it). */
+    private String uncacheAtEnd;
     private byte[][] lines = new byte[0][];
     private final ArrayList<String> logs = new ArrayList<>();
     private final int[] breakpoints = new int[MAX_BREAKPOINTS];
@@ -120,6 +126,9 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         Engine engine = scripting.engine;
         client = c;
         clientGone = false;
+        forked = c.luaDebug() == Client.LUA_DEBUG_YES;
+        String sha = Scripting.sha1hex(body);
+        uncacheAtEnd = forked && !scripting.eval.isCached(sha) ? sha : null;
         logs.clear();
         breakpointCount = 0;
         step = true;
@@ -131,7 +140,12 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         runStartNanos = System.nanoTime();
         lines = splitLines(body);
         engine.scriptDebugPause(true);
-        engine.log().warning("Redis synchronous debugging eval session started");
+        if (forked) {
+            engine.startDiscardedSession(this::kill);
+            engine.log().warning("Redis forked for debugging eval");
+        } else {
+            engine.log().warning("Redis synchronous debugging eval session started");
+        }
     }
 
     /** The script's lines, without the line breaks at its end (Redis splits the EVAL's body on \n). */
@@ -171,13 +185,42 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         sendLogs();
         c.takeInput(null);
         c.closeAfterReply();
-        engine.log().warning("Redis synchronous debugging eval session ended");
+        if (forked) {
+            engine.log().warning("Lua debugging session child exiting");
+            engine.endDiscardedSession();
+            if (uncacheAtEnd != null) scripting.eval.uncache(uncacheAtEnd);
+            uncacheAtEnd = null;
+            forked = false;
+        } else {
+            engine.log().warning("Redis synchronous debugging eval session ended");
+        }
         client = null;
         lua = null;
         ctx = null;
         stopped = false;
         lines = new byte[0][];
         engine.scriptDebugPause(false);
+    }
+
+    /**
+     * A shutdown kills a forked session first, as Redis's finishShutdown kills the child: the
+     * client's connection closes with no more output, the script ends where it stopped, and what
+     * it changed is undone before anything is saved.
+     */
+    private void kill() {
+        Client c = client;
+        if (c == null) return;
+        scripting.engine.log().warning("Killing debugging session " + c.id());
+        clientGone = true;
+        step = false;
+        breakpointCount = 0;
+        luaBreakpoint = false;
+        scripting.engine.closeClient(c);
+        if (stopped) {
+            LuaError killed = RedisApi.raise("Lua debugging session killed");
+            killed.setUncatchable();
+            resume(killed);
+        }
     }
 
     private void resume(LuaError raise) {

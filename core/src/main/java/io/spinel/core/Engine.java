@@ -176,7 +176,12 @@ public final class Engine {
     private void bindConfig() {
         for (String name : BOUND_OPTIONS) config.listen(name, this::applyConfig);
         config.listen("repl-backlog-size", o -> replication.resizeBacklog());
-        config.listen("watchdog-period", o -> watchdog.setPeriod(Long.parseLong(o.value()), hz));
+        // a period under two cron intervals is raised, and the option then says so (Redis's
+        // applyWatchdogPeriod, at start and on CONFIG SET)
+        config.listen("watchdog-period", o -> {
+            long period = watchdog.setPeriod(Long.parseLong(o.value()), hz);
+            if (period != Long.parseLong(o.value())) config.apply(o, Long.toString(period));
+        });
     }
 
     /**

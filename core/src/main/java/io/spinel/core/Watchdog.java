@@ -31,7 +31,7 @@ final class Watchdog {
 
     /**
      * CONFIG SET watchdog-period: 0 stops it; a period under two cron intervals is raised to that
-     * (Redis's applyWatchdogPeriod), which the value then says. Returns the period in effect.
+     * (Redis's applyWatchdogPeriod). Returns the period in effect, which the option then holds.
      */
     synchronized long setPeriod(long millis, int hz) {
         long min = 2L * (1000 / Math.max(1, hz));

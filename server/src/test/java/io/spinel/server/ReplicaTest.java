@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -640,6 +641,7 @@ class ReplicaTest {
             // a full synchronization again, from the same master: the old data stays readable
             c.call("CONFIG", "SET", "replica-read-only", "no");
             c.call("SET", "mine", "kept while loading");
+            long usedBefore = usedMemory(c);
             m.call("CONFIG", "SET", "rdb-key-save-delay", "10000");
             m.call("CONFIG", "SET", "repl-backlog-size", "16384");
             m.call("MULTI");
@@ -651,12 +653,24 @@ class ReplicaTest {
             assertThat(c.callString("GET", "mine")).isEqualTo("$18\r\nkept while loading\r\n");
             assertThat(c.callString("CONFIG", "SET", "appendonly", "no")).startsWith("-LOADING");
             assertThat(c.callString("REPLICAOF", "NO", "ONE")).startsWith("-LOADING");
+            // the databases being loaded count in used_memory beside the old ones, as in Redis
+            while (usedMemory(c) < usedBefore + 300_000) {
+                assertThat(persistence(c)).as("300 KB loaded before the load's end").contains("async_loading:1");
+                Thread.sleep(5);
+            }
             awaitPersistence(c, "async_loading:0", "the second load ends");
             m.call("CONFIG", "SET", "rdb-key-save-delay", "0");
             awaitInSync(s.port());
             assertReplicated(master.port(), 1, s.port());
             assertThat(c.callString("GET", "mine")).isEqualTo("$-1\r\n");
+            assertThat(usedMemory(c)).as("the old data set no longer counted").isLessThan(usedBefore + 300_000);
         }
+    }
+
+    private static long usedMemory(RawClient c) throws IOException {
+        String info = c.callString("INFO", "memory");
+        int at = info.indexOf("used_memory:") + "used_memory:".length();
+        return Long.parseLong(info.substring(at, info.indexOf('\r', at)));
     }
 
     /**

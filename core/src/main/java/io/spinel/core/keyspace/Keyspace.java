@@ -61,6 +61,8 @@ public final class Keyspace {
     private static final int EXPIRE_ACCEPTABLE_STALE = 10; // percent
 
     private Db[] dbs;
+    /** The databases a swapdb load fills, or the data set they replaced, until discarded. */
+    private Db[] detached;
     /** While a forked debugging session runs: what its changes replaced (see {@link #recordChanges}). */
     UndoLog undoLog;
     /** Databases with collections to measure again after the current command. */
@@ -443,6 +445,8 @@ public final class Keyspace {
         settle();
         long n = 0;
         for (Db d : dbs) n += d.memoryUsage();
+        // a swapdb load's databases take memory too, as Redis's temporary ones count in used_memory
+        if (detached != null) for (Db d : detached) n += d.memoryUsage();
         return n;
     }
 
@@ -488,7 +492,17 @@ public final class Keyspace {
     public Db[] detachedDbs() {
         Db[] d = new Db[dbs.length];
         for (int i = 0; i < d.length; i++) d[i] = new Db(i, this);
+        detached = d;
         return d;
+    }
+
+    /**
+     * Empties databases that {@link #detachedDbs} made (what a load filled, or, once swapped in,
+     * the old data set) and stops counting them in {@link #memoryUsage}.
+     */
+    public void discardDetached(Db[] d) {
+        for (Db db : d) db.clear();
+        if (detached == d) detached = null;
     }
 
     /**

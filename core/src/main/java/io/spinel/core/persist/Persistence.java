@@ -547,7 +547,7 @@ public final class Persistence {
             ks.setLoading(false);
             if (!done) {
                 if (swapdb) {
-                    for (Db d : loaded) d.clear();
+                    ks.discardDetached(loaded);
                     log.notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");
                 } else {
                     emptyDataSet(); // no half-loaded data set
@@ -558,7 +558,7 @@ public final class Persistence {
             replaceLibraries(libraries, loaded);
             log.notice("MASTER <-> REPLICA sync: Swapping active DB with loaded DB");
             engine.swapInLoadedDatabases(loaded);
-            for (Db d : loaded) d.clear();
+            ks.discardDetached(loaded);
             log.notice("MASTER <-> REPLICA sync: Discarding old DB in background");
         }
         // the data set changed without a save of it (Redis's dirty++ after a diskless load)
@@ -576,7 +576,7 @@ public final class Persistence {
         } catch (RuntimeException e) {
             functions.flush();
             for (byte[] code : old) functions.load(code, false);
-            for (Db d : loaded) d.clear();
+            engine.keyspace().discardDetached(loaded);
             log.warning("Failed trying to load the MASTER synchronization DB from socket: Failed loading library, "
                     + e.getMessage());
             log.notice("MASTER <-> REPLICA sync: Discarding temporary DB in background");

@@ -450,9 +450,12 @@ public final class Engine {
     /** Ends a forked debugging session: what it changed in the data set is undone. */
     public void endDiscardedSession() {
         if (!discardingEffects) return;
-        keyspace.undoChanges(); // (still discarding: putting keys back is no news to anyone either)
-        discardingEffects = false;
-        discardedSessionKiller = null;
+        try {
+            keyspace.undoChanges(); // (still discarding: putting keys back is no news to anyone either)
+        } finally {
+            discardingEffects = false;
+            discardedSessionKiller = null;
+        }
     }
 
     /**

@@ -185,21 +185,27 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         sendLogs();
         c.takeInput(null);
         c.closeAfterReply();
-        if (forked) {
-            engine.log().warning("Lua debugging session child exiting");
-            engine.endDiscardedSession();
-            if (uncacheAtEnd != null) scripting.eval.uncache(uncacheAtEnd);
-            uncacheAtEnd = null;
-            forked = false;
-        } else {
-            engine.log().warning("Redis synchronous debugging eval session ended");
-        }
+        boolean wasForked = forked;
+        String uncache = uncacheAtEnd;
+        forked = false;
+        uncacheAtEnd = null;
         client = null;
         lua = null;
         ctx = null;
         stopped = false;
         lines = new byte[0][];
-        engine.scriptDebugPause(false);
+        try {
+            if (wasForked) {
+                engine.log().warning("Lua debugging session child exiting");
+                engine.endDiscardedSession();
+                if (uncache != null) scripting.eval.uncache(uncache);
+            } else {
+                engine.log().warning("Redis synchronous debugging eval session ended");
+            }
+        } finally {
+            // (after the undo: nobody else may see what the session changed)
+            engine.scriptDebugPause(false);
+        }
     }
 
     /**

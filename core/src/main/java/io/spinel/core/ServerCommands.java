@@ -13,6 +13,7 @@ import io.spinel.core.keyspace.Keyspace;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.Doubles;
 import io.spinel.core.util.Glob;
 
 import java.nio.charset.StandardCharsets;
@@ -387,8 +388,11 @@ final class ServerCommands {
         Args a = c.args();
         Reply r = c.reply();
         if (a.is(1, "sleep") && a.count() == 3) {
-            double secs = c.argDouble(2);
-            long nanos = (long) (secs * 1e9);
+            // read as Redis reads it, strtod's prefix with no error: "abc" sleeps 0 s
+            double secs = Doubles.strtodPrefix(a.buf(2), a.off(2), a.len(2));
+            // (Redis's conversion of an infinite or NaN time to microseconds gives a negative
+            // one, which nanosleep refuses: no sleep)
+            long nanos = Double.isFinite(secs) ? (long) (secs * 1e9) : 0;
             if (nanos > 0) {
                 long end = System.nanoTime() + nanos;
                 long left;

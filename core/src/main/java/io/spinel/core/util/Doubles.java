@@ -41,6 +41,70 @@ public final class Doubles {
         return parseStrtod(b, off, len, false);
     }
 
+    /**
+     * C's {@code strtod(s, NULL)} where Redis ignores where the number ends (DEBUG SLEEP): leading
+     * white space skipped, then the longest prefix that reads as a decimal number, infinity or
+     * NaN; 0 when none does ("abc", "", "0.5x" reads 0.5).
+     */
+    public static double strtodPrefix(byte[] b, int off, int len) {
+        int i = off, end = off + len;
+        while (i < end && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r'))) i++;
+        int start = i;
+        boolean neg = false;
+        if (i < end && (b[i] == '+' || b[i] == '-')) {
+            neg = b[i] == '-';
+            i++;
+        }
+        int rest = end - i;
+        if (rest >= 3 && Bytes.equalsIgnoreCase(b, i, 3, "inf")) {
+            return neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        if (rest >= 3 && Bytes.equalsIgnoreCase(b, i, 3, "nan")) return Double.NaN;
+        if (rest > 2 && b[i] == '0' && (b[i + 1] == 'x' || b[i + 1] == 'X') && (Character.digit(b[i + 2], 16) >= 0
+                || rest > 3 && b[i + 2] == '.' && Character.digit(b[i + 3], 16) >= 0)) {
+            int j = i + 2;
+            while (j < end && Character.digit(b[j], 16) >= 0) j++;
+            if (j < end && b[j] == '.') {
+                j++;
+                while (j < end && Character.digit(b[j], 16) >= 0) j++;
+            }
+            if (j < end && (b[j] == 'p' || b[j] == 'P')) {
+                int k = j + 1;
+                if (k < end && (b[k] == '+' || b[k] == '-')) k++;
+                if (k < end && isDigit(b[k])) {
+                    while (k < end && isDigit(b[k])) k++;
+                    j = k;
+                }
+            }
+            double v = parseHex(b, i + 2, j, neg);
+            return Double.isNaN(v) ? (neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY) : v; // NaN: overflow
+        }
+        int j = i;
+        boolean anyDigit = false;
+        while (j < end && isDigit(b[j])) {
+            anyDigit = true;
+            j++;
+        }
+        if (j < end && b[j] == '.') {
+            int k = j + 1;
+            while (k < end && isDigit(b[k])) {
+                anyDigit = true;
+                k++;
+            }
+            if (anyDigit) j = k;
+        }
+        if (!anyDigit) return 0;
+        if (j < end && (b[j] == 'e' || b[j] == 'E')) {
+            int k = j + 1;
+            if (k < end && (b[k] == '+' || b[k] == '-')) k++;
+            if (k < end && isDigit(b[k])) {
+                while (k < end && isDigit(b[k])) k++;
+                j = k;
+            }
+        }
+        return Double.parseDouble(new String(b, start, j - start, StandardCharsets.ISO_8859_1));
+    }
+
     /** strtod-compatible parser; returns NaN for anything Redis would reject. */
     private static double parseStrtod(byte[] b, int off, int len, boolean doubleRange) {
         if (len == 0 || len > 5000) return Double.NaN;

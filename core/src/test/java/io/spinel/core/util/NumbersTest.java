@@ -183,4 +183,16 @@ class NumbersTest {
             assertThat(fixed(d, decimals)).as("%s with %d decimals", d, decimals).isEqualTo(printf(d, decimals));
         }
     }
+
+    /** strtod(s, NULL) where Redis ignores the end (DEBUG SLEEP): the longest numeric prefix, else 0. */
+    @Test
+    void strtodPrefixReadsWhatCsStrtodReads() {
+        String[][] cases = {{"abc", "0.0"}, {"", "0.0"}, {"0\r\n", "0.0"}, {" \t0.5", "0.5"}, {"0.01x", "0.01"},
+            {"1e5x", "100000.0"}, {"1e", "1.0"}, {"1e+", "1.0"}, {".5", "0.5"}, {".", "0.0"}, {"-.5", "-0.5"},
+            {"+3", "3.0"}, {"5.", "5.0"}, {"0x10", "16.0"}, {"0x1p4z", "16.0"}, {"0x", "0.0"}, {"0x.8", "0.5"},
+            {"inf", "Infinity"}, {"-infinity", "-Infinity"}, {"nan", "NaN"}, {"- 1", "0.0"}};
+        for (String[] c : cases) {
+            assertThat(Double.toString(Doubles.strtodPrefix(b(c[0]), 0, c[0].length()))).as(c[0]).isEqualTo(c[1]);
+        }
+    }
 }

@@ -231,6 +231,16 @@ public final class Client {
         return closeAsap;
     }
 
+    /**
+     * Whether output for it may still be added: not once it is closed or to be closed (after the
+     * reply it is getting, QUIT; or at once, over its output limit), as Redis's
+     * prepareClientToWrite refuses then. Pushes from elsewhere (MONITOR lines, messages,
+     * invalidations) check it; its own command's reply is written regardless.
+     */
+    boolean takesOutput() {
+        return !closed && !closeAfterReply && !closeAsap;
+    }
+
     public boolean isClosed() {
         return closed;
     }

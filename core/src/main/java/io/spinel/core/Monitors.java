@@ -91,7 +91,7 @@ final class Monitors {
         }
         String line = sb.toString();
         for (Client m : monitors) {
-            if (m.closed) continue;
+            if (!m.takesOutput()) continue; // (a monitor's own QUIT is not shown to it)
             m.reply.status(line);
             m.markPendingWrite();
             engine.updateClientMemory(m);

@@ -324,6 +324,10 @@ final class PubSub {
             for (int i = 0; i < n; i++) {
                 Client c = to[i];
                 to[i] = null; // the arrays outlive the call: hold no client past it
+                if (!c.takesOutput()) { // counted, as Redis counts it, but sent nothing
+                    if (i >= directCount) via[i] = null;
+                    continue;
+                }
                 Reply r = c.reply();
                 r.beginPush();
                 if (i < directCount) {

@@ -412,7 +412,7 @@ final class Tracking {
             Client redir = engine.client(s.redirect);
             if (redir == null) {
                 s.brokenRedirect = true;
-                if (c.resp() > 2) {
+                if (c.resp() > 2 && c.takesOutput()) {
                     Reply r = c.reply();
                     r.pushHeader(2);
                     r.bulk("tracking-redir-broken");
@@ -421,10 +421,10 @@ final class Tracking {
                 }
                 return null;
             }
-            if (redir.resp() > 2 || PubSub.isSubscribed(redir)) return redir;
+            if ((redir.resp() > 2 || PubSub.isSubscribed(redir)) && redir.takesOutput()) return redir;
             return null;
         }
-        return c.resp() > 2 ? c : null;
+        return c.resp() > 2 && c.takesOutput() ? c : null;
     }
 
     private static void header(Client to) {

@@ -167,4 +167,24 @@ class PubSubDiffTest {
         }
         assertThat(diffs).isEmpty();
     }
+
+    /**
+     * QUIT's +OK is the last thing its client gets: a monitor that quits is not shown its own
+     * QUIT (other monitors are), as Redis adds nothing to a client that closes after its reply
+     * (hiredis's async monitor test counts the replies).
+     */
+    @Test
+    void aMonitorsOwnQuitIsNotShownToIt() throws Exception {
+        List<String> diffs = new ArrayList<>();
+        try (TwinClient quitting = twin(diffs); TwinClient other = twin(diffs)) {
+            quitting.call("MONITOR");
+            other.call("MONITOR");
+            quitting.call("QUIT");
+            assertThat(quitting.r.isClosedByPeer()).as("redis-server: nothing after +OK").isTrue();
+            assertThat(quitting.s.isClosedByPeer()).as("spinel: nothing after +OK").isTrue();
+            String seen = new String(other.s.readReply(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(seen).as("the other monitor sees the QUIT").endsWith("\"QUIT\"\r\n");
+        }
+        assertThat(diffs).isEmpty();
+    }
 }

@@ -43,8 +43,8 @@ public final class Doubles {
 
     /**
      * C's {@code strtod(s, NULL)} where Redis ignores where the number ends (DEBUG SLEEP): leading
-     * white space skipped, then the longest prefix that reads as a decimal number, infinity or
-     * NaN; 0 when none does ("abc", "", "0.5x" reads 0.5).
+     * white space skipped, then the longest prefix that reads as a number (decimal, hex, infinity
+     * or NaN); 0 when none does ("abc", "", "0.5x" reads 0.5).
      */
     public static double strtodPrefix(byte[] b, int off, int len) {
         int i = off, end = off + len;
@@ -60,48 +60,16 @@ public final class Doubles {
             return neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
         }
         if (rest >= 3 && Bytes.equalsIgnoreCase(b, i, 3, "nan")) return Double.NaN;
-        if (rest > 2 && b[i] == '0' && (b[i + 1] == 'x' || b[i + 1] == 'X') && (Character.digit(b[i + 2], 16) >= 0
-                || rest > 3 && b[i + 2] == '.' && Character.digit(b[i + 3], 16) >= 0)) {
-            int j = i + 2;
-            while (j < end && Character.digit(b[j], 16) >= 0) j++;
-            if (j < end && b[j] == '.') {
-                j++;
-                while (j < end && Character.digit(b[j], 16) >= 0) j++;
+        if (rest > 2 && b[i] == '0' && (b[i + 1] == 'x' || b[i + 1] == 'X')) {
+            int j = hexEnd(b, i + 2, end);
+            if (j > i + 2) {
+                double v = parseHex(b, i + 2, j, neg);
+                return Double.isNaN(v) ? (neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY) : v; // too big
             }
-            if (j < end && (b[j] == 'p' || b[j] == 'P')) {
-                int k = j + 1;
-                if (k < end && (b[k] == '+' || b[k] == '-')) k++;
-                if (k < end && isDigit(b[k])) {
-                    while (k < end && isDigit(b[k])) k++;
-                    j = k;
-                }
-            }
-            double v = parseHex(b, i + 2, j, neg);
-            return Double.isNaN(v) ? (neg ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY) : v; // NaN: overflow
+            // "0x" with nothing hex after it: strtod reads the 0
         }
-        int j = i;
-        boolean anyDigit = false;
-        while (j < end && isDigit(b[j])) {
-            anyDigit = true;
-            j++;
-        }
-        if (j < end && b[j] == '.') {
-            int k = j + 1;
-            while (k < end && isDigit(b[k])) {
-                anyDigit = true;
-                k++;
-            }
-            if (anyDigit) j = k;
-        }
-        if (!anyDigit) return 0;
-        if (j < end && (b[j] == 'e' || b[j] == 'E')) {
-            int k = j + 1;
-            if (k < end && (b[k] == '+' || b[k] == '-')) k++;
-            if (k < end && isDigit(b[k])) {
-                while (k < end && isDigit(b[k])) k++;
-                j = k;
-            }
-        }
+        int j = decimalEnd(b, i, end);
+        if (j == i) return 0;
         return Double.parseDouble(new String(b, start, j - start, StandardCharsets.ISO_8859_1));
     }
 
@@ -123,37 +91,78 @@ public final class Doubles {
         if (rest > 2 && b[i] == '0' && (b[i + 1] == 'x' || b[i + 1] == 'X')) {
             return parseHex(b, i + 2, end, neg);
         }
-        // decimal: digits [. digits] [e [sign] digits], at least one mantissa digit
-        int j = i;
-        boolean anyDigit = false, nonZeroDigit = false;
-        while (j < end && isDigit(b[j])) {
-            anyDigit = true;
-            if (b[j] != '0') nonZeroDigit = true;
-            j++;
-        }
-        if (j < end && b[j] == '.') {
-            j++;
-            while (j < end && isDigit(b[j])) {
-                anyDigit = true;
-                if (b[j] != '0') nonZeroDigit = true;
-                j++;
-            }
-        }
-        if (!anyDigit) return Double.NaN;
-        if (j < end && (b[j] == 'e' || b[j] == 'E')) {
-            j++;
-            if (j < end && (b[j] == '+' || b[j] == '-')) j++;
-            if (j == end || !isDigit(b[j])) return Double.NaN;
-            while (j < end && isDigit(b[j])) j++;
-        }
-        if (j != end) return Double.NaN;
+        int j = decimalEnd(b, i, end);
+        if (j == i || j != end) return Double.NaN;
         if (!doubleRange) return 1.0;
         double fast = fastDecimal(b, i, end, neg);
         if (!Double.isNaN(fast)) return fast;
         double v = Double.parseDouble(new String(b, off, len, StandardCharsets.ISO_8859_1));
         if (Double.isInfinite(v)) return Double.NaN; // overflow: ERANGE with HUGE_VAL
-        if (v == 0 && nonZeroDigit) return Double.NaN; // underflow to zero: ERANGE
+        if (v == 0 && nonZeroMantissa(b, i, end)) return Double.NaN; // underflow to zero: ERANGE
         return v;
+    }
+
+    /**
+     * Where the decimal number that starts at i ends, in strtod's syntax: digits, an optional '.'
+     * and digits (one digit at least), then an exponent (e, an optional sign, digits) if a whole
+     * one follows. i when no number starts there.
+     */
+    private static int decimalEnd(byte[] b, int i, int end) {
+        int j = i;
+        boolean anyDigit = false;
+        while (j < end && isDigit(b[j])) {
+            anyDigit = true;
+            j++;
+        }
+        if (j < end && b[j] == '.') {
+            int k = j + 1;
+            while (k < end && isDigit(b[k])) {
+                anyDigit = true;
+                k++;
+            }
+            if (anyDigit) j = k;
+        }
+        return anyDigit ? exponentEnd(b, j, end, 'e', 'E') : i;
+    }
+
+    /** As {@link #decimalEnd} for a hex float's body after its 0x: hex digits, '.', a binary exponent (p). */
+    private static int hexEnd(byte[] b, int i, int end) {
+        int j = i;
+        boolean anyDigit = false;
+        while (j < end && Character.digit(b[j], 16) >= 0) {
+            anyDigit = true;
+            j++;
+        }
+        if (j < end && b[j] == '.') {
+            int k = j + 1;
+            while (k < end && Character.digit(b[k], 16) >= 0) {
+                anyDigit = true;
+                k++;
+            }
+            if (anyDigit) j = k;
+        }
+        return anyDigit ? exponentEnd(b, j, end, 'p', 'P') : i;
+    }
+
+    /** Past the exponent at j (the letter, an optional sign, digits) when a whole one is there, else j. */
+    private static int exponentEnd(byte[] b, int j, int end, char lower, char upper) {
+        if (j < end && (b[j] == lower || b[j] == upper)) {
+            int k = j + 1;
+            if (k < end && (b[k] == '+' || b[k] == '-')) k++;
+            if (k < end && isDigit(b[k])) {
+                while (k < end && isDigit(b[k])) k++;
+                return k;
+            }
+        }
+        return j;
+    }
+
+    /** Whether a digit 1-9 comes before the exponent: a zero result is then an underflow. */
+    private static boolean nonZeroMantissa(byte[] b, int i, int end) {
+        for (int k = i; k < end && b[k] != 'e' && b[k] != 'E'; k++) {
+            if (b[k] >= '1' && b[k] <= '9') return true;
+        }
+        return false;
     }
 
     private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
@@ -216,33 +225,14 @@ public final class Doubles {
         return neg ? -v : v;
     }
 
+    /** A hex float's body after its 0x, exactly i..end ({@link #hexEnd}'s syntax); NaN if it is not one or too big. */
     private static double parseHex(byte[] b, int i, int end, boolean neg) {
-        int j = i;
-        boolean anyDigit = false;
-        while (j < end && Character.digit(b[j], 16) >= 0) {
-            j++;
-            anyDigit = true;
-        }
-        if (j < end && b[j] == '.') {
-            j++;
-            while (j < end && Character.digit(b[j], 16) >= 0) {
-                j++;
-                anyDigit = true;
-            }
-        }
-        if (!anyDigit) return Double.NaN;
-        String mantissa = new String(b, i, j - i, StandardCharsets.ISO_8859_1);
-        String exponent = "0";
-        if (j < end && (b[j] == 'p' || b[j] == 'P')) {
-            int k = j + 1;
-            if (k < end && (b[k] == '+' || b[k] == '-')) k++;
-            if (k == end || !isDigit(b[k])) return Double.NaN;
-            while (k < end && isDigit(b[k])) k++;
-            if (k != end) return Double.NaN;
-            exponent = new String(b, j + 1, end - j - 1, StandardCharsets.ISO_8859_1);
-        } else if (j != end) {
-            return Double.NaN;
-        }
+        int j = hexEnd(b, i, end);
+        if (j == i || j != end) return Double.NaN;
+        int p = i;
+        while (p < end && b[p] != 'p' && b[p] != 'P') p++;
+        String mantissa = new String(b, i, p - i, StandardCharsets.ISO_8859_1);
+        String exponent = p < end ? new String(b, p + 1, end - p - 1, StandardCharsets.ISO_8859_1) : "0";
         double v = Double.parseDouble((neg ? "-0x" : "0x") + mantissa + "p" + exponent);
         if (Double.isInfinite(v)) return Double.NaN;
         return v;

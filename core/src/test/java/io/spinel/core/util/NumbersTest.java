@@ -195,4 +195,19 @@ class NumbersTest {
             assertThat(Double.toString(Doubles.strtodPrefix(b(c[0]), 0, c[0].length()))).as(c[0]).isEqualTo(c[1]);
         }
     }
+
+    /** string2d's whole-slice strtod: what it takes, and NaN for the rest (syntax, overflow, underflow). */
+    @Test
+    void parseOrNaNTakesWholeStrtodNumbersOnly() {
+        String[][] good = {{"1.", "1.0"}, {".5", "0.5"}, {"-1.5e3", "-1500.0"}, {"1.e2", "100.0"}, {"+2", "2.0"},
+            {"0x10", "16.0"}, {"0x1p4", "16.0"}, {"0x.8", "0.5"}, {"0X1.8P+1", "3.0"}, {"inf", "Infinity"},
+            {"-Infinity", "-Infinity"}, {"0e-400", "0.0"}, {"1e-300", "1.0E-300"}};
+        for (String[] g : good) {
+            assertThat(Double.toString(Doubles.parseOrNaN(b(g[0]), 0, g[0].length()))).as(g[0]).isEqualTo(g[1]);
+        }
+        for (String bad : new String[] {"", "-", ".", "1e", "1e+", "e5", "1 ", " 1", "0x", "0x.", "0x1p", "1.5x",
+                "nan", "1e400", "1e-400", "0x1p99999", "infinit"}) {
+            assertThat(Doubles.parseOrNaN(b(bad), 0, bad.length())).as(bad).isNaN();
+        }
+    }
 }

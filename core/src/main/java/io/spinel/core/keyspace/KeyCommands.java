@@ -470,7 +470,7 @@ public final class KeyCommands {
         c.engine().dirty += n;
         // a running BGSAVE is dropped and, with save points, the empty data set saved at once
         // (not for a forked debugging session's FLUSHALL, which is undone: see UndoLog)
-        if (!ks.recordingChanges()) c.engine().persistence().afterFlushAll();
+        if (!c.engine().discardingEffects()) c.engine().persistence().afterFlushAll();
         c.forcePropagation();
         c.reply().ok();
     }

@@ -472,11 +472,6 @@ public final class Keyspace {
         undoLog = new UndoLog();
     }
 
-    /** Whether changes are being recorded to be undone (see {@link #recordChanges}). */
-    public boolean recordingChanges() {
-        return undoLog != null;
-    }
-
     /** Undoes every change since {@link #recordChanges} and stops recording. */
     public void undoChanges() {
         UndoLog log = undoLog;

@@ -127,7 +127,7 @@ final class LuaDebugger implements Interp.LineHook, Client.InputTaker {
         client = c;
         clientGone = false;
         forked = c.luaDebug() == Client.LUA_DEBUG_YES;
-        String sha = Scripting.sha1hex(body);
+        String sha = forked ? Scripting.sha1hex(body) : null;
         uncacheAtEnd = forked && !scripting.eval.isCached(sha) ? sha : null;
         logs.clear();
         breakpointCount = 0;

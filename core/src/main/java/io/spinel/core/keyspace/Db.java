@@ -1,5 +1,8 @@
 package io.spinel.core.keyspace;
 
+import io.spinel.core.cluster.KeySlot;
+
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
@@ -17,6 +20,11 @@ public final class Db {
     /** Keys that have an expire: what the active expiry cycle samples. */
     /** Hashed as {@link #table} is: the hash of a key serves both. */
     private KeySet volatileKeys = new KeySet(table.seed());
+    /**
+     * The keys of {@link #table} by cluster hash slot, in cluster mode only (null otherwise); made
+     * for one table (it hashes as the table does), so it goes wherever the table goes.
+     */
+    private SlotIndex keysBySlot;
     /** Where the active expiry cycle resumes its scan of {@link #volatileKeys}. */
     long expireCursor;
     /** Running average TTL of sampled keys (INFO keyspace avg_ttl). */
@@ -37,6 +45,35 @@ public final class Db {
     Db(int id, Keyspace keyspace) {
         this.id = id;
         this.keyspace = keyspace;
+        if (keyspace.slotIndexed()) indexSlots();
+    }
+
+    /** Starts the slot index of cluster mode (see {@link Keyspace#enableSlotIndex}), from the keys present. */
+    void indexSlots() {
+        if (keysBySlot != null) return;
+        SlotIndex s = new SlotIndex(table.seed());
+        table.forEach(e -> s.add(SlotIndex.slotOf(e), Entries.hash(table, e), e));
+        keysBySlot = s;
+    }
+
+    /** Whether this database keeps its keys by cluster hash slot (cluster mode). */
+    public boolean slotIndexed() {
+        return keysBySlot != null;
+    }
+
+    /** How many keys are in the cluster hash slot, expired ones not deleted yet included (O(1)). */
+    public int countKeysInSlot(int slot) {
+        return indexBySlot().count(slot);
+    }
+
+    /** Copies of up to {@code max} keys of the cluster hash slot, in no particular order (O(max)). */
+    public List<byte[]> keysInSlot(int slot, int max) {
+        return indexBySlot().keys(slot, max);
+    }
+
+    private SlotIndex indexBySlot() {
+        if (keysBySlot == null) throw new IllegalStateException("keys are indexed by slot in cluster mode only");
+        return keysBySlot;
     }
 
     public int id() {
@@ -117,6 +154,7 @@ public final class Db {
         if (frozen != null) frozen.beforeChange(h, e);
         byte[] n = StringEntry.toRaw(e);
         table.put(h, n, k, off, len);
+        if (keysBySlot != null) keysBySlot.replace(KeySlot.slot(k, off, len), h, e, n);
         account(n, e);
         bigEntries--;
         keyspace.bigValues.dropped(e);
@@ -200,9 +238,10 @@ public final class Db {
         }
     }
 
-    /** Estimated heap bytes of the keys and values of this database, table slots included. */
+    /** Estimated heap bytes of the keys and values of this database, table slots and the slot index included. */
     public long memoryUsage() {
-        return bytes + table.capacity() * 5L + volatileKeys.capacity() * 5L + 64;
+        return bytes + table.capacity() * 5L + volatileKeys.capacity() * 5L + 64
+                + (keysBySlot == null ? 0 : keysBySlot.memoryUsage());
     }
 
     /**
@@ -282,6 +321,10 @@ public final class Db {
     private Object put(byte[] k, int off, int len, Object e, boolean loaded) {
         long h = table.hash(k, off, len);
         Object old = table.put(h, e, k, off, len);
+        if (keysBySlot != null && old != e) {
+            if (old == null) keysBySlot.add(KeySlot.slot(k, off, len), h, e);
+            else keysBySlot.replace(KeySlot.slot(k, off, len), h, old, e);
+        }
         // Redis's dbOverwrite: under an LFU policy a new value inherits the access frequency of the
         // one it replaces, or hot keys that are rewritten would look new and be evicted first
         if (old != null && old != e && keyspace.lfu()) Entries.setLru(e, Entries.lru(old));
@@ -333,6 +376,7 @@ public final class Db {
         long h = table.hash(k, off, len);
         Object old = table.remove(h, k, off, len);
         if (old != null) {
+            if (keysBySlot != null) keysBySlot.remove(KeySlot.slot(k, off, len), h, old);
             account(null, old);
             if (isBig(old)) {
                 bigEntries--;
@@ -385,7 +429,7 @@ public final class Db {
         if (undo != null) {
             // a forked debugging session: the table is kept whole, BIG values included, to come back
             settle();
-            undo.flushed(this, new Contents(table, volatileKeys, expireCursor, avgTtl, bytes, bigEntries, frozen));
+            undo.flushed(this, new Contents(table, volatileKeys, keysBySlot, expireCursor, avgTtl, bytes, bigEntries, frozen));
         } else if (bigEntries > 0) {
             table.forEach(e -> {
                 if (isBig(e)) keyspace.bigValues.dropped((byte[]) e);
@@ -394,6 +438,7 @@ public final class Db {
         bigEntries = 0;
         table = new EntryTable();
         volatileKeys = new KeySet(table.seed());
+        if (keysBySlot != null) keysBySlot = new SlotIndex(table.seed());
         expireCursor = 0;
         avgTtl = 0;
         bytes = 0;
@@ -404,7 +449,7 @@ public final class Db {
     }
 
     /** What {@link #clear} took out of a database, for {@link #restore} (see {@link UndoLog}). */
-    record Contents(EntryTable table, KeySet volatileKeys, long expireCursor, long avgTtl, long bytes,
+    record Contents(EntryTable table, KeySet volatileKeys, SlotIndex keysBySlot, long expireCursor, long avgTtl, long bytes,
                     int bigEntries, FrozenDb frozen) {
     }
 
@@ -412,6 +457,7 @@ public final class Db {
     void restore(Contents c) {
         table = c.table;
         volatileKeys = c.volatileKeys;
+        keysBySlot = c.keysBySlot;
         expireCursor = c.expireCursor;
         avgTtl = c.avgTtl;
         bytes = c.bytes;
@@ -428,6 +474,9 @@ public final class Db {
         KeySet v = volatileKeys;
         volatileKeys = other.volatileKeys;
         other.volatileKeys = v;
+        SlotIndex s = keysBySlot;
+        keysBySlot = other.keysBySlot;
+        other.keysBySlot = s;
         long c = expireCursor;
         expireCursor = other.expireCursor;
         other.expireCursor = c;

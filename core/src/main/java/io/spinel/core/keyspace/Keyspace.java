@@ -463,6 +463,25 @@ public final class Keyspace {
         dbs[a].swapWith(dbs[b]);
     }
 
+    /** Whether every database keeps its keys by cluster hash slot (see {@link #enableSlotIndex}). */
+    private boolean slotIndexed;
+
+    /**
+     * Cluster mode: every database, and every one made later (a swapdb load's), keeps its keys by
+     * hash slot from now on, for CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT and for deleting the
+     * keys of a slot this node loses. Meant for start-up, before any data loads (keys present are
+     * indexed, which takes a pass over them). There is no way back: cluster-enabled is immutable.
+     */
+    public void enableSlotIndex() {
+        slotIndexed = true;
+        for (Db d : dbs) d.indexSlots();
+        if (detached != null) for (Db d : detached) d.indexSlots();
+    }
+
+    public boolean slotIndexed() {
+        return slotIndexed;
+    }
+
     /**
      * Records, from now on, what every change replaces, to be undone by {@link #undoChanges}: a
      * forked Lua debugging session (SCRIPT DEBUG YES), whose writes Redis's fork throws away.

@@ -170,6 +170,12 @@ public final class Client {
     long outputCounted;
     /** Blocking commands must not block (inside MULTI/EXEC and scripts): they act as if timed out. */
     boolean denyBlocking;
+    /** Cluster mode: ASKING was sent (the next command may use an importing slot). */
+    public boolean clusterAsking;
+    /** Cluster mode: READONLY was sent (reads may be served by a replica of the slot's master). */
+    public boolean clusterReadonly;
+    /** Cluster mode: the slot of the keys of the command being run, -1 without keys (a script's keys must stay in it). */
+    public int clusterSlot = -1;
 
     Client(long id, Engine engine, Connection connection, Db db, long now) {
         this.id = id;

@@ -77,6 +77,7 @@ final class ConnectionCommands {
     static void select(Client c) {
         long id = c.argLong(1);
         if (id < Integer.MIN_VALUE || id > Integer.MAX_VALUE) throw CommandError.NOT_INTEGER;
+        if (c.engine.cluster() != null && id != 0) throw CommandError.err("SELECT is not allowed in cluster mode");
         if (id < 0 || id >= c.engine.keyspace.count()) throw CommandError.DB_INDEX;
         c.db = c.engine.keyspace.db((int) id);
         c.reply().ok();
@@ -159,9 +160,9 @@ final class ConnectionCommands {
         r.bulk("id");
         r.integer(c.id);
         r.bulk("mode");
-        r.bulk("standalone");
+        r.bulk(c.engine.cluster() != null ? "cluster" : "standalone");
         r.bulk("role");
-        r.bulk("master");
+        r.bulk(c.engine.replication.isReplica() ? "replica" : "master");
         r.bulk("modules");
         r.emptyArray();
     }
@@ -175,6 +176,8 @@ final class ConnectionCommands {
         c.skipThisReply = false;
         c.noEvict = false;
         c.noTouch = false;
+        c.clusterAsking = false;
+        c.clusterReadonly = false;
         c.engine.clientReset(c);
         c.engine.updateClientMemory(c);
         c.reply().status("RESET");
@@ -244,6 +247,7 @@ final class ConnectionCommands {
         if (c.closeAfterReply) flags.append('c');
         if (c.closeAsap) flags.append('A');
         if (c.connection.isUnixSocket()) flags.append('U');
+        if (c.clusterReadonly) flags.append('r');
         if (c.noEvict) flags.append('e');
         if (c.noTouch) flags.append('T');
         if (flags.length() == 0) flags.append('N');

@@ -143,6 +143,15 @@ public final class Engine {
         this.evictor = new Evictor(this);
         CommandFamilies.registerAll(commands);
         bindConfig();
+        if (config.getBool("cluster-enabled")) {
+            // before any data loads: the keyspace indexes keys by slot from the first one
+            keyspace.enableSlotIndex();
+            try {
+                cluster = new io.spinel.core.cluster.Cluster(this);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
         this.persistence = new io.spinel.core.persist.Persistence(this);
         persistence.setFunctionStore(new io.spinel.core.persist.FunctionStore() {
             @Override
@@ -548,11 +557,87 @@ public final class Engine {
      * /proc/self/oom_score_adj (an in-process server leaves its host's alone).
      */
     public void ownProcess() {
+        ownsProcess = true;
         try {
             oomScoreAdj.enable();
         } catch (IllegalStateException e) {
             // logged; Redis starts all the same
         }
+    }
+
+    private boolean ownsProcess;
+
+    /**
+     * A fatal error (Redis's exit(1)): the standalone server's process ends; an in-process
+     * server's host is not ended, the error is thrown instead.
+     */
+    public void exitProcess(int code) {
+        if (ownsProcess) Runtime.getRuntime().halt(code);
+        throw new IllegalStateException("fatal error, exit code " + code + " (see the log)");
+    }
+
+    // ---- cluster mode -----------------------------------------------------------------------------
+
+    /** Cluster mode's state (cluster-enabled yes), or null for a standalone server. */
+    private io.spinel.core.cluster.Cluster cluster;
+
+    public io.spinel.core.cluster.Cluster cluster() {
+        return cluster;
+    }
+
+    /** The replication offset a cluster node announces (its own stream, or what it applied of its master's). */
+    public long clusterReplicationOffset() {
+        return replication.offset();
+    }
+
+    /** A cluster replica follows this master (Redis's replicationSetMaster from cluster.c). */
+    public void clusterReplicate(String host, int port) {
+        replication.clusterSetMaster(host, port);
+    }
+
+    public void clusterStopReplicating() {
+        replication.clusterUnsetMaster();
+    }
+
+    public boolean clusterHasMasterLink() {
+        return replication.isReplica();
+    }
+
+    /** How old the replica's data is: since the master last spoke, or since the link went down (ms). */
+    public long clusterMasterDataAgeMillis() {
+        return replication.masterDataAgeMillis();
+    }
+
+    /** A master in a manual failover holds writes until its replica took over, or until {@code until} (0: release). */
+    public void clusterPauseWrites(long until) {
+        pause.failoverPause(until != 0);
+    }
+
+    /** A PUBLISH or SPUBLISH that came over the bus: delivered to this node's subscribers only. */
+    public void clusterDeliver(byte[] channel, byte[] message, boolean shard) {
+        pubsub.publish(channel, message, shard);
+    }
+
+    /** A slot this node (or its master) no longer serves: its shard channels' subscribers are unsubscribed. */
+    public void clusterSlotLost(int slot) {
+        pubsub.unsubscribeShardSlot(slot);
+    }
+
+    /** Drops a key of a slot this node lost, with a DEL propagated (Redis's delKeysInSlot). */
+    public void clusterDeleteKey(byte[] key) {
+        Db db = keyspace.db(0);
+        Object old = db.remove(key, 0, key.length);
+        if (old == null) return;
+        boolean lazy = config.getBool("lazyfree-lazy-server-del");
+        if (lazy) deletedLazily(old);
+        transactions.keyTouched(db, key, 0, key.length);
+        tracking.keyModified(null, key, 0, key.length);
+        if (propagates()) propagate(0, new byte[][] {lazy ? UNLINK : DEL, key});
+    }
+
+    /** CLUSTER RESET of a replica: the data set it held of its master goes. */
+    public void clusterEmptyData() {
+        for (int i = 0; i < keyspace.count(); i++) keyspace.db(i).clear();
     }
 
     /** The server became a replica or a master: its oom_score_adj class changed. */
@@ -614,6 +699,13 @@ public final class Engine {
     public void start() {
         scheduleCron();
         replication.startUp();
+        if (cluster != null) {
+            try {
+                cluster.start(config.get("bind"), port);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
     }
 
     /** Set by a transport that can serve its connections while the data set loads (see {@link #loadingPoller}). */
@@ -713,6 +805,7 @@ public final class Engine {
     public void stop() {
         if (cron != null) cron.cancel(false);
         cron = null;
+        if (cluster != null) cluster.stop();
         watchdog.setPeriod(0, hz); // no cron from now on is no stall
         replication.stop();
         persistence.stop();
@@ -978,6 +1071,10 @@ public final class Engine {
                 int replyMark = onReplicaLink ? c.reply.length() : 0;
                 long replyTotal = onReplicaLink ? c.reply.totalBytes() : 0;
                 processCommand(c);
+                // ASKING covers the next command only (a transaction's queued ones until EXEC)
+                if (c.clusterAsking && c.multi == null && c.lastCommand != null && !c.lastCommand.name.equals("asking")) {
+                    c.clusterAsking = false;
+                }
                 if (onReplicaLink && (c.reply.length() != replyMark || c.reply.totalBytes() != replyTotal)) {
                     rogueReplica(c, replyMark); // (closes it: the loop ends)
                 }
@@ -1079,6 +1176,12 @@ public final class Engine {
             return;
         }
         if (!c.user.unrestricted() && aclDenied(c, cmd, args)) return;
+        // cluster mode: a command for keys this node does not serve is redirected (Redis checks
+        // after the ACL, before anything else); a master's stream and commands without keys pass
+        if (cluster != null && !c.mustObey() && (cmd.has(CommandFlags.MOVABLEKEYS) || !cmd.keySpecs.isEmpty()
+                || cmd.name.equals("exec")) && clusterRedirected(c, cmd, args)) {
+            return;
+        }
         tracking.limitTable();
         // Clients that use too much go first (before keys), once the last command's output is counted.
         evictClients();
@@ -1155,6 +1258,24 @@ public final class Engine {
             }
         }
         call(c, cmd);
+    }
+
+    /** The cluster's routing check; true when the command was answered with a redirection or refusal. */
+    private boolean clusterRedirected(Client c, Command cmd, Args args) {
+        boolean exec = cmd.name.equals("exec");
+        if (exec && c.multi == null) return false;
+        io.spinel.core.cluster.ClusterCommands.Route route = exec
+                ? io.spinel.core.cluster.ClusterCommands.route(c, cluster, cmd, args, c.multi.commands, c.multi.argvs,
+                        c.multi.queuedFlags)
+                : io.spinel.core.cluster.ClusterCommands.route(c, cluster, cmd, args, null, null, 0);
+        c.clusterSlot = route.slot;
+        String error = route.errorReply();
+        if (error == null) return false;
+        if (exec) transactions.discardTransaction(c);
+        else if (c.multi != null) c.multi.dirtyExec = true;
+        cmd.rejectedCalls++;
+        c.error(error);
+        return true;
     }
 
     private static boolean allowedWhileSubscribed(Command cmd) {
@@ -1562,6 +1683,8 @@ public final class Engine {
 
     /** Sends what every client with pending output has; called once per read batch. */
     public void flushPending() {
+        // cluster configuration changes reach nodes.conf before the replies that report them
+        if (cluster != null) cluster.beforeSleep();
         // the AOF reaches the disk (and with appendfsync always, stable storage) before any reply
         persistence.beforeReplies();
         replication.beforeReplies();

@@ -74,7 +74,7 @@ final class InfoCommand {
                 case "commandstats": commandStats(e, sb); break;
                 case "errorstats": errorStats(e, sb); break;
                 case "latencystats": sb.append("# Latencystats\r\n"); e.latency.info(sb); break;
-                case "cluster": sb.append("# Cluster\r\ncluster_enabled:0\r\n"); break;
+                case "cluster": sb.append("# Cluster\r\ncluster_enabled:").append(e.cluster() != null ? 1 : 0).append("\r\n"); break;
                 case "keyspace": keyspace(e, sb); break;
                 default: break;
             }
@@ -98,7 +98,7 @@ final class InfoCommand {
         field(sb, "redis_git_sha1", "00000000");
         field(sb, "redis_git_dirty", 0);
         field(sb, "redis_build_id", "0");
-        field(sb, "redis_mode", "standalone");
+        field(sb, "redis_mode", e.cluster() != null ? "cluster" : "standalone");
         field(sb, "os", os());
         field(sb, "arch_bits", "64");
         field(sb, "monotonic_clock", "JVM System.nanoTime");
@@ -128,7 +128,7 @@ final class InfoCommand {
         // a replica's master client counts, as it is one of Redis's clients
         field(sb, "connected_clients", e.clients.size() - e.replication.replicaCount()
                 + (e.replication.connectedMasterClient() != null ? 1 : 0));
-        field(sb, "cluster_connections", 0);
+        field(sb, "cluster_connections", e.cluster() != null ? e.cluster().connections() : 0);
         field(sb, "maxclients", e.maxClients);
         long maxIn = 0, maxOut = 0;
         for (Client c : e.clients.values()) {
@@ -233,7 +233,7 @@ final class InfoCommand {
         field(sb, "mem_total_replication_buffers", backlog + e.replication.replicasOutputMemory());
         field(sb, "mem_clients_slaves", e.replication.replicasMemory());
         field(sb, "mem_clients_normal", e.clientsMemory() - e.replication.replicasConnectionMemory());
-        field(sb, "mem_cluster_links", 0);
+        field(sb, "mem_cluster_links", e.cluster() != null ? e.cluster().linksMemory() : 0);
         field(sb, "mem_aof_buffer", e.persistence().aofBufferMemory());
         field(sb, "mem_allocator", "jvm-" + e.gcName());
         field(sb, "active_defrag_running", 0);

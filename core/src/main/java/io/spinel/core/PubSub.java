@@ -132,14 +132,8 @@ final class PubSub {
             case "unsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.CHANNEL);
             case "punsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.PATTERN);
             case "sunsubscribe" -> c -> c.engine.pubsub.unsubscribe(c, Kind.SHARD);
-            case "publish" -> c -> {
-                c.reply().integer(c.engine.pubsub.publish(c.args(), false));
-                c.forceReplicaPropagation();
-            };
-            case "spublish" -> c -> {
-                c.reply().integer(c.engine.pubsub.publish(c.args(), true));
-                c.forceReplicaPropagation();
-            };
+            case "publish" -> c -> publishCommand(c, false);
+            case "spublish" -> c -> publishCommand(c, true);
             case "pubsub|channels" -> c -> c.engine.pubsub.listChannels(c, false);
             case "pubsub|shardchannels" -> c -> c.engine.pubsub.listChannels(c, true);
             case "pubsub|numsub" -> c -> c.engine.pubsub.numsub(c, false);
@@ -276,6 +270,21 @@ final class PubSub {
     private Name[] receiverPatterns = new Name[16];
     private boolean delivering;
 
+    /**
+     * PUBLISH / SPUBLISH: delivered here; a standalone server's replicas get the command, a
+     * cluster's other nodes (SPUBLISH: the shard's) get the message over the bus instead.
+     */
+    private static void publishCommand(Client c, boolean shard) {
+        c.reply().integer(c.engine.pubsub.publish(c.args(), shard));
+        io.spinel.core.cluster.Cluster cluster = c.engine.cluster();
+        if (cluster == null) {
+            c.forceReplicaPropagation();
+        } else if (!c.engine.discardingEffects()) {
+            Args a = c.args();
+            cluster.propagatePublish(a.copy(1), a.copy(2), shard);
+        }
+    }
+
     /** PUBLISH / SPUBLISH channel message, from the arguments in place. */
     long publish(Args a, boolean shard) {
         return publish(a.buf(1), a.off(1), a.len(1), a.buf(2), a.off(2), a.len(2), shard);
@@ -349,6 +358,27 @@ final class PubSub {
             delivering = nested;
         }
         return n;
+    }
+
+    /** A message from another cluster node (the bus): delivered here, not propagated again. */
+    long publish(byte[] ch, byte[] msg, boolean shard) {
+        return publish(ch, 0, ch.length, msg, 0, msg.length, shard);
+    }
+
+    /**
+     * Cluster mode: this node no longer serves the slot, so the subscribers of its shard channels
+     * are unsubscribed from them, each told so (Redis's removeChannelsInSlot).
+     */
+    void unsubscribeShardSlot(int slot) {
+        if (shardChannels.isEmpty()) return;
+        for (Name n : new ArrayList<>(shardChannels.keySet())) {
+            if (io.spinel.core.cluster.KeySlot.slot(n.bytes, 0, n.bytes.length) != slot) continue;
+            for (Client c : new ArrayList<>(shardChannels.get(n))) {
+                remove(c, Kind.SHARD, n);
+                confirm(c, Kind.SHARD, n.bytes, false);
+                delivered(c);
+            }
+        }
     }
 
     /** After a push: schedule the write, count the subscriber's grown output, apply its output limit. */

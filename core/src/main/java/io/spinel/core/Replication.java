@@ -1051,6 +1051,7 @@ final class Replication implements Engine.PropagationListener {
 
     /** REPLICAOF host port | NO ONE (Redis's replicaofCommand). */
     private void replicaof(Client c) {
+        if (engine.cluster() != null) throw CommandError.err("REPLICAOF not allowed in cluster mode.");
         Args a = c.args();
         if (a.is(1, "no") && a.is(2, "one")) {
             if (failoverState != Failover.NONE) throw CommandError.err("REPLICAOF not allowed while failing over.");
@@ -1117,6 +1118,29 @@ final class Replication implements Engine.PropagationListener {
                 + "synthesize a cached master: I may be able to synchronize with the new master with just a partial "
                 + "transfer.");
         link.start();
+    }
+
+    /** Cluster mode: follow this master (CLUSTER REPLICATE, a failover elsewhere); nothing when already following it. */
+    void clusterSetMaster(String host, int port) {
+        if (link != null && link.host.equalsIgnoreCase(host) && link.port == port) return;
+        setMaster(host, port);
+        engine.log().notice("Connecting to MASTER " + host + ":" + port);
+    }
+
+    /** Cluster mode: this replica became a master (a won election, CLUSTER RESET). */
+    void clusterUnsetMaster() {
+        if (link != null) {
+            unsetMaster();
+            engine.log().notice("MASTER MODE enabled");
+        }
+    }
+
+    /** How old a replica's data is (ms): since its master last spoke, or since the link went down. */
+    long masterDataAgeMillis() {
+        long now = System.currentTimeMillis();
+        if (link != null && masterLinkUp) return now - link.lastIoMillis;
+        if (linkDownSince == 0) return now;
+        return now - linkDownSince * 1000;
     }
 
     /** Redis's replicationUnsetMaster: a master again, with a new history whose past is the old one's. */
@@ -1402,6 +1426,9 @@ final class Replication implements Engine.PropagationListener {
      * FORCE, done anyway).
      */
     private void failover(Client c) {
+        if (engine.cluster() != null) {
+            throw CommandError.err("FAILOVER not allowed in cluster mode. Use CLUSTER FAILOVER command instead.");
+        }
         Args a = c.args();
         if (a.count() == 2 && a.is(1, "abort")) {
             if (failoverState == Failover.NONE) throw CommandError.err("No failover in progress.");

@@ -30,17 +30,10 @@ final class ServerCommands {
     private ServerCommands() {
     }
 
-    /**
-     * CLUSTER and the cluster-only commands: a standalone Redis has these and refuses them; clients
-     * probe CLUSTER INFO or NODES to find out whether they talk to a cluster.
-     */
-    private static void clusterDisabled(Client c) {
-        throw CLUSTER_DISABLED;
-    }
 
     /** The handler of each command CommandFamilies registers for this family, made when it first runs. */
     public static CommandHandler handler(String name) {
-        if (name.startsWith("cluster|")) return ServerCommands::clusterDisabled;
+        if (name.startsWith("cluster|")) return io.spinel.core.cluster.ClusterCommands.handler(name);
         return switch (name) {
             case "time" -> ServerCommands::time;
             case "lastsave" -> c -> c.reply().integer(c.engine.lastSaveSeconds());
@@ -77,9 +70,9 @@ final class ServerCommands {
                     "    Unload a module; there is none.");
             case "role" -> ServerCommands::role;
             case "wait" -> ServerCommands::waitReplicas;
-            case "readonly" -> ServerCommands::clusterDisabled;
-            case "readwrite" -> ServerCommands::clusterDisabled;
-            case "asking" -> ServerCommands::clusterDisabled;
+            case "readonly" -> io.spinel.core.cluster.ClusterCommands.handler("readonly");
+            case "readwrite" -> io.spinel.core.cluster.ClusterCommands.handler("readwrite");
+            case "asking" -> io.spinel.core.cluster.ClusterCommands.handler("asking");
             default -> null;
         };
     }
@@ -116,7 +109,6 @@ final class ServerCommands {
         c.engine.replication.waitReplicas(c, wanted, deadline);
     }
 
-    private static final CommandError CLUSTER_DISABLED = CommandError.err("This instance has cluster support disabled");
 
     static void time(Client c) {
         // the wall clock with microseconds (Instant reads it in one call, so the two parts agree)

@@ -167,6 +167,7 @@ public final class KeyCommands {
     }
 
     static void move(Client c) {
+        if (c.engine().cluster() != null) throw CommandError.err("MOVE is not allowed in cluster mode");
         Args a = c.args();
         Db src = c.db();
         Db dst = c.engine().keyspace().db(dbIndex(c, 2));
@@ -205,6 +206,9 @@ public final class KeyCommands {
             } else {
                 throw CommandError.SYNTAX;
             }
+        }
+        if (c.engine().cluster() != null && (src.id() != 0 || dst.id() != 0)) {
+            throw CommandError.err("Copying to another database is not allowed in cluster mode");
         }
         if (src == dst && a.equals(1, 2)) throw SAME_OBJECT;
         Object e = src.lookupRead(a.buf(1), a.off(1), a.len(1), !c.noTouch());
@@ -476,6 +480,7 @@ public final class KeyCommands {
     }
 
     static void swapdb(Client c) {
+        if (c.engine().cluster() != null) throw CommandError.err("SWAPDB is not allowed in cluster mode");
         long a1 = c.argLong(1, CommandError.err("invalid first DB index"));
         long a2 = c.argLong(2, CommandError.err("invalid second DB index"));
         Keyspace ks = c.engine().keyspace();

@@ -1124,7 +1124,6 @@ final class Replication implements Engine.PropagationListener {
     void clusterSetMaster(String host, int port) {
         if (link != null && link.host.equalsIgnoreCase(host) && link.port == port) return;
         setMaster(host, port);
-        engine.log().notice("Connecting to MASTER " + host + ":" + port);
     }
 
     /** Cluster mode: this replica became a master (a won election, CLUSTER RESET). */

@@ -255,7 +255,7 @@ public final class Main {
         });
         Signals.install(server);
         ProcTitle.install(server.engine(), System.getProperty("spinel.execName", "spinel-server"));
-        log.notice("Running mode=standalone, port=" + server.port() + ".");
+        log.notice("Running mode=" + (server.engine().cluster() != null ? "cluster" : "standalone") + ", port=" + server.port() + ".");
         log.notice("Transport: " + (server.isEpoll() ? "native epoll" : server.multiplexingApi().equals("nio") ? "NIO"
                 : "the JDK's selector (" + server.multiplexingApi() + ")"));
         if (server.engine().ioThreadsActive()) {

@@ -69,7 +69,7 @@ final class ProcTitle {
             case "title" -> execName;
             case "listen-addr" -> port != 0 ? (bind.length > 0 && !bind[0].isEmpty() ? bind[0] : "*") + ":" + port
                     : "unixsocket:" + unixsocket;
-            case "server-mode" -> "";
+            case "server-mode" -> engine.cluster() != null ? "[cluster]" : "";
             case "config-file" -> configFile == null || configFile.isEmpty() ? "-" : configFile;
             case "port" -> Integer.toString(port);
             case "tls-port" -> "0";

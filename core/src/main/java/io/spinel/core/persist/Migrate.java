@@ -214,6 +214,8 @@ final class Migrate {
             if (select) AofFormat.command(cmd, Bytes.ascii("SELECT"), Bytes.longToBytes(dbid));
             List<byte[]> sent = new ArrayList<>();
             long now = c.engine().keyspace().now();
+            // in a cluster the target may be importing the slot: RESTORE-ASKING is served there
+            byte[] restore = Bytes.ascii(c.engine().cluster() != null ? "RESTORE-ASKING" : "RESTORE");
             for (int j = 0; j < keys.size(); j++) {
                 long expireAt = Entries.expire(entries.get(j));
                 long ttl = 0;
@@ -224,10 +226,10 @@ final class Migrate {
                 }
                 byte[] payload = PersistCommands.payload(entries.get(j), compress);
                 if (replace) {
-                    AofFormat.command(cmd, Bytes.ascii("RESTORE"), keys.get(j), Bytes.longToBytes(ttl), payload,
+                    AofFormat.command(cmd, restore, keys.get(j), Bytes.longToBytes(ttl), payload,
                             Bytes.ascii("REPLACE"));
                 } else {
-                    AofFormat.command(cmd, Bytes.ascii("RESTORE"), keys.get(j), Bytes.longToBytes(ttl), payload);
+                    AofFormat.command(cmd, restore, keys.get(j), Bytes.longToBytes(ttl), payload);
                 }
                 sent.add(keys.get(j));
             }

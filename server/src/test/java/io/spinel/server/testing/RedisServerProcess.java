@@ -133,6 +133,16 @@ public final class RedisServerProcess implements AutoCloseable {
         return process.waitFor(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
+    /** Ends the process at once (SIGKILL), as a crash would. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
         process.destroy();

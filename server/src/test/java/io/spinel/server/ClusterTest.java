@@ -1,0 +1,409 @@
+package io.spinel.server;
+
+import io.spinel.server.testing.RawClient;
+import io.spinel.server.testing.RedisServerProcess;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.JedisPubSub;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Cluster mode end to end: Spinel nodes forming a cluster over the bus, routing (MOVED, ASK,
+ * CROSSSLOT), a slot moved with its keys, nodes.conf across a restart, failover, Pub/Sub across
+ * nodes, a cluster client (JedisCluster); and Spinel in one cluster with redis-server 7.0 nodes,
+ * where the bus messages of both must be understood by the other.
+ */
+class ClusterTest {
+    private final List<SpinelServer> spinels = new ArrayList<>();
+    private final List<RedisServerProcess> redis = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (SpinelServer s : spinels) s.close();
+        for (RedisServerProcess r : redis) r.close();
+    }
+
+    /** A cluster node with a short node timeout, its bus on a port of its own. */
+    private SpinelServer spinelNode(Path dir) throws Exception {
+        SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+                .option("dir", dir.toString()).option("cluster-enabled", "yes")
+                .option("cluster-port", Integer.toString(RedisServerProcess.freePort()))
+                .option("cluster-node-timeout", "1000").start();
+        spinels.add(s);
+        return s;
+    }
+
+    private SpinelServer spinelNode() throws Exception {
+        return spinelNode(Files.createTempDirectory("spinel-cluster"));
+    }
+
+    private RedisServerProcess redisNode() throws Exception {
+        RedisServerProcess r = RedisServerProcess.start("--cluster-enabled", "yes", "--cluster-node-timeout", "1000",
+                "--cluster-port", Integer.toString(RedisServerProcess.freePort()));
+        redis.add(r);
+        return r;
+    }
+
+    private static String call(int port, String... args) throws Exception {
+        try (RawClient c = new RawClient(port)) {
+            return c.callString(args);
+        }
+    }
+
+    /** The bulk or verbatim text of a reply. */
+    private static String text(String reply) {
+        int start = reply.indexOf("\r\n") + 2;
+        return reply.substring(start, reply.length() - 2);
+    }
+
+    private static String field(int port, String name) throws Exception {
+        for (String line : text(call(port, "CLUSTER", "INFO")).split("\r\n")) {
+            if (line.startsWith(name + ":")) return line.substring(name.length() + 1);
+        }
+        return null;
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws Exception {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) throw new AssertionError("timed out waiting for " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    private static boolean clusterOk(int port, int nodes) {
+        try {
+            return "ok".equals(field(port, "cluster_state"))
+                    && Integer.toString(nodes).equals(field(port, "cluster_known_nodes"));
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    private static String myId(int port) throws Exception {
+        return text(call(port, "CLUSTER", "MYID"));
+    }
+
+    /** Three masters with a third of the slots each, as redis-cli --cluster create sets them up. */
+    private int[] threeMasters(int... ports) throws Exception {
+        int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
+        for (int i = 0; i < 3; i++) {
+            assertEquals("+OK\r\n", call(ports[i], "CLUSTER", "ADDSLOTSRANGE", Integer.toString(ranges[i][0]),
+                    Integer.toString(ranges[i][1])));
+            assertEquals("+OK\r\n", call(ports[i], "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1)));
+        }
+        for (int i = 1; i < 3; i++) assertEquals("+OK\r\n", call(ports[0], "CLUSTER", "MEET", "127.0.0.1", Integer.toString(ports[i])
+                , Integer.toString(busPort(ports[i]))));
+        for (int p : ports) await("cluster ok on " + p, () -> clusterOk(p, ports.length));
+        return ports;
+    }
+
+    private int busPort(int clientPort) {
+        for (SpinelServer s : spinels) {
+            if (s.port() == clientPort) return s.engine().config().getInt("cluster-port");
+        }
+        for (RedisServerProcess r : redis) {
+            if (r.port() == clientPort) {
+                try {
+                    String reply = call(clientPort, "CONFIG", "GET", "cluster-port");
+                    String[] parts = reply.split("\r\n");
+                    return Integer.parseInt(parts[parts.length - 1]);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        throw new IllegalArgumentException("no node on " + clientPort);
+    }
+
+    /** The port of the master serving the key's slot, from CLUSTER SLOTS as a client reads it. */
+    private static int ownerPort(int anyPort, String key) throws Exception {
+        try (Jedis j = new Jedis("127.0.0.1", anyPort)) {
+            long slot = j.clusterKeySlot(key);
+            for (Object range : j.clusterSlots()) {
+                List<?> r = (List<?>) range;
+                if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) return ((Long) ((List<?>) r.get(2)).get(1)).intValue();
+            }
+        }
+        throw new AssertionError("no owner for " + key);
+    }
+
+    @Test
+    void spinelNodesFormAClusterThatRoutesAndPublishes() throws Exception {
+        SpinelServer a = spinelNode();
+        SpinelServer b = spinelNode();
+        SpinelServer c = spinelNode();
+        threeMasters(a.port(), b.port(), c.port());
+        // every node sees the same slot map
+        String slots = call(a.port(), "CLUSTER", "SLOTS");
+        assertEquals(slots, call(b.port(), "CLUSTER", "SLOTS"));
+        assertEquals(slots, call(c.port(), "CLUSTER", "SLOTS"));
+        assertTrue(slots.contains(myId(c.port())), slots);
+        // "foo" is in slot 12182, c's
+        assertEquals("-MOVED 12182 127.0.0.1:" + c.port() + "\r\n", call(a.port(), "SET", "foo", "bar"));
+        assertEquals("+OK\r\n", call(c.port(), "SET", "foo", "bar"));
+        assertEquals("-CROSSSLOT Keys in request don't hash to the same slot\r\n", call(c.port(), "MSET", "foo", "1", "bar", "2"));
+        assertEquals("+OK\r\n", call(c.port(), "MSET", "{foo}a", "1", "{foo}b", "2"));
+        assertEquals(":3\r\n", call(c.port(), "CLUSTER", "COUNTKEYSINSLOT", "12182"));
+        // a transaction whose keys live elsewhere is redirected at EXEC and discarded
+        try (RawClient t = new RawClient(a.port())) {
+            assertEquals("+OK\r\n", t.callString("MULTI"));
+            assertEquals("-MOVED 12182 127.0.0.1:" + c.port() + "\r\n", t.callString("GET", "foo"));
+            assertEquals("-EXECABORT Transaction discarded because of previous errors.\r\n", t.callString("EXEC"));
+        }
+        assertEquals("-ERR SELECT is not allowed in cluster mode\r\n", call(a.port(), "SELECT", "1"));
+
+        // a cluster client spreads keys over the three nodes and reads them back
+        Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", a.port()));
+        try (JedisCluster cluster = new JedisCluster(seeds)) {
+            for (int i = 0; i < 300; i++) cluster.set("key:" + i, "value:" + i);
+            for (int i = 0; i < 300; i++) assertEquals("value:" + i, cluster.get("key:" + i));
+        }
+        long total = 0;
+        for (SpinelServer s : List.of(a, b, c)) {
+            String size = call(s.port(), "DBSIZE");
+            long n = Long.parseLong(size.substring(1).trim());
+            assertTrue(n > 50, "keys spread over the nodes: " + n);
+            total += n;
+        }
+        assertEquals(300 + 3, total);
+
+        // PUBLISH on one node reaches a subscriber on another, over the bus
+        CountDownLatch got = new CountDownLatch(1);
+        List<String> messages = new ArrayList<>();
+        JedisPubSub listener = new JedisPubSub() {
+            @Override
+            public void onMessage(String channel, String message) {
+                messages.add(channel + "=" + message);
+                got.countDown();
+            }
+        };
+        Thread sub = new Thread(() -> {
+            try (Jedis j = new Jedis("127.0.0.1", c.port())) {
+                j.subscribe(listener, "news");
+            }
+        });
+        sub.start();
+        await("subscribed", () -> {
+            try {
+                return call(c.port(), "PUBSUB", "NUMSUB", "news").endsWith(":1\r\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals(":0\r\n", call(a.port(), "PUBLISH", "news", "hello")); // no subscriber on a itself
+        assertTrue(got.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("news=hello"), messages);
+        listener.unsubscribe();
+        sub.join(5000);
+    }
+
+    @Test
+    void aSlotMovesWithItsKeysAndNodesConfKeepsTheConfiguration() throws Exception {
+        Path dirA = Files.createTempDirectory("spinel-cluster");
+        SpinelServer a = spinelNode(dirA);
+        SpinelServer b = spinelNode();
+        SpinelServer c = spinelNode();
+        threeMasters(a.port(), b.port(), c.port());
+        String idA = myId(a.port());
+        String idC = myId(c.port());
+        // slot 12182 ("foo") goes from c to a, with its keys
+        for (String k : List.of("foo", "{foo}1", "{foo}2")) assertEquals("+OK\r\n", call(c.port(), "SET", k, "v-" + k));
+        assertEquals("+OK\r\n", call(a.port(), "CLUSTER", "SETSLOT", "12182", "IMPORTING", idC));
+        assertEquals("+OK\r\n", call(c.port(), "CLUSTER", "SETSLOT", "12182", "MIGRATING", idA));
+        // keys still on c are served there; a missing one is asked of the target
+        assertEquals("$5\r\nv-foo\r\n", call(c.port(), "GET", "foo"));
+        assertEquals("-ASK 12182 127.0.0.1:" + a.port() + "\r\n", call(c.port(), "GET", "{foo}missing"));
+        assertEquals("-MOVED 12182 127.0.0.1:" + c.port() + "\r\n", call(a.port(), "GET", "{foo}missing"));
+        try (RawClient asking = new RawClient(a.port())) {
+            assertEquals("+OK\r\n", asking.callString("ASKING"));
+            assertEquals("$-1\r\n", asking.callString("GET", "{foo}missing"));
+            // ASKING covers one command only
+            assertEquals("-MOVED 12182 127.0.0.1:" + c.port() + "\r\n", asking.callString("GET", "{foo}missing"));
+        }
+        assertEquals("*3\r\n", call(c.port(), "CLUSTER", "GETKEYSINSLOT", "12182", "10").substring(0, 4));
+        assertEquals("+OK\r\n", call(c.port(), "MIGRATE", "127.0.0.1", Integer.toString(a.port()), "", "0", "5000",
+                "KEYS", "foo", "{foo}1", "{foo}2"));
+        assertEquals("*0\r\n", call(c.port(), "CLUSTER", "GETKEYSINSLOT", "12182", "10"));
+        assertEquals("+OK\r\n", call(a.port(), "CLUSTER", "SETSLOT", "12182", "NODE", idA));
+        assertEquals("+OK\r\n", call(c.port(), "CLUSTER", "SETSLOT", "12182", "NODE", idA));
+        assertEquals("$5\r\nv-foo\r\n", call(a.port(), "GET", "foo"));
+        assertEquals(":3\r\n", call(a.port(), "CLUSTER", "COUNTKEYSINSLOT", "12182"));
+        // the importing side took a new epoch, so every node agrees a serves the slot now
+        for (SpinelServer s : List.of(b, c)) {
+            await("slot 12182 moved as " + s.port() + " sees it", () -> {
+                try {
+                    return call(s.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + a.port() + "\r\n");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+        // a restart reads nodes.conf: the same name, slots and peers, and the cluster is whole again
+        String nodesBefore = text(call(a.port(), "CLUSTER", "NODES"));
+        int portA = a.port();
+        a.close();
+        spinels.remove(a);
+        String conf = Files.readString(dirA.resolve("nodes.conf"));
+        assertTrue(conf.contains(idA + " 127.0.0.1:" + portA), conf);
+        assertTrue(conf.endsWith("\nvars currentEpoch 4 lastVoteEpoch 0\n"), conf);
+        SpinelServer again = SpinelServer.builder().port(portA).option("bind", "127.0.0.1").option("dir", dirA.toString())
+                .option("cluster-enabled", "yes").option("cluster-port", Integer.toString(busPortOf(conf, idA)))
+                .option("cluster-node-timeout", "1000").start();
+        spinels.add(again);
+        assertEquals(idA, myId(portA));
+        await("cluster ok after the restart", () -> clusterOk(portA, 3));
+        String nodesAfter = text(call(portA, "CLUSTER", "NODES"));
+        assertEquals(slotsOf(nodesBefore, idA), slotsOf(nodesAfter, idA));
+    }
+
+    private static int busPortOf(String conf, String id) {
+        for (String line : conf.split("\n")) {
+            if (line.startsWith(id)) {
+                String addr = line.split(" ")[1];
+                return Integer.parseInt(addr.substring(addr.indexOf('@') + 1).split(",")[0]);
+            }
+        }
+        throw new AssertionError(id + " not in " + conf);
+    }
+
+    private static String slotsOf(String nodes, String id) {
+        for (String line : nodes.split("\n")) {
+            if (line.startsWith(id)) {
+                String[] f = line.split(" ");
+                return String.join(" ", java.util.Arrays.copyOfRange(f, 8, f.length));
+            }
+        }
+        throw new AssertionError(id + " not in " + nodes);
+    }
+
+    @Test
+    void aReplicaTakesOverWhenItsMasterFails() throws Exception {
+        SpinelServer a = spinelNode();
+        SpinelServer b = spinelNode();
+        SpinelServer c = spinelNode();
+        threeMasters(a.port(), b.port(), c.port());
+        SpinelServer r = spinelNode();
+        assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(a.port()),
+                Integer.toString(busPort(a.port()))));
+        await("replica knows the master", () -> {
+            try {
+                return call(r.port(), "CLUSTER", "REPLICATE", myId(c.port())).equals("+OK\r\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        await("replica in sync", () -> {
+            try {
+                return call(r.port(), "INFO", "replication").contains("master_link_status:up");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals("+OK\r\n", call(c.port(), "SET", "foo", "kept"));
+        assertEquals(":1\r\n", call(c.port(), "WAIT", "1", "5000"));
+        String replicaId = myId(r.port());
+        // the other masters list it as c's replica
+        await("replica announced", () -> {
+            try {
+                return text(call(a.port(), "CLUSTER", "NODES")).contains(replicaId + " 127.0.0.1:" + r.port() + "@"
+                        + busPort(r.port()) + " slave " + myId(c.port()));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        c.close();
+        spinels.remove(c);
+        // a and b mark c failing, the replica wins their votes and takes slots 10923-16383
+        await("failover", () -> {
+            try {
+                return call(a.port(), "SET", "foo", "x").equals("-MOVED 12182 127.0.0.1:" + r.port() + "\r\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals("$4\r\nkept\r\n", call(r.port(), "GET", "foo"));
+        assertTrue(call(r.port(), "INFO", "replication").contains("role:master"));
+        assertTrue(text(call(a.port(), "CLUSTER", "NODES")).contains("master,fail"));
+    }
+
+    @Test
+    void spinelJoinsARedisClusterAsReplicaAndFailsOver() throws Exception {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server is not installed");
+        RedisServerProcess r1 = redisNode();
+        RedisServerProcess r2 = redisNode();
+        RedisServerProcess r3 = redisNode();
+        threeMasters(r1.port(), r2.port(), r3.port());
+        SpinelServer s = spinelNode();
+        String masterId = myId(r3.port());
+        assertEquals("+OK\r\n", call(s.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(r1.port()),
+                Integer.toString(busPort(r1.port()))));
+        await("Spinel knows the Redis master", () -> {
+            try {
+                return call(s.port(), "CLUSTER", "REPLICATE", masterId).equals("+OK\r\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String spinelId = myId(s.port());
+        // the Redis nodes see Spinel as r3's replica, Spinel sees the Redis nodes' slots
+        for (RedisServerProcess r : List.of(r1, r2, r3)) {
+            await("redis " + r.port() + " sees the replica", () -> {
+                try {
+                    return text(call(r.port(), "CLUSTER", "NODES")).contains(spinelId + " 127.0.0.1:" + s.port() + "@"
+                            + busPort(s.port()) + " slave " + masterId);
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+        await("replica in sync", () -> {
+            try {
+                return call(s.port(), "INFO", "replication").contains("master_link_status:up");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals(call(r1.port(), "CLUSTER", "SLOTS").replace(spinelId, "?"),
+                call(s.port(), "CLUSTER", "SLOTS").replace(spinelId, "?"));
+        assertEquals("+OK\r\n", call(r3.port(), "SET", "foo", "from-redis"));
+        assertEquals(":1\r\n", call(r3.port(), "WAIT", "1", "5000"));
+        // a replica serves reads after READONLY
+        try (RawClient ro = new RawClient(s.port())) {
+            assertEquals("-MOVED 12182 127.0.0.1:" + r3.port() + "\r\n", ro.callString("GET", "foo"));
+            assertEquals("+OK\r\n", ro.callString("READONLY"));
+            assertEquals("$10\r\nfrom-redis\r\n", ro.callString("GET", "foo"));
+        }
+        // the Redis master dies: the Redis masters vote for Spinel, which takes its slots
+        r3.kill();
+        await("Spinel elected", () -> {
+            try {
+                return call(r1.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + s.port() + "\r\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals("$10\r\nfrom-redis\r\n", call(s.port(), "GET", "foo"));
+        assertEquals("+OK\r\n", call(s.port(), "SET", "foo", "from-spinel"));
+        String nodes = text(call(r2.port(), "CLUSTER", "NODES"));
+        assertTrue(nodes.contains(spinelId + " 127.0.0.1:" + s.port() + "@" + busPort(s.port()) + " master - "), nodes);
+        assertTrue(nodes.contains(masterId + " 127.0.0.1:" + r3.port()), nodes);
+        assertNotEquals(-1, nodes.indexOf("master,fail"), nodes);
+    }
+}

@@ -300,6 +300,26 @@ final class Blocking {
         }
     }
 
+    /**
+     * Cluster mode (Redis's clusterRedirectBlockedClientIfNeeded, from the clients' cron): a
+     * client blocked on a key whose slot this node no longer serves, or while the cluster is
+     * down, gets the redirection or the error instead of waiting on.
+     */
+    void redirectIfNeeded(Client c, io.spinel.core.cluster.Cluster cluster) {
+        Waiter w = c.blocked;
+        if (w == null || w.keys.isEmpty()) return;
+        KeyRef first = w.keys.get(0);
+        byte[] key = Arrays.copyOfRange(first.key, first.off, first.off + first.len);
+        String error = io.spinel.core.cluster.ClusterCommands.redirectBlocked(c, cluster, key,
+                (w.command.flags & io.spinel.core.command.CommandFlags.WRITE) != 0);
+        if (error == null) return;
+        remove(w);
+        w.command.calls++;
+        w.command.failedCalls++;
+        c.error(error);
+        resume(c);
+    }
+
     /** The client went away while blocked: forget it. */
     void disconnected(Client c) {
         if (c.blocked != null) remove(c.blocked);

@@ -928,6 +928,7 @@ public final class Engine {
                 closeClient(c);
                 continue;
             }
+            if (cluster != null && c.blocked != null) blocking.redirectIfNeeded(c, cluster);
             if (idleMs > QUERY_BUFFER_IDLE_MS) c.reader.releaseIfEmpty();
             if (replyBufferResizing) {
                 int resized = c.reply.resizeToPeak(now, replyBufferPeakResetMillis);
@@ -945,8 +946,9 @@ public final class Engine {
      * closing it) when it must be refused: too many clients, or protected mode.
      */
     public Client connect(Client.Connection conn) {
-        if (clients.size() >= maxClients) {
-            byte[] msg = Bytes.ascii("-ERR max number of clients reached\r\n");
+        if (clients.size() + (cluster != null ? cluster.connections() : 0) >= maxClients) {
+            byte[] msg = Bytes.ascii(cluster != null ? "-ERR max number of clients + cluster connections reached\r\n"
+                    : "-ERR max number of clients reached\r\n");
             conn.write(msg, 0, msg.length);
             conn.flush();
             conn.close();
@@ -1178,6 +1180,7 @@ public final class Engine {
         if (!c.user.unrestricted() && aclDenied(c, cmd, args)) return;
         // cluster mode: a command for keys this node does not serve is redirected (Redis checks
         // after the ACL, before anything else); a master's stream and commands without keys pass
+        if (cluster != null) c.clusterSlot = -1;
         if (cluster != null && !c.mustObey() && (cmd.has(CommandFlags.MOVABLEKEYS) || !cmd.keySpecs.isEmpty()
                 || cmd.name.equals("exec")) && clusterRedirected(c, cmd, args)) {
             return;

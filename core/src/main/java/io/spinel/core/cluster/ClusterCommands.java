@@ -643,6 +643,16 @@ public final class ClusterCommands {
             return error == REDIR_NONE;
         }
 
+        /** The cluster is down (and allows no command of this kind). */
+        public boolean down() {
+            return error == REDIR_DOWN_STATE;
+        }
+
+        /** The cluster is down and takes reads only. */
+        public boolean downReadOnly() {
+            return error == REDIR_DOWN_RO_STATE;
+        }
+
         String endpoint;
     }
 

@@ -329,6 +329,7 @@ public final class EvalScripts {
         boolean compat = (sc.flags & ScriptFlags.EVAL_COMPAT_MODE) != 0;
         ctx.readOnly = ro || (!compat && (sc.flags & ScriptFlags.NO_WRITES) != 0);
         ctx.allowOom = !compat && (sc.flags & ScriptFlags.ALLOW_OOM) != 0;
+        ctx.allowCrossSlot = compat || (sc.flags & ScriptFlags.ALLOW_CROSS_SLOT) != 0;
         LuaTable g = lua.globals();
         int nk = (int) numkeys;
         LuaEnv.setProtectedGlobal(g, KEYS, LuaEnv.array(a, 3, nk));

@@ -402,6 +402,7 @@ public final class Functions {
         RunContext ctx = new RunContext(c, client, f.name, false, argv);
         ctx.readOnly = ro || (f.flags & ScriptFlags.NO_WRITES) != 0;
         ctx.allowOom = (f.flags & ScriptFlags.ALLOW_OOM) != 0;
+        ctx.allowCrossSlot = (f.flags & ScriptFlags.ALLOW_CROSS_SLOT) != 0;
         int nk = (int) numkeys;
         LuaTable keys = LuaEnv.array(argv, 3, nk);
         LuaTable args = LuaEnv.array(argv, 3 + nk, argv.length - 3 - nk);

@@ -222,6 +222,30 @@ final class RedisApi {
         if (!ctx.allowOom && !ctx.writeDirty && ctx.oomAtStart && (flags & CommandFlags.DENYOOM) != 0) {
             return "-OOM command not allowed when used memory > 'maxmemory'.";
         }
+        return clusterCheck(s, ctx, cmd);
+    }
+
+    /**
+     * Cluster mode (Redis's scriptVerifyClusterState): a script's command must touch keys this
+     * node serves, and unless the script allows cross-slot keys, all in the slot of the first
+     * key the script (or its declared keys) touched. A master's stream is obeyed as it is.
+     */
+    private static String clusterCheck(Scripting s, RunContext ctx, Command cmd) {
+        io.spinel.core.cluster.Cluster cluster = s.engine.cluster();
+        if (cluster == null || ctx.caller.mustObey()) return null;
+        ctx.client.clusterAsking = ctx.caller.clusterAsking;
+        ctx.client.clusterReadonly = ctx.caller.clusterReadonly;
+        io.spinel.core.cluster.ClusterCommands.Route r =
+                io.spinel.core.cluster.ClusterCommands.route(ctx.client, cluster, cmd, ctx.client.args(), null, null, 0);
+        if (!r.local()) {
+            if (r.downReadOnly()) return "Script attempted to execute a write command while the cluster is down and readonly";
+            if (r.down()) return "Script attempted to execute a command while the cluster is down";
+            return "Script attempted to access a non local key in a cluster node";
+        }
+        if (r.slot != -1 && !ctx.allowCrossSlot) {
+            if (ctx.caller.clusterSlot == -1) ctx.caller.clusterSlot = r.slot;
+            else if (ctx.caller.clusterSlot != r.slot) return "Script attempted to access keys that do not hash to the same slot";
+        }
         return null;
     }
 }

@@ -16,6 +16,8 @@ final class RunContext {
     final long startNanos = System.nanoTime();
     boolean readOnly;
     boolean allowOom;
+    /** Cluster mode: the script may touch keys of several slots (allow-cross-slot-keys, or an EVAL without flags). */
+    boolean allowCrossSlot;
     /** The script has run a write command: SCRIPT KILL can no longer stop it. */
     boolean writeDirty;
     /** Past busy-reply-threshold: other clients are being answered BUSY. */

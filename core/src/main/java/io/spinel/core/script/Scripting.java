@@ -375,6 +375,9 @@ public final class Scripting {
             // a script without flags may read anything: not on a stale replica
             return stale ? "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'." : null;
         }
+        if ((flags & ScriptFlags.NO_CLUSTER) != 0 && engine.cluster() != null) {
+            return "ERR Can not run script on cluster, 'no-cluster' flag is set.";
+        }
         if (stale && (flags & ScriptFlags.ALLOW_STALE) == 0) {
             return "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' and 'allow-stale' flag "
                     + "is not set on the script.";

@@ -96,6 +96,7 @@ class ClusterDiffTest {
 
         // no slot served yet
         same(r, s, "SET", "foo", "bar");
+        same(r, s, "SPUBLISH", "news", "x");
         same(r, s, "PING");
         same(r, s, "CLUSTER", "KEYSLOT", "foo");
         same(r, s, "CLUSTER", "KEYSLOT", "{user1000}.following");
@@ -180,6 +181,8 @@ class ClusterDiffTest {
         same(r, s, "MSET", "{a}1", "1", "{a}2", "2");
         same(r, s, "CLUSTER", "COUNTKEYSINSLOT", "12182");
         same(r, s, "CLUSTER", "GETKEYSINSLOT", "12182", "10");
+        same(r, s, "SPUBLISH", "news", "x");
+        same(r, s, "SSUBSCRIBE", "{a}x", "{b}y");
         same(r, s, "CLUSTER", "GETKEYSINSLOT", "12182", "0");
         same(r, s, "EVAL", "return redis.call('get','foo')", "0");
         same(r, s, "EVAL", "redis.call('get','foo') return redis.call('get','bar')", "0");
@@ -197,12 +200,24 @@ class ClusterDiffTest {
         same(r, s, "CLUSTER", "SETSLOT", "12182", "NODE", "0000000000000000000000000000000000000000");
         same(r, s, "CLUSTER", "SETSLOT", "12182", "MIGRATING", "0000000000000000000000000000000000000000");
         same(r, s, "CLUSTER", "SETSLOT", "12182", "IMPORTING", "$id");
-        // a slot given up: its keys stay, unreachable; the cluster is down
+        // a slot given up: its keys stay, unreachable; the cluster is down; its shard channels' subscribers are let go
+        RawClient rSub = new RawClient(redis.port());
+        RawClient sSub = new RawClient(spinel.port());
+        assertEquals(rSub.callString("SSUBSCRIBE", "foo", "{foo}2", "bar"), sSub.callString("SSUBSCRIBE", "foo", "{foo}2", "bar"));
+        assertEquals(rSub.callString("SSUBSCRIBE", "foo", "{foo}2"), sSub.callString("SSUBSCRIBE", "foo", "{foo}2"));
+        assertEquals(new String(rSub.readReply()), new String(sSub.readReply())); // the second confirmation
         same(r, s, "CLUSTER", "DELSLOTS", "12182");
+        for (int i = 0; i < 2; i++) assertEquals(new String(rSub.readReply()), new String(sSub.readReply()));
+        same(r, s, "PUBSUB", "SHARDCHANNELS");
+        rSub.close();
+        sSub.close();
         awaitState(r, "fail");
         awaitState(s, "fail");
         same(r, s, "GET", "foo");
         same(r, s, "GET", "a");
+        same(r, s, "SPUBLISH", "bar", "m");
+        same(r, s, "CONFIG", "SET", "cluster-allow-pubsubshard-when-down", "no");
+        same(r, s, "SPUBLISH", "bar", "m");
         same(r, s, "PING");
         same(r, s, "CONFIG", "SET", "cluster-allow-reads-when-down", "yes");
         same(r, s, "GET", "a");

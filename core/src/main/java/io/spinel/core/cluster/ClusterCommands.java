@@ -684,7 +684,7 @@ public final class ClusterCommands {
         for (int i = 0; i < count; i++) {
             Command mcmd = queued != null ? queued.get(i) : cmd;
             Args margs = queued != null ? argsOf(queuedArgs.get(i)) : args;
-            if (!mcmd.keys(margs, positions)) positions.clear();
+            routingKeys(mcmd, margs, positions);
             for (int j = 0; j < positions.size(); j++) {
                 int p = positions.get(j);
                 byte[] kb = margs.buf(p);
@@ -757,6 +757,30 @@ public final class ClusterCommands {
             redirectTo(c, route, n);
         }
         return route;
+    }
+
+    /**
+     * The arguments routing looks at (Redis's getKeysFromCommand): a command with movable keys
+     * finds them as COMMAND GETKEYS does; the others take their first-key/last-key/step range,
+     * which also covers what is not a key but is routed like one (SSUBSCRIBE's and SPUBLISH's
+     * shard channels).
+     */
+    static void routingKeys(Command cmd, Args args, IntList out) {
+        out.clear();
+        if (cmd.has(CommandFlags.MOVABLEKEYS)) {
+            if (!cmd.keys(args, out)) out.clear();
+            return;
+        }
+        if (cmd.firstKey <= 0) return;
+        int argc = args.count();
+        int last = cmd.lastKey >= 0 ? cmd.lastKey : argc + cmd.lastKey;
+        for (int j = cmd.firstKey; j <= last; j += Math.max(1, cmd.keyStep)) {
+            if (j >= argc) { // too few arguments: no keys, the command reports it
+                out.clear();
+                return;
+            }
+            out.add(j);
+        }
     }
 
     private static void redirectTo(Client c, Route route, ClusterNode n) {

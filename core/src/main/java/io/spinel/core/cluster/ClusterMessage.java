@@ -14,12 +14,13 @@ import java.util.Objects;
  * depends on the type. Multi-byte integers travel in network byte order, except a MODULE
  * message's module id, which Redis copies as it is in memory (see {@link #moduleId}).
  *
- * <p>{@link #decode} refuses what redis-server 7.0 would drop as malformed (the signature and
- * minimum length its reader checks before reading the rest, the protocol version, a total
- * length that disagrees with what the type's fields say), and a few things Redis lets through
- * only to misread them later (an extension shorter than its own header, a hostname without its
- * terminating zero, channel and message lengths whose sum wraps around 32 bits). Types it does
- * not know decode with their body kept raw, as Redis accepts and ignores them.
+ * <p>A reader frames the stream as Redis does: 8 bytes first, then {@link #frameLength} (Redis
+ * closes the link when it fails), then the rest. {@link #decode} refuses what redis-server 7.0
+ * drops as malformed while keeping the link (a protocol version other than 1, a total length that
+ * disagrees with what the type's fields say), and a few things Redis lets through only to misread
+ * them later (an extension shorter than its own header, a hostname without its terminating zero,
+ * channel and message lengths whose sum wraps around 32 bits). Types it does not know decode with
+ * their body kept raw, as Redis accepts them (and then ignores them).
  */
 public final class ClusterMessage {
     public static final int PING = 0, PONG = 1, MEET = 2, FAIL = 3, PUBLISH = 4, FAILOVER_AUTH_REQUEST = 5,

@@ -401,6 +401,15 @@ final class ServerCommands {
         } else if (a.is(1, "set-disable-deny-scripts") && a.count() == 3) {
             c.engine.scriptDenyDisabled = Bytes.atoi(a.string(2)) != 0;
             r.ok();
+        } else if (a.is(1, "drop-cluster-packet-filter") && a.count() == 3) {
+            long type = c.argLong(2);
+            if (c.engine.cluster() != null) c.engine.cluster().dropPacketFilter = type;
+            r.ok();
+        } else if (a.is(1, "clusterlink") && a.count() == 5 && a.is(2, "kill")) {
+            io.spinel.core.cluster.Cluster cluster = c.engine.cluster();
+            if (cluster == null) throw CommandError.err("Debug option only available for cluster mode enabled setup!");
+            cluster.debugKillLinks(a.string(3), a.string(4));
+            r.ok();
         } else if (a.is(1, "set-active-expire") && a.count() == 3) {
             c.engine.activeExpireEnabled = Bytes.atoi(a.string(2)) != 0;
             r.ok();

@@ -978,10 +978,28 @@ public final class Cluster implements ClusterBus.Events {
         return sender;
     }
 
+    /** DEBUG DROP-CLUSTER-PACKET-FILTER: messages of this type are counted and ignored (-1: none). */
+    public long dropPacketFilter = -1;
+
+    /** DEBUG CLUSTERLINK KILL to|from|all node-id. */
+    public void debugKillLinks(String direction, String nodeName) {
+        ClusterNode n = lookup(nodeName);
+        if (n == null) throw io.spinel.core.command.CommandError.err("Unknown node " + nodeName);
+        boolean to = direction.equalsIgnoreCase("to") || direction.equalsIgnoreCase("all");
+        boolean from = direction.equalsIgnoreCase("from") || direction.equalsIgnoreCase("all");
+        if (!to && !from) throw io.spinel.core.command.CommandError.err("Unknown direction " + direction);
+        if (to && n.link != null) freeLink(n.link);
+        if (from && n.inboundLink != null) freeLink(n.inboundLink);
+    }
+
     /** Redis's clusterProcessPacket; false when the link was freed. */
     private boolean processPacket(BusLink link, byte[] raw) {
-        int type = raw.length >= 10 ? ((raw[8] & 0xff) << 8) | (raw[9] & 0xff) : -1;
+        int type = raw.length >= 14 ? ((raw[12] & 0xff) << 8) | (raw[13] & 0xff) : -1;
         if (type >= 0 && type < MESSAGE_NAMES.length) messagesReceived[type]++;
+        if (type == dropPacketFilter) {
+            log.warning("Dropping packet that matches debug drop filter");
+            return true;
+        }
         ClusterMessage m;
         try {
             m = ClusterMessage.decode(raw, 0, raw.length);

@@ -167,8 +167,9 @@ public final class ConfigRewriter {
                 }
                 return;
             case "replicaof":
-                if (value.isEmpty()) {
-                    state.markProcessed(name); // a master: replicaof lines go
+                // a master's replicaof lines go; a cluster node's master is nodes.conf's business
+                if (value.isEmpty() || config.getBool("cluster-enabled")) {
+                    state.markProcessed(name);
                 } else {
                     state.rewriteLine(name, name + " " + String.join(" ", words(value)), true);
                 }

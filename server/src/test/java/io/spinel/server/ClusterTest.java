@@ -294,6 +294,29 @@ class ClusterTest {
     }
 
     @Test
+    void aDamagedOrSharedNodesConfStopsTheStart() throws Exception {
+        Path dir = Files.createTempDirectory("spinel-cluster");
+        SpinelServer first = spinelNode(dir);
+        // a second node on the same nodes.conf: refused, as Redis refuses it
+        IllegalStateException shared = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> spinelNode(dir));
+        assertTrue(shared.getMessage().contains("is already used by a different Redis Cluster node"), shared.getMessage());
+        first.close();
+        spinels.remove(first);
+        String conf = Files.readString(dir.resolve("nodes.conf"));
+        assertTrue(conf.matches("[0-9a-f]{40} :\\d+@\\d+ myself,master - 0 0 0 connected\nvars currentEpoch 0 lastVoteEpoch 0\n"),
+                conf);
+        Files.writeString(dir.resolve("nodes.conf"), conf.replace("myself,master", "myself,master,bogus"));
+        IllegalStateException flag = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> spinelNode(dir));
+        assertTrue(flag.getMessage().contains("Unknown flag in redis cluster config file"), flag.getMessage());
+        Files.writeString(dir.resolve("nodes.conf"), conf.replace(" 0 connected", ""));
+        IllegalStateException shortLine = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> spinelNode(dir));
+        assertTrue(shortLine.getMessage().contains("corrupted cluster config file"), shortLine.getMessage());
+    }
+
+    @Test
     void aReplicaTakesOverWhenItsMasterFails() throws Exception {
         SpinelServer a = spinelNode();
         SpinelServer b = spinelNode();

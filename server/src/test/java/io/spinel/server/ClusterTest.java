@@ -294,6 +294,38 @@ class ClusterTest {
     }
 
     @Test
+    void aMasterThatLosesASlotToAGreaterEpochDropsItsKeys() throws Exception {
+        SpinelServer a = spinelNode();
+        SpinelServer b = spinelNode();
+        SpinelServer c = spinelNode();
+        threeMasters(a.port(), b.port(), c.port());
+        // slot 12182 ("foo") is c's; b claims it under a greater epoch, as after a failover c missed
+        assertEquals("+OK\r\n", call(c.port(), "MSET", "foo", "1", "{foo}2", "2"));
+        assertEquals("+OK\r\n", call(c.port(), "SET", "x", "kept")); // slot 16287, which c keeps
+        assertEquals("+OK\r\n", call(b.port(), "CLUSTER", "SETSLOT", "12182", "NODE", myId(b.port())));
+        assertTrue(call(b.port(), "CLUSTER", "BUMPEPOCH").startsWith("+BUMPED 4"));
+        await("c gives the slot up", () -> {
+            try {
+                return call(c.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + b.port() + "\r\n");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        // the keys of the lost slot are gone, the rest stay
+        assertEquals(":0\r\n", call(c.port(), "CLUSTER", "COUNTKEYSINSLOT", "12182"));
+        assertEquals("$4\r\nkept\r\n", call(c.port(), "GET", "x"));
+        assertEquals(":1\r\n", call(c.port(), "DBSIZE"));
+        String idB = myId(b.port());
+        await("a learns it", () -> {
+            try {
+                return slotsOf(text(call(a.port(), "CLUSTER", "NODES")), idB).equals("5461-10922 12182");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    @Test
     void aDamagedOrSharedNodesConfStopsTheStart() throws Exception {
         Path dir = Files.createTempDirectory("spinel-cluster");
         SpinelServer first = spinelNode(dir);

@@ -740,12 +740,15 @@ public final class Cluster implements ClusterBus.Events {
     /** Deletes every key of a slot, as if each was deleted by DEL (propagated). */
     int deleteKeysInSlot(int slot) {
         int n = 0;
+        io.spinel.core.keyspace.Db db = engine.keyspace().db(0);
         List<byte[]> keys;
-        while (!(keys = engine.keyspace().db(0).keysInSlot(slot, 1024)).isEmpty()) {
+        while (!(keys = db.keysInSlot(slot, 1024)).isEmpty()) {
+            int before = db.countKeysInSlot(slot);
             for (byte[] k : keys) {
                 engine.clusterDeleteKey(k);
                 n++;
             }
+            if (db.countKeysInSlot(slot) >= before) break; // (never: every key listed was there to delete)
         }
         return n;
     }

@@ -121,6 +121,12 @@ class SlotIndexTest {
                 Set<Object> held = Collections.newSetFromMap(new IdentityHashMap<>());
                 for (Object e : set) if (e != null) held.add(e);
                 assertThat(held).as("%s: db %d slot %d entries", step, db.id(), slot).isEqualTo(want);
+                // at most 3/4 full, so probes stay short; at least 1/8 unless it is the smallest,
+                // so a slot whose keys were deleted gives back its room
+                int n = want.size();
+                if (n * 4 > set.length * 3 || (set.length > 4 && n * 8 < set.length)) {
+                    assertThat(set.length).as("%s: db %d slot %d: %d keys in a set of %d", step, db.id(), slot, n, set.length).isNegative();
+                }
                 setSlots += set.length;
                 setCount++;
             }
@@ -190,6 +196,15 @@ class SlotIndexTest {
         assertThat(detached[1].countKeysInSlot(KeySlot.slot(k("tag")))).isEqualTo(40);
         ks.discardDetached(detached);
         for (Db d : detached) verify(d, "discarded");
+    }
+
+    @Test
+    void enablingReachesASwapdbLoadUnderWay() throws ReflectiveOperationException {
+        Db[] detached = ks.detachedDbs();
+        for (byte[] key : KEYS) detached[0].putComplete(key.clone(), string(key, "loading", -1));
+        ks.enableSlotIndex();
+        verify(detached[0], "detached before enabling");
+        assertThat(detached[0].countKeysInSlot(KeySlot.slot(k("tag")))).isEqualTo(40);
     }
 
     @Test
@@ -327,6 +342,7 @@ class SlotIndexTest {
         while (!(batch = db.keysInSlot(slot, 7)).isEmpty()) {
             assertThat(batch.size()).isLessThanOrEqualTo(7);
             for (byte[] key : batch) assertThat(db.remove(key)).isNotNull();
+            verify(db, "a batch of the slot deleted");
         }
         assertThat(db.countKeysInSlot(slot)).isZero();
         assertThat(db.size()).isEqualTo(KEYS.size() - 40);

@@ -838,6 +838,11 @@ public final class Cluster implements ClusterBus.Events {
                 continue;
             }
             if (n.link == null) {
+                if (n.ip.isEmpty()) {
+                    // nowhere to connect to (as a failed connect in Redis): the node owes an answer
+                    if (n.pingSent == 0) n.pingSent = now();
+                    continue;
+                }
                 BusLink link = new BusLink(n, now());
                 n.link = link;
                 bus.connect(link, n.ip, n.cport);

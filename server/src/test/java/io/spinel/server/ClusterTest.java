@@ -175,6 +175,17 @@ class ClusterTest {
             for (int i = 0; i < 300; i++) cluster.set("key:" + i, "value:" + i);
             for (int i = 0; i < 300; i++) assertEquals("value:" + i, cluster.get("key:" + i));
         }
+        // and so does Lettuce's, which reads the topology from CLUSTER NODES (RESP3)
+        io.lettuce.core.cluster.RedisClusterClient lettuce = io.lettuce.core.cluster.RedisClusterClient.create(
+                io.lettuce.core.RedisURI.create("127.0.0.1", b.port()));
+        try (io.lettuce.core.cluster.api.StatefulRedisClusterConnection<String, String> conn = lettuce.connect()) {
+            assertEquals(3, conn.getPartitions().size());
+            for (int i = 0; i < 300; i += 7) assertEquals("value:" + i, conn.sync().get("key:" + i));
+            conn.sync().set("lettuce", "yes");
+            assertEquals("yes", conn.sync().get("lettuce"));
+        } finally {
+            lettuce.shutdown();
+        }
         long total = 0;
         for (SpinelServer s : List.of(a, b, c)) {
             String size = call(s.port(), "DBSIZE");
@@ -182,7 +193,7 @@ class ClusterTest {
             assertTrue(n > 50, "keys spread over the nodes: " + n);
             total += n;
         }
-        assertEquals(300 + 3, total);
+        assertEquals(300 + 3 + 1, total);
 
         // PUBLISH on one node reaches a subscriber on another, over the bus
         CountDownLatch got = new CountDownLatch(1);

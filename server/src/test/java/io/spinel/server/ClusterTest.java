@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -79,21 +78,29 @@ class ClusterTest {
         return null;
     }
 
-    private static void await(String what, BooleanSupplier condition) throws Exception {
+    /** A condition that may throw while the cluster settles (a refused connection counts as not yet). */
+    private interface Check {
+        boolean ok() throws Exception;
+    }
+
+    private static void await(String what, Check condition) throws Exception {
         long deadline = System.currentTimeMillis() + 20_000;
-        while (!condition.getAsBoolean()) {
+        while (!passes(condition)) {
             if (System.currentTimeMillis() > deadline) throw new AssertionError("timed out waiting for " + what);
             Thread.sleep(50);
         }
     }
 
-    private static boolean clusterOk(int port, int nodes) {
+    private static boolean passes(Check condition) {
         try {
-            return "ok".equals(field(port, "cluster_state"))
-                    && Integer.toString(nodes).equals(field(port, "cluster_known_nodes"));
+            return condition.ok();
         } catch (Exception e) {
             return false;
         }
+    }
+
+    private static boolean clusterOk(int port, int nodes) throws Exception {
+        return "ok".equals(field(port, "cluster_state")) && Integer.toString(nodes).equals(field(port, "cluster_known_nodes"));
     }
 
     private static String myId(int port) throws Exception {
@@ -211,13 +218,7 @@ class ClusterTest {
             }
         });
         sub.start();
-        await("subscribed", () -> {
-            try {
-                return call(c.port(), "PUBSUB", "NUMSUB", "news").endsWith(":1\r\n");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("subscribed", () -> call(c.port(), "PUBSUB", "NUMSUB", "news").endsWith(":1\r\n"));
         assertEquals(":0\r\n", call(a.port(), "PUBLISH", "news", "hello")); // no subscriber on a itself
         assertTrue(got.await(10, TimeUnit.SECONDS));
         assertEquals(List.of("news=hello"), messages);
@@ -258,13 +259,8 @@ class ClusterTest {
         assertEquals(":3\r\n", call(a.port(), "CLUSTER", "COUNTKEYSINSLOT", "12182"));
         // the importing side took a new epoch, so every node agrees a serves the slot now
         for (SpinelServer s : List.of(b, c)) {
-            await("slot 12182 moved as " + s.port() + " sees it", () -> {
-                try {
-                    return call(s.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + a.port() + "\r\n");
-                } catch (Exception e) {
-                    return false;
-                }
-            });
+            await("slot 12182 moved as " + s.port() + " sees it",
+                    () -> call(s.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + a.port() + "\r\n"));
         }
         // a restart reads nodes.conf: the same name, slots and peers, and the cluster is whole again
         String nodesBefore = text(call(a.port(), "CLUSTER", "NODES"));
@@ -315,25 +311,14 @@ class ClusterTest {
         assertEquals("+OK\r\n", call(c.port(), "SET", "x", "kept")); // slot 16287, which c keeps
         assertEquals("+OK\r\n", call(b.port(), "CLUSTER", "SETSLOT", "12182", "NODE", myId(b.port())));
         assertTrue(call(b.port(), "CLUSTER", "BUMPEPOCH").startsWith("+BUMPED 4"));
-        await("c gives the slot up", () -> {
-            try {
-                return call(c.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + b.port() + "\r\n");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("c gives the slot up",
+                () -> call(c.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + b.port() + "\r\n"));
         // the keys of the lost slot are gone, the rest stay
         assertEquals(":0\r\n", call(c.port(), "CLUSTER", "COUNTKEYSINSLOT", "12182"));
         assertEquals("$4\r\nkept\r\n", call(c.port(), "GET", "x"));
         assertEquals(":1\r\n", call(c.port(), "DBSIZE"));
         String idB = myId(b.port());
-        await("a learns it", () -> {
-            try {
-                return slotsOf(text(call(a.port(), "CLUSTER", "NODES")), idB).equals("5461-10922 12182");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("a learns it", () -> slotsOf(text(call(a.port(), "CLUSTER", "NODES")), idB).equals("5461-10922 12182"));
     }
 
     @Test
@@ -368,42 +353,19 @@ class ClusterTest {
         SpinelServer r = spinelNode();
         assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(a.port()),
                 Integer.toString(busPort(a.port()))));
-        await("replica knows the master", () -> {
-            try {
-                return call(r.port(), "CLUSTER", "REPLICATE", myId(c.port())).equals("+OK\r\n");
-            } catch (Exception e) {
-                return false;
-            }
-        });
-        await("replica in sync", () -> {
-            try {
-                return call(r.port(), "INFO", "replication").contains("master_link_status:up");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("replica knows the master", () -> call(r.port(), "CLUSTER", "REPLICATE", myId(c.port())).equals("+OK\r\n"));
+        await("replica in sync", () -> call(r.port(), "INFO", "replication").contains("master_link_status:up"));
         assertEquals("+OK\r\n", call(c.port(), "SET", "foo", "kept"));
         assertEquals(":1\r\n", call(c.port(), "WAIT", "1", "5000"));
         String replicaId = myId(r.port());
         // the other masters list it as c's replica
-        await("replica announced", () -> {
-            try {
-                return text(call(a.port(), "CLUSTER", "NODES")).contains(replicaId + " 127.0.0.1:" + r.port() + "@"
-                        + busPort(r.port()) + " slave " + myId(c.port()));
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("replica announced",
+                () -> text(call(a.port(), "CLUSTER", "NODES"))
+                        .contains(replicaId + " 127.0.0.1:" + r.port() + "@" + busPort(r.port()) + " slave " + myId(c.port())));
         c.close();
         spinels.remove(c);
         // a and b mark c failing, the replica wins their votes and takes slots 10923-16383
-        await("failover", () -> {
-            try {
-                return call(a.port(), "SET", "foo", "x").equals("-MOVED 12182 127.0.0.1:" + r.port() + "\r\n");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("failover", () -> call(a.port(), "SET", "foo", "x").equals("-MOVED 12182 127.0.0.1:" + r.port() + "\r\n"));
         assertEquals("$4\r\nkept\r\n", call(r.port(), "GET", "foo"));
         assertTrue(call(r.port(), "INFO", "replication").contains("role:master"));
         assertTrue(text(call(a.port(), "CLUSTER", "NODES")).contains("master,fail"));
@@ -420,32 +382,15 @@ class ClusterTest {
         String masterId = myId(r3.port());
         assertEquals("+OK\r\n", call(s.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(r1.port()),
                 Integer.toString(busPort(r1.port()))));
-        await("Spinel knows the Redis master", () -> {
-            try {
-                return call(s.port(), "CLUSTER", "REPLICATE", masterId).equals("+OK\r\n");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("Spinel knows the Redis master", () -> call(s.port(), "CLUSTER", "REPLICATE", masterId).equals("+OK\r\n"));
         String spinelId = myId(s.port());
         // the Redis nodes see Spinel as r3's replica, Spinel sees the Redis nodes' slots
         for (RedisServerProcess r : List.of(r1, r2, r3)) {
-            await("redis " + r.port() + " sees the replica", () -> {
-                try {
-                    return text(call(r.port(), "CLUSTER", "NODES")).contains(spinelId + " 127.0.0.1:" + s.port() + "@"
-                            + busPort(s.port()) + " slave " + masterId);
-                } catch (Exception e) {
-                    return false;
-                }
-            });
+            await("redis " + r.port() + " sees the replica",
+                    () -> text(call(r.port(), "CLUSTER", "NODES"))
+                            .contains(spinelId + " 127.0.0.1:" + s.port() + "@" + busPort(s.port()) + " slave " + masterId));
         }
-        await("replica in sync", () -> {
-            try {
-                return call(s.port(), "INFO", "replication").contains("master_link_status:up");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("replica in sync", () -> call(s.port(), "INFO", "replication").contains("master_link_status:up"));
         assertEquals(call(r1.port(), "CLUSTER", "SLOTS").replace(spinelId, "?"),
                 call(s.port(), "CLUSTER", "SLOTS").replace(spinelId, "?"));
         assertEquals("+OK\r\n", call(r3.port(), "SET", "foo", "from-redis"));
@@ -458,13 +403,7 @@ class ClusterTest {
         }
         // the Redis master dies: the Redis masters vote for Spinel, which takes its slots
         r3.kill();
-        await("Spinel elected", () -> {
-            try {
-                return call(r1.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + s.port() + "\r\n");
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        await("Spinel elected", () -> call(r1.port(), "GET", "foo").equals("-MOVED 12182 127.0.0.1:" + s.port() + "\r\n"));
         assertEquals("$10\r\nfrom-redis\r\n", call(s.port(), "GET", "foo"));
         assertEquals("+OK\r\n", call(s.port(), "SET", "foo", "from-spinel"));
         String nodes = text(call(r2.port(), "CLUSTER", "NODES"));

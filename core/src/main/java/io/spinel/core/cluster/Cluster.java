@@ -1439,7 +1439,8 @@ public final class Cluster implements ClusterBus.Events {
             if ((request.slots[j >> 3] & (1 << (j & 7))) == 0) continue;
             if (slotUnclaimed(j) || Long.compareUnsigned(slots[j].configEpoch, request.configEpoch) <= 0) continue;
             log.warning("Failover auth denied to " + node.name + ": slot " + j + " epoch ("
-                    + Long.toUnsignedString(slots[j].configEpoch) + ") > reqEpoch (" + Long.toUnsignedString(request.configEpoch) + ")");
+                    + Long.toUnsignedString(slots[j].configEpoch) + ") > reqEpoch ("
+                    + Long.toUnsignedString(request.configEpoch) + ")");
             return;
         }
         lastVoteEpoch = currentEpoch;

@@ -195,7 +195,10 @@ public final class ClusterCommands {
         Args a = c.args();
         byte[] wanted = new byte[KeySlot.SLOTS];
         if (ranges) {
-            if (a.count() % 2 == 1) throw CommandError.err("wrong number of arguments for 'cluster|" + a.string(1).toLowerCase(java.util.Locale.ROOT) + "' command");
+            if (a.count() % 2 == 1) {
+                throw CommandError.err("wrong number of arguments for 'cluster|"
+                        + a.string(1).toLowerCase(java.util.Locale.ROOT) + "' command");
+            }
             for (int j = 2; j < a.count(); j += 2) {
                 int start = slotArg(c, j);
                 int end = slotArg(c, j + 1);
@@ -319,7 +322,8 @@ public final class ClusterCommands {
         for (int i = 0; i < Cluster.messageTypes(); i++) {
             if (cl.messagesSent[i] == 0) continue;
             sent += cl.messagesSent[i];
-            sb.append("cluster_stats_messages_").append(Cluster.messageName(i)).append("_sent:").append(cl.messagesSent[i]).append("\r\n");
+            sb.append("cluster_stats_messages_").append(Cluster.messageName(i)).append("_sent:")
+                    .append(cl.messagesSent[i]).append("\r\n");
         }
         sb.append("cluster_stats_messages_sent:").append(sent).append("\r\n");
         long received = 0;

@@ -29,10 +29,13 @@ import java.util.List;
 public final class SpinelCluster implements AutoCloseable {
     private final List<SpinelServer> masters;
     private final List<SpinelServer> replicas;
+    /** The nodes' directories (nodes.conf, any RDB or AOF), removed on close. */
+    private final List<java.nio.file.Path> dirs;
 
-    private SpinelCluster(List<SpinelServer> masters, List<SpinelServer> replicas) {
+    private SpinelCluster(List<SpinelServer> masters, List<SpinelServer> replicas, List<java.nio.file.Path> dirs) {
         this.masters = masters;
         this.replicas = replicas;
+        this.dirs = dirs;
     }
 
     public static Builder builder() {
@@ -61,6 +64,17 @@ public final class SpinelCluster implements AutoCloseable {
     public void close() {
         for (SpinelServer s : replicas) s.close();
         for (SpinelServer s : masters) s.close();
+        deleteAll(dirs);
+    }
+
+    private static void deleteAll(List<java.nio.file.Path> dirs) {
+        for (java.nio.file.Path dir : dirs) {
+            try (java.util.stream.Stream<java.nio.file.Path> walk = Files.walk(dir)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException | UncheckedIOException e) {
+                // a temporary directory left behind is no reason to fail a test's teardown
+            }
+        }
     }
 
     public static final class Builder {
@@ -96,24 +110,28 @@ public final class SpinelCluster implements AutoCloseable {
 
         public SpinelCluster start() {
             List<SpinelServer> started = new ArrayList<>();
+            List<java.nio.file.Path> dirs = new ArrayList<>();
             try {
                 List<SpinelServer> ms = new ArrayList<>();
                 List<SpinelServer> rs = new ArrayList<>();
-                for (int i = 0; i < masters; i++) ms.add(node(started));
-                for (int i = 0; i < masters * replicasPerMaster; i++) rs.add(node(started));
+                for (int i = 0; i < masters; i++) ms.add(node(started, dirs));
+                for (int i = 0; i < masters * replicasPerMaster; i++) rs.add(node(started, dirs));
                 formCluster(ms, rs);
-                return new SpinelCluster(ms, rs);
+                return new SpinelCluster(ms, rs, dirs);
             } catch (RuntimeException | Error e) {
                 for (SpinelServer s : started) s.close();
+                deleteAll(dirs);
                 throw e;
             }
         }
 
-        private SpinelServer node(List<SpinelServer> started) {
+        private SpinelServer node(List<SpinelServer> started, List<java.nio.file.Path> dirs) {
             SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
                     .option("cluster-enabled", "yes").option("cluster-port", Integer.toString(freePort()));
             try {
-                b.option("dir", Files.createTempDirectory("spinel-cluster-node").toString());
+                java.nio.file.Path dir = Files.createTempDirectory("spinel-cluster-node");
+                dirs.add(dir);
+                b.option("dir", dir.toString());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -32,10 +32,23 @@ class ClusterTest {
     private final List<SpinelServer> spinels = new ArrayList<>();
     private final List<RedisServerProcess> redis = new ArrayList<>();
 
+    private final List<Path> dirs = new ArrayList<>();
+
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         for (SpinelServer s : spinels) s.close();
         for (RedisServerProcess r : redis) r.close();
+        for (Path d : dirs) {
+            try (java.util.stream.Stream<Path> walk = Files.walk(d)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private Path tempDir() throws Exception {
+        Path d = Files.createTempDirectory("spinel-cluster");
+        dirs.add(d);
+        return d;
     }
 
     /** A cluster node with a short node timeout, its bus on a port of its own. */
@@ -49,7 +62,7 @@ class ClusterTest {
     }
 
     private SpinelServer spinelNode() throws Exception {
-        return spinelNode(Files.createTempDirectory("spinel-cluster"));
+        return spinelNode(tempDir());
     }
 
     private RedisServerProcess redisNode() throws Exception {
@@ -228,7 +241,7 @@ class ClusterTest {
 
     @Test
     void aSlotMovesWithItsKeysAndNodesConfKeepsTheConfiguration() throws Exception {
-        Path dirA = Files.createTempDirectory("spinel-cluster");
+        Path dirA = tempDir();
         SpinelServer a = spinelNode(dirA);
         SpinelServer b = spinelNode();
         SpinelServer c = spinelNode();
@@ -323,7 +336,7 @@ class ClusterTest {
 
     @Test
     void aDamagedOrSharedNodesConfStopsTheStart() throws Exception {
-        Path dir = Files.createTempDirectory("spinel-cluster");
+        Path dir = tempDir();
         SpinelServer first = spinelNode(dir);
         // a second node on the same nodes.conf: refused, as Redis refuses it
         IllegalStateException shared = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,

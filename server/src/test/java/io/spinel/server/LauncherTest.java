@@ -498,7 +498,8 @@ class LauncherTest {
             waitForPing(port);
             try (RawClient c = new RawClient(port)) {
                 assertThat(c.callString("GET", "k")).isEqualTo("$1\r\nv\r\n");
-                assertThat(c.callString("TTL", "k")).matches(":(1000|999|998)\r\n");
+                // (the seconds two JVM starts take on a loaded machine)
+                assertThat(c.callString("TTL", "k")).matches(":(1000|99[0-9])\r\n");
             }
         } finally {
             again.destroy();

@@ -44,6 +44,7 @@ public final class ClusterCommands {
             case "cluster|info" -> ClusterCommands::info;
             case "cluster|saveconfig" -> ClusterCommands::saveConfig;
             case "cluster|keyslot" -> c -> {
+                cluster(c);
                 Args a = c.args();
                 c.reply().integer(KeySlot.slot(a.buf(2), a.off(2), a.len(2)));
             };

@@ -585,9 +585,18 @@ public final class Engine {
         return cluster;
     }
 
+    /**
+     * Redis's iAmMaster: in cluster mode what nodes.conf (or the bus) made this node, otherwise
+     * whether it follows a master. A replica loading an RDB keeps the keys already expired: its
+     * master deletes them, and sends the DELs.
+     */
+    public boolean iAmMaster() {
+        return cluster != null ? cluster.isMaster() : !replication.isReplica();
+    }
+
     /** The replication offset a cluster node announces (its own stream, or what it applied of its master's). */
     public long clusterReplicationOffset() {
-        return replication.offset();
+        return replication.announcedOffset();
     }
 
     /** A cluster replica follows this master (Redis's replicationSetMaster from cluster.c). */

@@ -83,10 +83,23 @@ final class ReplicaLink implements Runnable {
         ackWriter.interrupt();
     }
 
-    /** Closes the current connection only: the link finds it lost and connects again (CLIENT KILL TYPE master). */
+    /**
+     * Closes the current connection only: the link finds it lost and connects again (CLIENT KILL
+     * TYPE master). On the engine's thread. What the connection brought that the engine has not
+     * applied yet (read while the engine was busy, as during DEBUG SLEEP) is dropped with it, as
+     * Redis frees its master's client with the unprocessed query buffer: the offset stays where
+     * the engine stopped, and the next PSYNC asks from there.
+     */
     void dropConnection() {
+        droppedConnection = connection;
+        broken = true;
         closeSocket();
     }
+
+    /** Counts this link's connections (written by the link's thread at the start of each). */
+    private volatile int connection;
+    /** The connection CLIENT KILL dropped, whose queued stream is not applied; -1 none. */
+    private volatile int droppedConnection = -1;
 
     /** This side's address of the connection, "ip:port", or null without one. */
     String localAddress() {
@@ -126,7 +139,10 @@ final class ReplicaLink implements Runnable {
                 });
             } catch (IOException | RuntimeException e) {
                 broken = true;
-                if (!stopped) onEngine(() -> replication.linkLost(this, e.getMessage() == null ? e.toString() : e.getMessage()));
+                // (a connection CLIENT KILL dropped was reported lost by the engine already)
+                if (!stopped && droppedConnection != connection) {
+                    onEngine(() -> replication.linkLost(this, e.getMessage() == null ? e.toString() : e.getMessage()));
+                }
             } finally {
                 closeSocket();
                 state = State.CONNECT;
@@ -205,6 +221,7 @@ final class ReplicaLink implements Runnable {
 
     /** One connection: handshake, synchronization, then the stream until the link breaks. */
     private void session() throws IOException {
+        connection++;
         broken = false;
         state = State.CONNECTING;
         onEngine(() -> engine.log().notice("Connecting to MASTER " + host + ":" + port));
@@ -505,6 +522,7 @@ final class ReplicaLink implements Runnable {
         List<byte[][]> batch = new ArrayList<>();
         List<byte[]> raw = new ArrayList<>();
         ByteArrayOutputStream cmd = new ByteArrayOutputStream();
+        int current = connection;
         while (!stopped) {
             cmd.reset();
             byte[][] argv = readCommand(in, cmd);
@@ -513,7 +531,9 @@ final class ReplicaLink implements Runnable {
             if (in.available() == 0 || batch.size() >= 1024) {
                 List<byte[][]> b = batch;
                 List<byte[]> r = raw;
-                if (!onEngine(() -> replication.applyFromMaster(this, b, r))) return;
+                if (!onEngine(() -> {
+                    if (droppedConnection != current) replication.applyFromMaster(this, b, r);
+                })) return;
                 batch = new ArrayList<>();
                 raw = new ArrayList<>();
             }

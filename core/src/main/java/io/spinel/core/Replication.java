@@ -843,6 +843,19 @@ final class Replication implements Engine.PropagationListener {
         return masterReplOffset;
     }
 
+    /**
+     * The offset a cluster replica announces on the bus and ranks itself by (Redis's
+     * replicationGetSlaveOffset): what it applied of its master's stream, but 0 from the moment
+     * the master answered FULLRESYNC until the new data set is loaded, as Redis has dropped its
+     * cached master by then. Other nodes then leave it out of CLUSTER SLOTS and SHARDS (a replica
+     * with offset 0 has no data to serve yet).
+     */
+    long announcedOffset() {
+        ReplicaLink l = link;
+        if (l != null && l.state == ReplicaLink.State.SYNC) return 0;
+        return masterReplOffset;
+    }
+
     /** WAIT numreplicas timeout: the replicas that acknowledged the client's last write (Redis's waitCommand). */
     void waitReplicas(Client c, long wanted, long deadline) {
         if (link != null) {
@@ -935,7 +948,12 @@ final class Replication implements Engine.PropagationListener {
 
     /** CLIENT KILL of the master's client: the link drops and comes back (a partial resynchronization, as in Redis). */
     void dropMasterLink() {
-        if (link != null) link.dropConnection();
+        if (link == null) return;
+        // down from now, as Redis frees its master's client at once: the link's own report comes
+        // later (after a DEBUG SLEEP in the same transaction, say) and would date it from then
+        ReplicaLink l = link;
+        l.dropConnection();
+        linkLost(l, null);
     }
 
     boolean isMasterClient(Client c) {

@@ -152,7 +152,9 @@ public final class Main {
 
         Log log = new Log(System.out);
         log.setLevel(Log.parseLevel(config.get("loglevel")));
-        String logfile = Config.fileName(config.get("logfile"));
+        // Redis changes into "dir" as it reads the option, so a relative log or pid file name is
+        // relative to it (Redis's cluster tests give each node "dir ./redis_N" and "logfile log.txt")
+        String logfile = inDir(config, config.get("logfile"));
         if (!logfile.isEmpty()) {
             try {
                 log.setOutput(new PrintStream(new FileOutputStream(logfile, true), true, StandardCharsets.UTF_8));
@@ -192,7 +194,7 @@ public final class Main {
 
         // Written before the server answers anyone, as Redis writes it before its event loop runs:
         // a client that got a reply can rely on the file being there.
-        String pidfile = Config.fileName(config.get("pidfile"));
+        String pidfile = inDir(config, config.get("pidfile"));
         if (!pidfile.isEmpty()) writePidFile(pidfile, log);
         SpinelServer server;
         try {
@@ -325,6 +327,13 @@ public final class Main {
         } catch (IOException ignored) {
             // training is best effort: a cache of what start-up loaded is still worth having
         }
+    }
+
+    /** A file name option's value as a path: a relative one is inside "dir"; "" stays "". */
+    private static String inDir(Config config, String value) {
+        String name = Config.fileName(value);
+        if (name.isEmpty()) return name;
+        return Path.of(Config.fileName(config.get("dir"))).resolve(name).toString();
     }
 
     private static void writePidFile(String path, Log log) {

@@ -829,7 +829,14 @@ public final class Cluster implements ClusterBus.Events {
         boolean updateState = false;
         pfailNodes = 0;
         long t = now();
+        long sendbufLimit = config.getLong("cluster-link-sendbuf-limit");
         for (ClusterNode n : new ArrayList<>(nodes.values())) {
+            // a peer that stops reading must not make this node hold an ever-growing queue: the
+            // link goes (an outbound one is connected again just below)
+            if (sendbufLimit != 0) {
+                freeLinkOverLimit(n.link, sendbufLimit);
+                freeLinkOverLimit(n.inboundLink, sendbufLimit);
+            }
             if (n.has(ClusterNode.MYSELF) || n.has(ClusterNode.NOADDR)) continue;
             if (n.timedOut()) pfailNodes++;
             // a handshake that did not complete in time: forget the address
@@ -919,6 +926,18 @@ public final class Cluster implements ClusterBus.Events {
     }
 
     // ---- links ----------------------------------------------------------------------------------
+
+    /** cluster-link-sendbuf-limit: frees a link whose queue of unsent messages grew past it. */
+    private void freeLinkOverLimit(BusLink link, long limit) {
+        if (link == null || link.freed) return;
+        long queued = link.pendingBytes.get();
+        if (queued <= limit) return;
+        log.warning("Freeing cluster link(" + (link.inbound ? "from" : "to") + " node "
+                + (link.node != null ? link.node.name : "") + ", used memory: " + queued
+                + ") due to exceeding send buffer memory limit.");
+        freeLink(link);
+        linksBufferLimitExceeded++;
+    }
 
     void freeLink(BusLink link) {
         if (link.freed) return;

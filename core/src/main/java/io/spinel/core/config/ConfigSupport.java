@@ -63,7 +63,7 @@ public final class ConfigSupport {
         "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down", "cluster-allow-replica-migration",
         "cluster-announce-ip", "cluster-announce-hostname", "cluster-preferred-endpoint-type",
         "cluster-replica-validity-factor", "cluster-migration-barrier", "cluster-port", "cluster-announce-bus-port",
-        "cluster-announce-port", "cluster-node-timeout",
+        "cluster-announce-port", "cluster-node-timeout", "cluster-link-sendbuf-limit",
     };
 
     /**
@@ -88,7 +88,7 @@ public final class ConfigSupport {
         "maxmemory-eviction-tenacity",
         "repl-disable-tcp-nodelay", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",
-        "cluster-announce-tls-port", "cluster-link-sendbuf-limit", "tls-session-cache-size", "tls-session-cache-timeout",
+        "cluster-announce-tls-port", "tls-session-cache-size", "tls-session-cache-timeout",
         "tls-auth-clients", "tls-prefer-server-ciphers", "tls-session-caching", "tls-cert-file", "tls-key-file",
         "tls-key-file-pass", "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass",
         "tls-dh-params-file", "tls-ca-cert-file", "tls-ca-cert-dir", "tls-protocols", "tls-ciphers",

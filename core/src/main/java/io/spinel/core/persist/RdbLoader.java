@@ -412,7 +412,7 @@ final class RdbLoader {
                             entry = null;
                         }
                         if (entry != null) {
-                            if (!aofBase && expire != -1 && expire < now) {
+                            if (!aofBase && expire != -1 && expire < now && engine.iAmMaster()) {
                                 keysExpired++;
                                 engine.persistence().expiredAtLoad(db.id(), key);
                                 BigValues.freeUnstored(entry);

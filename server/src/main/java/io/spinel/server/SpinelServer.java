@@ -303,6 +303,8 @@ public final class SpinelServer implements AutoCloseable {
         // mean no TCP listener at all)
         if (randomPort && wantedPort == 0 && port != 0) config.set("port", Integer.toString(port));
         String socketPath = Config.fileName(config.get("unixsocket"));
+        // a relative path is inside dir, where Redis's chdir puts it
+        if (!socketPath.isEmpty()) socketPath = Path.of(Config.fileName(config.get("dir"))).resolve(socketPath).toString();
         if (!socketPath.isEmpty()) {
             Path p = Path.of(socketPath);
             Files.deleteIfExists(p);

@@ -599,6 +599,11 @@ public final class Engine {
         return replication.announcedOffset();
     }
 
+    /** This replica's full synchronization began (the master answered FULLRESYNC). */
+    void replicaSyncStarted() {
+        if (cluster != null) cluster.announce();
+    }
+
     /** A cluster replica follows this master (Redis's replicationSetMaster from cluster.c). */
     public void clusterReplicate(String host, int port) {
         replication.clusterSetMaster(host, port);

@@ -993,6 +993,13 @@ final class Replication implements Engine.PropagationListener {
         String[] saved = engine.persistence().takeLoadedReplicationInfo();
         List<Object[]> expiredAtLoad = engine.persistence().takeExpiredAtLoad();
         String v = engine.config().get("replicaof").trim();
+        if (v.isEmpty() && engine.cluster() != null && !engine.cluster().isMaster()) {
+            // a cluster replica (nodes.conf says so) restarted on its own RDB: its master's history
+            // is the cached one, and the cluster's cron follows the master with it (Redis's
+            // loadDataFromDisk when !iAmMaster)
+            if (saved != null) adoptSavedHistory(saved);
+            return;
+        }
         if (v.isEmpty()) {
             if (saved != null) continueAsMaster(saved, expiredAtLoad);
             return;
@@ -1024,6 +1031,20 @@ final class Replication implements Engine.PropagationListener {
      * with the deletions of the keys the load found expired, so that its replicas continue with a
      * partial resynchronization (unless those deletions were too many for the backlog).
      */
+    /** The RDB's repl-id and repl-offset become this replica's, to continue from with PSYNC. */
+    private void adoptSavedHistory(String[] saved) {
+        try {
+            long offset = Long.parseLong(saved[2]);
+            int db = Integer.parseInt(saved[0]);
+            if (saved[1].length() == 40 && offset != -1 && db >= 0 && db < engine.keyspace().count()) {
+                replid = saved[1];
+                masterReplOffset = offset;
+            }
+        } catch (NumberFormatException ignored) {
+            // not Redis's fields: a full synchronization, as without them
+        }
+    }
+
     private void continueAsMaster(String[] saved, List<Object[]> expiredAtLoad) {
         long offset;
         try {

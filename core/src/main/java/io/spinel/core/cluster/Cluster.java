@@ -1712,6 +1712,11 @@ public final class Cluster implements ClusterBus.Events {
 
     // ---- what other parts of the server ask -------------------------------------------------------
 
+    /** Tells every node this node's state now (a PONG each), as after a change they must learn at once. */
+    public void announce() {
+        broadcastPong(false);
+    }
+
     /** Whether this node serves writes for its slots (a master; Redis's iAmMaster in cluster mode). */
     public boolean isMaster() {
         return myself.isMaster();

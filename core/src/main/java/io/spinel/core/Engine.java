@@ -844,7 +844,8 @@ public final class Engine {
             // CLIENT PAUSE keeps the data set still: no active expiry, no eviction
             boolean paused = pause.active();
             // a replica's keys expire when its master deletes them
-            if (activeExpireEnabled && !paused && !replication.isReplica()) {
+            // (a cluster replica is one from its start, before its link to the master is up: Redis's iAmMaster)
+            if (activeExpireEnabled && !paused && iAmMaster()) {
                 long t0 = System.nanoTime();
                 keyspace.activeExpireCycle(1_000_000_000L / hz / 4); // 25% of a cron period
                 long spent = System.nanoTime() - t0;

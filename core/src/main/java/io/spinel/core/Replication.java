@@ -998,6 +998,7 @@ final class Replication implements Engine.PropagationListener {
             // is the cached one, and the cluster's cron follows the master with it (Redis's
             // loadDataFromDisk when !iAmMaster)
             if (saved != null) adoptSavedHistory(saved);
+            engine.keyspace().setReplica(true); // its keys expire when its master says so, from the start
             return;
         }
         if (v.isEmpty()) {

@@ -1008,22 +1008,29 @@ final class Replication implements Engine.PropagationListener {
         String[] hp = v.split("\\s+");
         // a replica restarted on its own RDB continues where it stopped (Redis's loadDataFromDisk
         // with the RDB's repl-id, repl-offset and repl-stream-db)
-        int streamDbSaved = -1;
-        if (saved != null) {
-            try {
-                long offset = Long.parseLong(saved[2]);
-                int db = Integer.parseInt(saved[0]);
-                if (saved[1].length() == 40 && offset != -1 && db >= 0 && db < engine.keyspace().count()) {
-                    replid = saved[1];
-                    masterReplOffset = offset;
-                    streamDbSaved = db;
-                }
-            } catch (NumberFormatException ignored) {
-                // not Redis's fields: a full synchronization, as without them
-            }
-        }
+        int streamDbSaved = saved != null ? adoptSavedHistory(saved) : -1;
         setMaster(hp[0], Integer.parseInt(hp[1]));
         if (streamDbSaved >= 0) masterClient.db = engine.keyspace().db(streamDbSaved);
+    }
+
+    /**
+     * The RDB's repl-id and repl-offset become this replica's, to continue from with PSYNC;
+     * returns the saved stream database, or -1 when the fields are not Redis's (a full
+     * synchronization then, as without them).
+     */
+    private int adoptSavedHistory(String[] saved) {
+        try {
+            long offset = Long.parseLong(saved[2]);
+            int db = Integer.parseInt(saved[0]);
+            if (saved[1].length() == 40 && offset != -1 && db >= 0 && db < engine.keyspace().count()) {
+                replid = saved[1];
+                masterReplOffset = offset;
+                return db;
+            }
+        } catch (NumberFormatException ignored) {
+            // not Redis's fields
+        }
+        return -1;
     }
 
     /**
@@ -1032,20 +1039,6 @@ final class Replication implements Engine.PropagationListener {
      * with the deletions of the keys the load found expired, so that its replicas continue with a
      * partial resynchronization (unless those deletions were too many for the backlog).
      */
-    /** The RDB's repl-id and repl-offset become this replica's, to continue from with PSYNC. */
-    private void adoptSavedHistory(String[] saved) {
-        try {
-            long offset = Long.parseLong(saved[2]);
-            int db = Integer.parseInt(saved[0]);
-            if (saved[1].length() == 40 && offset != -1 && db >= 0 && db < engine.keyspace().count()) {
-                replid = saved[1];
-                masterReplOffset = offset;
-            }
-        } catch (NumberFormatException ignored) {
-            // not Redis's fields: a full synchronization, as without them
-        }
-    }
-
     private void continueAsMaster(String[] saved, List<Object[]> expiredAtLoad) {
         long offset;
         try {

@@ -10,7 +10,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -394,6 +393,9 @@ public final class Cluster implements ClusterBus.Events {
     }
 
     String lastSaveError = "";
+
+    /** The key positions the routing check collects, reused from one command to the next (engine thread only). */
+    final io.spinel.core.command.IntList routingPositions = new io.spinel.core.command.IntList();
 
     private void saveOrDie(boolean fsync) {
         if (!save(fsync)) {
@@ -1737,24 +1739,40 @@ public final class Cluster implements ClusterBus.Events {
         return total;
     }
 
-    public boolean stateOk() {
-        return state == STATE_OK;
-    }
-
     // ---- descriptions ---------------------------------------------------------------------------
 
     String describeNodes(int filter, boolean usePport) {
         StringBuilder sb = new StringBuilder();
+        Map<ClusterNode, io.spinel.core.command.IntList> ranges = slotRanges();
         for (ClusterNode n : nodes.values()) {
             if ((n.flags & filter) != 0) continue;
-            describeNode(sb, n, usePport);
+            describeNode(sb, n, usePport, ranges.get(n));
             sb.append('\n');
         }
         return sb.toString();
     }
 
-    /** One CLUSTER NODES line (without its newline). */
-    void describeNode(StringBuilder sb, ClusterNode n, boolean usePport) {
+    /**
+     * Each node's slot ranges as the slots table gives them (start, end pairs), from one pass over
+     * the table (Redis's clusterGenNodesSlotsInfo); a node's own bits may still hold slots in flux.
+     */
+    Map<ClusterNode, io.spinel.core.command.IntList> slotRanges() {
+        Map<ClusterNode, io.spinel.core.command.IntList> out = new java.util.HashMap<>();
+        int start = 0;
+        for (int j = 1; j <= KeySlot.SLOTS; j++) {
+            if (j < KeySlot.SLOTS && slots[j] == slots[start]) continue;
+            if (slots[start] != null) {
+                io.spinel.core.command.IntList pairs = out.computeIfAbsent(slots[start], k -> new io.spinel.core.command.IntList());
+                pairs.add(start);
+                pairs.add(j - 1);
+            }
+            start = j;
+        }
+        return out;
+    }
+
+    /** One CLUSTER NODES line (without its newline); ranges from {@link #slotRanges}, null for none. */
+    void describeNode(StringBuilder sb, ClusterNode n, boolean usePport, io.spinel.core.command.IntList ranges) {
         int port = usePport && n.pport != 0 ? n.pport : n.port;
         sb.append(n.name).append(' ').append(n.ip).append(':').append(port).append('@').append(n.cport);
         if (!n.hostname.isEmpty()) sb.append(',').append(n.hostname);
@@ -1765,16 +1783,9 @@ public final class Cluster implements ClusterBus.Events {
         sb.append(' ').append(n.pingSent).append(' ').append(n.pongReceived).append(' ')
                 .append(Long.toUnsignedString(epoch)).append(' ')
                 .append(n.link != null || n.has(ClusterNode.MYSELF) ? "connected" : "disconnected");
-        // the ranges the slots table gives it (a node's own bits may still hold slots in flux)
-        int start = -1;
-        for (int j = 0; j <= KeySlot.SLOTS; j++) {
-            boolean mine = j < KeySlot.SLOTS && slots[j] == n;
-            if (mine && start < 0) start = j;
-            if (!mine && start >= 0) {
-                sb.append(' ').append(start);
-                if (j - 1 != start) sb.append('-').append(j - 1);
-                start = -1;
-            }
+        for (int i = 0; ranges != null && i < ranges.size(); i += 2) {
+            sb.append(' ').append(ranges.get(i));
+            if (ranges.get(i + 1) != ranges.get(i)) sb.append('-').append(ranges.get(i + 1));
         }
         if (n.has(ClusterNode.MYSELF)) {
             for (int j = 0; j < KeySlot.SLOTS; j++) {
@@ -1804,9 +1815,5 @@ public final class Cluster implements ClusterBus.Events {
 
     static int messageTypes() {
         return MESSAGE_NAMES.length;
-    }
-
-    Iterator<ClusterNode> nodeIterator() {
-        return nodes.values().iterator();
     }
 }

@@ -398,7 +398,7 @@ public final class ClusterCommands {
         r.arrayHeader(n.replicas.size());
         for (ClusterNode replica : n.replicas) {
             StringBuilder sb = new StringBuilder();
-            cl.describeNode(sb, replica, false);
+            cl.describeNode(sb, replica, false, null); // (a replica serves no slots itself)
             r.bulk(sb.toString());
         }
     }
@@ -531,11 +531,8 @@ public final class ClusterCommands {
         Reply r = c.reply();
         String endpointType = c.engine().config().get("cluster-preferred-endpoint-type");
         r.arrayHeader(4);
-        switch (endpointType) {
-            case "hostname" -> r.bulk(n.hostname.isEmpty() ? "?" : n.hostname);
-            case "unknown-endpoint" -> r.nullBulk();
-            default -> r.bulk(n.ip);
-        }
+        if (endpointType.equals("unknown-endpoint")) r.nullBulk();
+        else r.bulk(endpoint(c, n));
         r.integer(n.port);
         r.bulk(n.name);
         int length = 0;
@@ -558,20 +555,11 @@ public final class ClusterCommands {
         List<ClusterNode> masters = new ArrayList<>();
         for (ClusterNode n : cl.nodes.values()) if (n.isMaster()) masters.add(n);
         r.arrayHeader(masters.size());
+        java.util.Map<ClusterNode, IntList> ranges = cl.slotRanges();
         for (ClusterNode m : masters) {
             r.mapHeader(2);
             r.bulk("slots");
-            IntList pairs = new IntList();
-            int start = -1;
-            for (int i = 0; i <= KeySlot.SLOTS; i++) {
-                boolean mine = i < KeySlot.SLOTS && cl.slots[i] == m;
-                if (mine && start < 0) start = i;
-                if (!mine && start >= 0) {
-                    pairs.add(start);
-                    pairs.add(i - 1);
-                    start = -1;
-                }
-            }
+            IntList pairs = ranges.getOrDefault(m, new IntList());
             r.arrayHeader(pairs.size());
             for (int i = 0; i < pairs.size(); i++) r.integer(pairs.get(i));
             r.bulk("nodes");
@@ -594,11 +582,7 @@ public final class ClusterCommands {
         r.bulk("ip");
         r.bulk(n.ip);
         r.bulk("endpoint");
-        r.bulk(switch (c.engine().config().get("cluster-preferred-endpoint-type")) {
-            case "hostname" -> n.hostname.isEmpty() ? "?" : n.hostname;
-            case "unknown-endpoint" -> "";
-            default -> n.ip;
-        });
+        r.bulk(endpoint(c, n));
         if (!n.hostname.isEmpty()) {
             r.bulk("hostname");
             r.bulk(n.hostname);
@@ -626,7 +610,9 @@ public final class ClusterCommands {
 
     /** What a routing check found: where the command goes, why, and its slot (-1 without keys). */
     public static final class Route {
+        /** Where a MOVED or ASK sends the client, and the address it gives. */
         ClusterNode node;
+        String endpoint;
         int error;
         public int slot = -1;
 
@@ -657,8 +643,6 @@ public final class ClusterCommands {
         public boolean downReadOnly() {
             return error == REDIR_DOWN_RO_STATE;
         }
-
-        String endpoint;
     }
 
     /**
@@ -684,7 +668,7 @@ public final class ClusterCommands {
         int slot = 0;
         boolean pubsubShard = cmd.name.equals("ssubscribe") || cmd.name.equals("sunsubscribe") || cmd.name.equals("spublish");
         int count = queued != null ? queued.size() : 1;
-        IntList positions = new IntList();
+        IntList positions = cl.routingPositions;
         Db db0 = c.engine().keyspace().db(0);
         for (int i = 0; i < count; i++) {
             Command mcmd = queued != null ? queued.get(i) : cmd;
@@ -790,7 +774,12 @@ public final class ClusterCommands {
 
     private static void redirectTo(Client c, Route route, ClusterNode n) {
         route.node = n;
-        route.endpoint = switch (c.engine().config().get("cluster-preferred-endpoint-type")) {
+        route.endpoint = endpoint(c, n);
+    }
+
+    /** How clients are told to reach a node (cluster-preferred-endpoint-type; Redis's getPreferredEndpoint). */
+    private static String endpoint(Client c, ClusterNode n) {
+        return switch (c.engine().config().get("cluster-preferred-endpoint-type")) {
             case "hostname" -> n.hostname.isEmpty() ? "?" : n.hostname;
             case "unknown-endpoint" -> "";
             default -> n.ip;

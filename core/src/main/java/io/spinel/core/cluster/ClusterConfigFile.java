@@ -6,7 +6,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -20,12 +19,10 @@ import java.util.List;
  * lock this node holds on the file (no two nodes may share one) stays on the same file.
  */
 final class ClusterConfigFile implements AutoCloseable {
-    private final Path path;
     private final FileChannel channel;
     private final FileLock lock;
 
-    private ClusterConfigFile(Path path, FileChannel channel, FileLock lock) {
-        this.path = path;
+    private ClusterConfigFile(FileChannel channel, FileLock lock) {
         this.channel = channel;
         this.lock = lock;
     }
@@ -46,11 +43,7 @@ final class ClusterConfigFile implements AutoCloseable {
                     + "different Redis Cluster node. Please make sure that different nodes use different cluster "
                     + "configuration files.");
         }
-        return new ClusterConfigFile(path, ch, lock);
-    }
-
-    Path path() {
-        return path;
+        return new ClusterConfigFile(ch, lock);
     }
 
     /** The file's lines, or null when it is empty (a new node writes it then). */
@@ -95,9 +88,5 @@ final class ClusterConfigFile implements AutoCloseable {
         } catch (IOException ignored) {
             // nothing left to do
         }
-    }
-
-    static boolean exists(Path path) {
-        return Files.exists(path);
     }
 }

@@ -140,10 +140,6 @@ public final class ClusterMessage {
     }
 
     /** True if the sender serves the slot according to the header's bitmap. */
-    public boolean hasSlot(int slot) {
-        return testSlot(slots, slot);
-    }
-
     public static boolean testSlot(byte[] bitmap, int slot) {
         return (bitmap[slot >> 3] & (1 << (slot & 7))) != 0;
     }

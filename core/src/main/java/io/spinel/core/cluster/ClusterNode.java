@@ -11,19 +11,19 @@ import java.util.Map;
  * the engine's thread touches it.
  */
 final class ClusterNode {
-    // flags, the same bits the bus carries (so a gossip entry's flags are these)
-    static final int MASTER = 1;
-    static final int REPLICA = 2;
-    static final int PFAIL = 4;
-    static final int FAIL = 8;
-    static final int MYSELF = 16;
-    static final int HANDSHAKE = 32;
-    static final int NOADDR = 64;
-    static final int MEET = 128;
-    static final int MIGRATE_TO = 256;
-    static final int NOFAILOVER = 512;
+    // flags: the bits the bus carries (so a gossip entry's flags are these)
+    static final int MASTER = ClusterMessage.NODE_MASTER;
+    static final int REPLICA = ClusterMessage.NODE_SLAVE;
+    static final int PFAIL = ClusterMessage.NODE_PFAIL;
+    static final int FAIL = ClusterMessage.NODE_FAIL;
+    static final int MYSELF = ClusterMessage.NODE_MYSELF;
+    static final int HANDSHAKE = ClusterMessage.NODE_HANDSHAKE;
+    static final int NOADDR = ClusterMessage.NODE_NOADDR;
+    static final int MEET = ClusterMessage.NODE_MEET;
+    static final int MIGRATE_TO = ClusterMessage.NODE_MIGRATE_TO;
+    static final int NOFAILOVER = ClusterMessage.NODE_NOFAILOVER;
 
-    static final int NAME_LENGTH = 40;
+    static final int NAME_LENGTH = ClusterMessage.NAME_LENGTH;
 
     String name;
     final long ctime;
@@ -126,11 +126,6 @@ final class ClusterNode {
         int n = 0;
         for (ClusterNode r : replicas) if (!r.failed()) n++;
         return n;
-    }
-
-    /** The configuration epoch this node's slots are held under: its master's for a replica. */
-    long effectiveEpoch() {
-        return isReplica() && replicaOf != null ? replicaOf.configEpoch : configEpoch;
     }
 
     @Override

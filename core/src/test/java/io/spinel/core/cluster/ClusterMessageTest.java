@@ -105,7 +105,7 @@ class ClusterMessageTest {
         m.flags = NODE_SLAVE | NODE_NOFAILOVER;
         m.state = STATE_OK;
         m.mflags[0] = MFLAG0_PAUSED;
-        m.gossip.add(new Gossip(B, 0xfedcba98L, 7, "192.168.0.1", 6379, 16379, NODE_MASTER | NODE_PFAIL, 0));
+        m.gossip.add(new Gossip(B, 0xfedcba98L, 7, "192.168.0.1", 7001, 17001, NODE_MASTER | NODE_PFAIL, 0));
         m.gossip.add(new Gossip(C, 0, 0, "::1", 7000, 17000, NODE_SLAVE, 7001));
         m.hostname = "node-1.example"; // 14 bytes and a zero: 16 after padding
         return m;
@@ -148,8 +148,8 @@ class ClusterMessageTest {
         assertThat(Arrays.copyOfRange(w, g + 40, g + 48)).containsExactly(0xfe, 0xdc, 0xba, 0x98, 0, 0, 0, 7);
         assertThat(new String(w, g + 48, 11, StandardCharsets.US_ASCII)).isEqualTo("192.168.0.1");
         assertThat(Arrays.copyOfRange(w, g + 59, g + 94)).containsOnly(0);
-        assertThat(b.getShort(g + 94)).isEqualTo((short) 6379);
-        assertThat(b.getShort(g + 96)).isEqualTo((short) 16379);
+        assertThat(b.getShort(g + 94)).isEqualTo((short) 7001);
+        assertThat(b.getShort(g + 96)).isEqualTo((short) 17001);
         assertThat(b.getShort(g + 98)).isEqualTo((short) (NODE_MASTER | NODE_PFAIL));
         assertThat(b.getShort(g + 100)).isEqualTo((short) 0);
         assertThat(b.getShort(g + 102)).isEqualTo((short) 0);

@@ -599,22 +599,45 @@ public final class Engine {
         return replication.announcedOffset();
     }
 
-    /** This replica's full synchronization began (the master answered FULLRESYNC). */
-    void replicaSyncStarted() {
+    /**
+     * This replica is about to load its master's RDB (the data it served goes): in cluster mode
+     * the other nodes learn its offset of 0 at once (CLUSTER SLOTS and SHARDS leave it out until
+     * it reports data again), without waiting for the next PING, since the load may be short.
+     */
+    void replicaLoadStarts() {
         if (cluster != null) cluster.announce();
     }
 
-    /** A cluster replica follows this master (Redis's replicationSetMaster from cluster.c). */
+    /**
+     * A cluster replica follows this master (Redis's replicationSetMaster from cluster.c). Not
+     * while a data set loads (a bus message handled from a loading poll): the load must end on
+     * the link it came from; the cluster's cron points the replica at its master afterwards.
+     */
     public void clusterReplicate(String host, int port) {
+        if (loading()) return;
         replication.clusterSetMaster(host, port);
+    }
+
+    /** Whether this replica's link (up or not) is to that master. */
+    public boolean clusterReplicatesFrom(String host, int port) {
+        return replication.replicatesFrom(host, port);
+    }
+
+    /**
+     * Cluster mode with clients served while the data set loads: the bus port opens before the
+     * load too (see {@link io.spinel.core.cluster.Cluster#listen}); call once the client port is known.
+     */
+    public void openClusterBus() {
+        if (cluster == null) return;
+        try {
+            cluster.listen(config.get("bind"), port);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     public void clusterStopReplicating() {
         replication.clusterUnsetMaster();
-    }
-
-    public boolean clusterHasMasterLink() {
-        return replication.isReplica();
     }
 
     /** How old the replica's data is: since the master last spoke, or since the link went down (ms). */
@@ -1702,7 +1725,8 @@ public final class Engine {
     /** Sends what every client with pending output has; called once per read batch. */
     public void flushPending() {
         // cluster configuration changes reach nodes.conf before the replies that report them
-        if (cluster != null) cluster.beforeSleep();
+        // (not from the polls of a load: Redis's beforeSleep leaves the cluster's work for after it)
+        if (cluster != null && !keyspace.isLoading()) cluster.beforeSleep();
         // the AOF reaches the disk (and with appendfsync always, stable storage) before any reply
         persistence.beforeReplies();
         replication.beforeReplies();

@@ -266,16 +266,15 @@ final class ReplicaLink implements Runnable {
             String replid = f[1];
             long offset = Long.parseLong(f[2]);
             state = State.SYNC;
-            // a cluster replica's offset reads 0 from now until the load ends: the other nodes learn
-            // it at once, so that they stop sending READONLY clients to a replica with no data yet
-            onEngine(engine::replicaSyncStarted);
             String header = readRdbHeader(in);
             // the stream is read only after the load: the clients served while it runs must not
             // find the master's next commands queued on the loop before it ends
             if (onEngineAndWait(replication::usesDisklessLoad)) {
+                onEngine(engine::replicaLoadStarts);
                 if (!loadFromLink(in, header, replid, offset)) return;
             } else {
                 Path rdb = receiveRdb(in, header);
+                onEngine(engine::replicaLoadStarts);
                 if (!onEngineUntilDone(() -> replication.fullSync(this, replid, offset, rdb))) return;
             }
             if (stopped) return;

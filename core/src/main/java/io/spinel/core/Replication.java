@@ -1155,8 +1155,13 @@ final class Replication implements Engine.PropagationListener {
 
     /** Cluster mode: follow this master (CLUSTER REPLICATE, a failover elsewhere); nothing when already following it. */
     void clusterSetMaster(String host, int port) {
-        if (link != null && link.host.equalsIgnoreCase(host) && link.port == port) return;
+        if (replicatesFrom(host, port)) return;
         setMaster(host, port);
+    }
+
+    /** Whether the link to a master (up or not) goes to that address. */
+    boolean replicatesFrom(String host, int port) {
+        return link != null && link.host.equalsIgnoreCase(host) && link.port == port;
     }
 
     /** Cluster mode: this replica became a master (a won election, CLUSTER RESET). */

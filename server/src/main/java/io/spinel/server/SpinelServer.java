@@ -274,6 +274,8 @@ public final class SpinelServer implements AutoCloseable {
             onLoop(() -> engine.keyspace().setLoading(true));
             openListeners(randomPort);
             listening.run();
+            // cluster mode: the bus answers the other nodes during the load too
+            onLoop(engine::openClusterBus);
         }
         try {
             onLoop(() -> engine.persistence().startUp(loadData));

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,7 +57,7 @@ class ClusterTest {
         SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
                 .option("dir", dir.toString()).option("cluster-enabled", "yes")
                 .option("cluster-port", Integer.toString(RedisServerProcess.freePort()))
-                .option("cluster-node-timeout", "1000").start();
+                .option("cluster-node-timeout", "1000").option("enable-debug-command", "local").start();
         spinels.add(s);
         return s;
     }
@@ -285,7 +286,7 @@ class ClusterTest {
         assertTrue(conf.endsWith("\nvars currentEpoch 4 lastVoteEpoch 0\n"), conf);
         SpinelServer again = SpinelServer.builder().port(portA).option("bind", "127.0.0.1").option("dir", dirA.toString())
                 .option("cluster-enabled", "yes").option("cluster-port", Integer.toString(busPortOf(conf, idA)))
-                .option("cluster-node-timeout", "1000").start();
+                .option("cluster-node-timeout", "1000").option("enable-debug-command", "local").start();
         spinels.add(again);
         assertEquals(idA, myId(portA));
         await("cluster ok after the restart", () -> clusterOk(portA, 3));
@@ -355,6 +356,111 @@ class ClusterTest {
         IllegalStateException shortLine = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> spinelNode(dir));
         assertTrue(shortLine.getMessage().contains("corrupted cluster config file"), shortLine.getMessage());
+    }
+
+    /**
+     * A replica that loads its master's RDB for longer than the node timeout keeps answering the
+     * bus meanwhile (Redis handles cluster messages from its loading polls): no node flags it
+     * failing; the masters leave it out of CLUSTER SLOTS until its load ends, then list it again.
+     */
+    @Test
+    void aReplicaAnswersTheBusWhileItLoads() throws Exception {
+        SpinelServer a = spinelNode();
+        SpinelServer b = spinelNode();
+        SpinelServer c = spinelNode();
+        threeMasters(a.port(), b.port(), c.port());
+        SpinelServer r = spinelNode();
+        assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(a.port()),
+                Integer.toString(busPort(a.port()))));
+        await("replica knows the master", () -> call(r.port(), "CLUSTER", "REPLICATE", myId(c.port())).equals("+OK\r\n"));
+        await("replica in sync", () -> call(r.port(), "INFO", "replication").contains("master_link_status:up"));
+        String replicaId = myId(r.port());
+        await("replica listed", () -> call(a.port(), "CLUSTER", "SLOTS").contains(replicaId));
+        // keys of c's slots ({foo} is slot 12182): at 1 ms a key the load takes 3 s, three node timeouts
+        assertEquals("+OK\r\n", call(c.port(), "DEBUG", "POPULATE", "3000", "{foo}"));
+        assertEquals("+OK\r\n", call(c.port(), "CONFIG", "SET", "repl-backlog-size", "16384"));
+        assertEquals("+OK\r\n", call(r.port(), "CONFIG", "SET", "key-load-delay", "1000"));
+        // the replica's link goes, then more than the backlog holds is written: its reconnection
+        // is a full sync (as in Redis's 22-replica-in-sync)
+        try (RawClient m = new RawClient(c.port())) {
+            assertEquals("+OK\r\n", m.callString("MULTI"));
+            assertEquals("+QUEUED\r\n", m.callString("CLIENT", "KILL", "TYPE", "replica"));
+            assertEquals("+QUEUED\r\n", m.callString("SET", "{foo}big", "x".repeat(100_000)));
+            assertTrue(m.callString("EXEC").startsWith("*2\r\n:1\r\n+OK"));
+        }
+        await("replica loading", () -> call(r.port(), "INFO", "persistence").contains("\r\nloading:1"));
+        await("replica hidden while it loads", () -> !call(a.port(), "CLUSTER", "SLOTS").contains(replicaId));
+        boolean sawLoadEnd = false;
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (System.currentTimeMillis() < deadline) {
+            for (SpinelServer peer : List.of(a, b, c)) {
+                String view = text(call(peer.port(), "CLUSTER", "NODES"));
+                String line = view.lines().filter(l -> l.startsWith(replicaId)).findFirst().orElseThrow();
+                assertFalse(line.contains("fail"), "flagged while loading, by " + peer.port() + ": " + line);
+            }
+            if (call(r.port(), "INFO", "persistence").contains("\r\nloading:0")) {
+                sawLoadEnd = true;
+                break;
+            }
+            Thread.sleep(100);
+        }
+        assertTrue(sawLoadEnd, "the load did not end");
+        await("replica in sync again", () -> call(r.port(), "INFO", "replication").contains("master_link_status:up"));
+        await("replica listed again", () -> call(a.port(), "CLUSTER", "SLOTS").contains(replicaId));
+        assertEquals(":3001\r\n", call(r.port(), "DBSIZE"));
+    }
+
+    /**
+     * A master restarting with a data set that loads for seconds opens its bus port before the
+     * load (Redis's clusterInit comes before loadDataFromDisk): the other nodes reconnect and see
+     * it answer, without failing flags, while it still loads.
+     */
+    @Test
+    void aRestartingMasterAnswersTheBusWhileItLoads() throws Exception {
+        Path dirC = tempDir();
+        SpinelServer a = spinelNode();
+        SpinelServer b = spinelNode();
+        SpinelServer c = spinelNode(dirC);
+        threeMasters(a.port(), b.port(), c.port());
+        String idC = myId(c.port());
+        int portC = c.port();
+        int busC = busPort(portC);
+        assertEquals("+OK\r\n", call(portC, "DEBUG", "POPULATE", "5000", "{foo}"));
+        assertEquals("+OK\r\n", call(portC, "SAVE"));
+        c.close();
+        spinels.remove(c);
+        long restartedAt = System.currentTimeMillis();
+        // at 1 ms a key the load takes 5 s; start() returns after it, so it runs beside the test
+        java.util.concurrent.CompletableFuture<SpinelServer> again = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return SpinelServer.builder().port(portC).option("bind", "127.0.0.1").option("dir", dirC.toString())
+                        .option("cluster-enabled", "yes").option("cluster-port", Integer.toString(busC))
+                        .option("cluster-node-timeout", "1000").option("key-load-delay", "1000").start();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try {
+            await("restarted node loading", () -> call(portC, "INFO", "persistence").contains("\r\nloading:1"));
+            boolean answeredWhileLoading = false;
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (!answeredWhileLoading && System.currentTimeMillis() < deadline) {
+                String line = text(call(a.port(), "CLUSTER", "NODES")).lines().filter(l -> l.startsWith(idC))
+                        .findFirst().orElseThrow();
+                String[] f = line.split(" ");
+                boolean answered = f[7].equals("connected") && !f[2].contains("fail") && Long.parseLong(f[5]) > restartedAt;
+                boolean stillLoading = call(portC, "INFO", "persistence").contains("\r\nloading:1");
+                if (!stillLoading && !answered) break;
+                answeredWhileLoading = answered && stillLoading;
+                Thread.sleep(50);
+            }
+            assertTrue(answeredWhileLoading, "no answer on the bus while the node loaded");
+        } finally {
+            spinels.add(again.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        assertEquals(idC, myId(portC));
+        assertEquals(":5000\r\n", call(portC, "DBSIZE"));
+        await("cluster ok after the restart", () -> clusterOk(portC, 3) && clusterOk(a.port(), 3));
     }
 
     @Test

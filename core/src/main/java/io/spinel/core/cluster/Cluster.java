@@ -156,8 +156,34 @@ public final class Cluster implements ClusterBus.Events {
     // ---- start and stop -----------------------------------------------------------------------
 
     /**
+     * Opens the bus port (cluster-port, or the client port + 10000) and starts its thread. A
+     * server whose clients are served while its data set loads opens it before the load, as
+     * Redis's clusterInit does: the engine's loading polls run the bus's events with the clients'
+     * (its cron waits for the load's end, as Redis's), so the other nodes see this node answer.
+     */
+    public void listen(String bindSpec, int clientPort) throws IOException {
+        if (bus != null) return;
+        deriveAnnouncedPorts(clientPort);
+        int busPort = config.getInt("cluster-port") != 0 ? config.getInt("cluster-port") : clientPort + PORT_INCR;
+        if (config.getInt("cluster-port") == 0 && clientPort > 65535 - PORT_INCR) {
+            throw new IOException("Redis port number too high. Cluster communication port is 10,000 port numbers "
+                    + "higher than your Redis port. Your Redis port number must be 55535 or less.");
+        }
+        if (bindSpec.isBlank()) throw new IOException("No bind address is configured, but it is required for the Cluster bus.");
+        ClusterBus opened = new ClusterBus(this, engine::execute);
+        try {
+            opened.listen(bindSpec, busPort, config.getInt("tcp-backlog"));
+            opened.start();
+        } catch (IOException e) {
+            throw new IOException("Failed listening on port " + busPort + " (cluster), aborting.", e);
+        }
+        bus = opened;
+    }
+
+    /**
      * After the data set loaded: checks it against the slots (Redis's verifyClusterConfigWithData),
-     * opens the bus port and starts the cron (ten times a second, as Redis's clusterCron).
+     * opens the bus port if {@link #listen} did not yet, and starts the cron (ten times a second,
+     * as Redis's clusterCron).
      */
     public void start(String bindSpec, int clientPort) throws IOException {
         for (int db = 1; db < engine.keyspace().count(); db++) {
@@ -166,20 +192,7 @@ public final class Cluster implements ClusterBus.Events {
             }
         }
         verifyConfigWithData();
-        deriveAnnouncedPorts(clientPort);
-        int busPort = config.getInt("cluster-port") != 0 ? config.getInt("cluster-port") : clientPort + PORT_INCR;
-        if (config.getInt("cluster-port") == 0 && clientPort > 65535 - PORT_INCR) {
-            throw new IOException("Redis port number too high. Cluster communication port is 10,000 port numbers "
-                    + "higher than your Redis port. Your Redis port number must be 55535 or less.");
-        }
-        if (bindSpec.isBlank()) throw new IOException("No bind address is configured, but it is required for the Cluster bus.");
-        bus = new ClusterBus(this, engine::execute);
-        try {
-            bus.listen(bindSpec, busPort, config.getInt("tcp-backlog"));
-            bus.start();
-        } catch (IOException e) {
-            throw new IOException("Failed listening on port " + busPort + " (cluster), aborting.", e);
-        }
+        listen(bindSpec, clientPort);
         cron = engine.loop().scheduleAtFixedRate(this::cronSafely, 100, 100, TimeUnit.MILLISECONDS);
         // options that change what this node announces
         config.listen("cluster-announce-port", o -> deriveAnnouncedPorts(engine.port()));
@@ -910,9 +923,10 @@ public final class Cluster implements ClusterBus.Events {
                 updateState = true;
             }
         }
-        // a replica whose link to its master is gone (a restart, say) follows it again
-        if (myself.isReplica() && !engine.clusterHasMasterLink() && myself.replicaOf != null
-                && myself.replicaOf.hasAddress()) {
+        // a replica whose link to its master is gone (a restart, say), or goes to another address
+        // (it learned of a new master while it loaded), follows it again
+        if (myself.isReplica() && myself.replicaOf != null && myself.replicaOf.hasAddress()
+                && !engine.clusterReplicatesFrom(myself.replicaOf.ip, myself.replicaOf.port)) {
             engine.clusterReplicate(myself.replicaOf.ip, myself.replicaOf.port);
         }
         manualFailoverCheckTimeout();

@@ -34,11 +34,19 @@ public final class ConfigLoader {
             this.reason = reason;
         }
 
+        /** An error of the whole configuration, found once every line was read (no line to name). */
+        ConfigError(String reason) {
+            super(reason);
+            this.lineNumber = 0;
+            this.line = null;
+            this.reason = reason;
+        }
+
         /** The report redis-server prints before exiting. */
         public String report(String version) {
             return "\n*** FATAL CONFIG FILE ERROR (Spinel " + version + ") ***\n"
-                    + "Reading the configuration file, at line " + lineNumber + "\n"
-                    + ">>> '" + line + "'\n"
+                    + (line == null ? "" : "Reading the configuration file, at line " + lineNumber + "\n"
+                    + ">>> '" + line + "'\n")
                     + reason;
         }
     }
@@ -195,10 +203,14 @@ public final class ConfigLoader {
     }
 
     /**
-     * What can only be checked once every line is read: a module's option with no module to take
-     * it (Redis stops there).
+     * What can only be checked once every line is read: a replica in cluster mode (cluster nodes
+     * choose their masters themselves), a module's option with no module to take it (Redis stops
+     * at both).
      */
     public void checkAfterLoading() throws ConfigError {
+        if (config.getBool("cluster-enabled") && !config.get("replicaof").isBlank()) {
+            throw new ConfigError("replicaof directive not allowed in cluster mode");
+        }
         if (moduleConfigLine > 0) {
             throw new ConfigError(moduleConfigLine, moduleConfigText,
                     "Module Configuration detected without loadmodule directive or no ApplyConfig call: aborting");

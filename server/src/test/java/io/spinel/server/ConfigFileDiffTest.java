@@ -17,6 +17,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -150,6 +151,19 @@ class ConfigFileDiffTest {
         } catch (ConfigLoader.ConfigError e) {
             String r = e.report("x");
             return r.substring(r.indexOf("***\n") + 4).stripTrailing();
+        }
+    }
+
+    /** Checks of the whole file, after its last line: the report names no line. */
+    @Test
+    void aReplicaInClusterModeIsRefusedAfterTheLastLine(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(RedisServerProcess.available(), "redis-server (Debian's redis-server package) is needed");
+        for (String text : List.of("cluster-enabled yes\nreplicaof 127.0.0.1 7001\n", "slaveof 127.0.0.1 7001\ncluster-enabled yes\n")) {
+            Path file = dir.resolve("cluster-replica.conf");
+            Files.writeString(file, text);
+            String redis = redisReport(file, dir);
+            assertEquals("replicaof directive not allowed in cluster mode", redis);
+            assertEquals(redis, spinelReport(text, dir));
         }
     }
 

@@ -409,6 +409,8 @@ public final class Cluster implements ClusterBus.Events {
 
     /** The key positions the routing check collects, reused from one command to the next (engine thread only). */
     final io.spinel.core.command.IntList routingPositions = new io.spinel.core.command.IntList();
+    /** What the routing check answers, reused likewise. */
+    final ClusterCommands.Route route = new ClusterCommands.Route();
 
     private void saveOrDie(boolean fsync) {
         if (!save(fsync)) {

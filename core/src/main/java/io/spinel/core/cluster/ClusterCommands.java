@@ -616,6 +616,15 @@ public final class ClusterCommands {
         int error;
         public int slot = -1;
 
+        /** Ready for the next check (the cluster keeps one, reused: routing allocates nothing). */
+        Route reset() {
+            node = null;
+            endpoint = null;
+            error = REDIR_NONE;
+            slot = -1;
+            return this;
+        }
+
         /** The error reply for a command that is not served here, or null when it is. */
         public String errorReply() {
             return switch (error) {
@@ -651,11 +660,11 @@ public final class ClusterCommands {
      * here (else ASK the target), or be importing here for a client that sent ASKING (a command
      * flagged asking, like RESTORE-ASKING, counts as asked); a READONLY client (and SSUBSCRIBE
      * and friends) may read from a replica of the slot's master. The cluster must be up, or allow
-     * reads while down.
+     * reads while down. The answer is the cluster's one Route, valid until the next check.
      */
     public static Route route(Client c, Cluster cl, Command cmd, Args args, List<Command> queued, List<byte[][]> queuedArgs,
                               int execFlags) {
-        Route route = new Route();
+        Route route = cl.route.reset();
         ClusterNode n = null;
         byte[] firstKey = null;
         int firstOff = 0;

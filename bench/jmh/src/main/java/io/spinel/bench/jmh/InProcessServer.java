@@ -29,9 +29,15 @@ final class InProcessServer implements AutoCloseable {
     final ReplyCapture connection = new ReplyCapture();
 
     InProcessServer() {
+        this(new String[0]);
+    }
+
+    /** With options set after the defaults, name and value in turn ("cluster-enabled", "yes", ...). */
+    InProcessServer(String... options) {
         Config config = new Config();
         try {
             config.set("save", ""); // as embedded: no save points, so persistence stays out of the way
+            for (int i = 0; i + 1 < options.length; i += 2) config.set(options[i], options[i + 1]);
         } catch (Config.ConfigException e) {
             throw new IllegalStateException(e);
         }

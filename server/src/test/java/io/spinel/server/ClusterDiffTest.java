@@ -191,6 +191,11 @@ class ClusterDiffTest {
         same(r, s, "EVAL", "#!lua flags=allow-cross-slot-keys\nredis.call('get','foo')\nreturn redis.call('get','bar')", "0");
         same(r, s, "EVAL", "#!lua flags=no-cluster\nreturn 1", "0");
         same(r, s, "EVAL", "return 1", "2", "a", "b");
+        // SORT_RO's keys are its first argument only: its STORE is a syntax error, not CROSSSLOT
+        same(r, s, "SORT_RO", "foo", "STORE", "bar");
+        same(r, s, "COMMAND", "GETKEYS", "SORT_RO", "foo", "STORE", "bar");
+        same(r, s, "SORT", "foo", "STORE", "bar");
+        same(r, s, "COMMAND", "GETKEYS", "SORT", "foo", "LIMIT", "0", "1", "STORE", "{foo}bar");
         same(r, s, "MULTI");
         same(r, s, "SET", "foo", "1");
         same(r, s, "SET", "bar", "1");

@@ -43,9 +43,18 @@ public final class SortCommand {
     private static final java.util.List<String> READ = java.util.List.of("RO", "access");
     private static final java.util.List<String> STORE = java.util.List.of("OW", "update");
 
-    /** SORT's keys beyond its first (the STORE destination), for CommandFamilies. */
+    /**
+     * SORT's keys beyond its first (the STORE destination), for CommandFamilies; SORT_RO's are its
+     * first argument only, as Redis's sortROGetKeys (a STORE there is a syntax error, which a
+     * cluster node must answer rather than CROSSSLOT).
+     */
     public static Command.KeysFinder keysFinder(String name) {
-        return SortCommand::keys;
+        return name.equals("sort_ro") ? SortCommand::firstKeyOnly : SortCommand::keys;
+    }
+
+    private static boolean firstKeyOnly(Args a, io.spinel.core.command.IntList out) {
+        out.add(1);
+        return true;
     }
 
     /** The sorted key is read, the STORE destination written (Redis's sortGetKeys); null for SORT_RO. */

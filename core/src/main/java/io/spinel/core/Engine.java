@@ -74,6 +74,8 @@ public final class Engine {
      * after the load.
      */
     private Runnable loadingPoller;
+    /** TLS, when the network layer provides it (the server module always does); null otherwise. */
+    private volatile Tls tls;
     private boolean pollingWhileLoading;
     /** SHUTDOWN came from a client served while loading: the load stops at its next poll. */
     /** Set by SHUTDOWN from a client served during the load, or by a signal's thread. */
@@ -684,6 +686,15 @@ public final class Engine {
         } catch (IllegalStateException e) {
             // logged
         }
+    }
+
+    public void setTls(Tls tls) {
+        this.tls = tls;
+    }
+
+    /** The network layer's TLS, or null where there is none (CONFIG SET of TLS options then fails). */
+    public Tls tls() {
+        return tls;
     }
 
     public void setShutdownHandler(ShutdownHandler h) {

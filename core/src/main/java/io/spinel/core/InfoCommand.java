@@ -110,7 +110,7 @@ final class InfoCommand {
         field(sb, "process_id", ProcessHandle.current().pid());
         field(sb, "process_supervised", "no");
         field(sb, "run_id", e.runId());
-        field(sb, "tcp_port", e.port());
+        field(sb, "tcp_port", e.port() != 0 ? Integer.toString(e.port()) : e.config.get("tls-port")); // as Redis: the TLS one without a plain one
         field(sb, "server_time_usec", System.currentTimeMillis() * 1000);
         field(sb, "uptime_in_seconds", uptime);
         field(sb, "uptime_in_days", uptime / 86400);

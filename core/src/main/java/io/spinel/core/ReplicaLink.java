@@ -234,6 +234,13 @@ final class ReplicaLink implements Runnable {
         s.connect(new InetSocketAddress(host, port), timeoutMs);
         s.setSoTimeout(timeoutMs);
         s.setTcpNoDelay(true);
+        if (engine.config().getBool("tls-replication")) {
+            Tls tls = engine.tls();
+            if (tls == null) throw new IOException("tls-replication needs TLS, which this server does not have");
+            s = tls.overTls(s, host, port);
+            socket = s;
+            if (stopped) return;
+        }
         InputStream in = new BufferedInputStream(new CountingInput(s.getInputStream(), engine.stats().netReplInputBytes), 1 << 16);
         out = s.getOutputStream();
         lastIoMillis = System.currentTimeMillis();
@@ -250,7 +257,11 @@ final class ReplicaLink implements Runnable {
             if (reply.startsWith("-")) throw new IOException("Unable to AUTH to MASTER: " + reply.substring(1));
         }
         String announcePort = engine.config().get("replica-announce-port");
-        call(in, "REPLCONF", "listening-port", announcePort.equals("0") ? Integer.toString(engine.port()) : announcePort);
+        // where the master's INFO says this replica listens: its TLS port when it replicates over TLS
+        String tlsPort = engine.config().get("tls-port");
+        String listening = !announcePort.equals("0") ? announcePort
+                : engine.config().getBool("tls-replication") && !tlsPort.equals("0") ? tlsPort : Integer.toString(engine.port());
+        call(in, "REPLCONF", "listening-port", listening);
         String announceIp = engine.config().get("replica-announce-ip");
         if (!announceIp.isEmpty()) call(in, "REPLCONF", "ip-address", announceIp);
         call(in, "REPLCONF", "capa", "eof", "capa", "psync2");

@@ -308,43 +308,53 @@ final class ServerCommands {
                 throw setFailed(found[i], e.getMessage());
             }
         }
-        int tls = tlsReconfiguredBy(config, opts, values);
-        if (tls >= 0) throw setFailed(found[tls], "Unable to update TLS configuration. Check server logs.");
+        int tls = tlsReconfiguredBy(opts, values);
+        // tls-port last: opening its listener builds the TLS context from the certificate and
+        // key set by the same command, as Redis applies every value before any of them acts
+        int[] order = new int[n];
+        int k = 0;
+        for (int i = 0; i < n; i++) if (!opts[i].name.equals("tls-port")) order[k++] = i;
+        for (int i = 0; i < n; i++) if (opts[i].name.equals("tls-port")) order[k++] = i;
         int applied = 0;
         try {
-            for (int i = 0; i < n; i++) {
+            for (; applied < n; applied++) {
+                int i = order[applied];
                 previous[i] = opts[i].value();
                 config.apply(opts[i], values[i]);
-                applied++;
+            }
+            if (tls >= 0 && tlsOn(config)) {
+                Tls t = c.engine.tls();
+                if (t == null) throw new IllegalStateException(TLS_UPDATE_FAILED);
+                t.reconfigure();
             }
         } catch (RuntimeException e) {
-            for (int i = applied - 1; i >= 0; i--) config.apply(opts[i], previous[i]);
-            throw setFailed(found[applied], e.getMessage());
+            // (the one that failed has kept its value: Config.apply)
+            for (int j = applied - 1; j >= 0; j--) config.apply(opts[order[j]], previous[order[j]]);
+            throw setFailed(applied < n ? found[order[applied]] : found[tls], e.getMessage());
         }
         c.reply().ok();
     }
 
+    static final String TLS_UPDATE_FAILED = "Unable to update TLS configuration. Check server logs.";
+
+    /** Whether Redis's applyTlsCfg configures TLS: a TLS listener, replication or cluster bus. */
+    private static boolean tlsOn(Config config) {
+        return !config.get("tls-port").equals("0") || config.getBool("tls-replication") || config.getBool("tls-cluster");
+    }
+
     /**
-     * Redis reconfigures TLS when a CONFIG SET changes a TLS option (its file options even when
-     * unchanged) while TLS is on (tls-port, tls-replication or tls-cluster, as this command leaves
-     * them); with no certificate that fails, as it would here: Spinel has no TLS. The index of the
-     * option Redis names then, or -1.
+     * Redis rebuilds its TLS context when a CONFIG SET changes a TLS option (its file options
+     * even when unchanged: the file may have been replaced) while TLS is on; the index of the
+     * first such option, which a failure names, or -1.
      */
-    private static int tlsReconfiguredBy(Config config, Config.Option[] opts, String[] values) {
-        boolean replication = config.getBool("tls-replication");
-        boolean cluster = config.getBool("tls-cluster");
-        int first = -1;
+    private static int tlsReconfiguredBy(Config.Option[] opts, String[] values) {
         for (int i = 0; i < opts.length; i++) {
-            String name = opts[i].name;
-            if (name.equals("tls-replication")) replication = values[i].equals("yes");
-            if (name.equals("tls-cluster")) cluster = values[i].equals("yes");
-            if (first < 0 && io.spinel.core.config.ConfigSupport.TLS_APPLIED.contains(name)
+            if (io.spinel.core.config.ConfigSupport.TLS_APPLIED.contains(opts[i].name)
                     && (opts[i].isVolatile() || !values[i].equals(opts[i].value()))) {
-                first = i;
+                return i;
             }
         }
-        boolean on = !config.get("tls-port").equals("0") || replication || cluster;
-        return on ? first : -1;
+        return -1;
     }
 
     private static CommandError setFailed(String name, String why) {

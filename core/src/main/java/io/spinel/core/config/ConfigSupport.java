@@ -58,6 +58,11 @@ public final class ConfigSupport {
         "shutdown-timeout", "oom-score-adj", "oom-score-adj-values",
         // the software watchdog (Watchdog)
         "watchdog-period",
+        // TLS (the server module's TlsContexts)
+        "tls-port", "tls-auth-clients", "tls-cert-file", "tls-key-file", "tls-key-file-pass",
+        "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass", "tls-ca-cert-file",
+        "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites", "tls-prefer-server-ciphers",
+        "tls-session-caching", "tls-session-cache-size", "tls-session-cache-timeout", "tls-replication",
         // cluster mode (the cluster package)
         "cluster-enabled", "cluster-config-file", "cluster-require-full-coverage", "cluster-replica-no-failover",
         "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down", "cluster-allow-replica-migration",
@@ -88,11 +93,10 @@ public final class ConfigSupport {
         "maxmemory-eviction-tenacity",
         "repl-disable-tcp-nodelay", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",
-        "cluster-announce-tls-port", "tls-session-cache-size", "tls-session-cache-timeout",
-        "tls-auth-clients", "tls-prefer-server-ciphers", "tls-session-caching", "tls-cert-file", "tls-key-file",
-        "tls-key-file-pass", "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass",
-        "tls-dh-params-file", "tls-ca-cert-file", "tls-ca-cert-dir", "tls-protocols", "tls-ciphers",
-        "tls-ciphersuites", "tls-cluster", "tls-replication",
+        // the cluster bus has no TLS: Cluster refuses to start with tls-cluster yes
+        "cluster-announce-tls-port", "tls-cluster",
+        // the JDK negotiates its own Diffie-Hellman groups (RFC 7919); a parameters file is not read
+        "tls-dh-params-file",
     };
 
     /** Applies Spinel's support levels, its own defaults and the special validators to a Config. */
@@ -168,9 +172,8 @@ public final class ConfigSupport {
     };
 
     /**
-     * The options whose change Redis applies by reconfiguring TLS (applyTlsCfg). Debian's Redis is
-     * built with TLS, and with no certificate configured that fails: "Unable to update TLS
-     * configuration". Spinel has no TLS, so a change of these fails the same way (CONFIG SET).
+     * The options whose change Redis applies by reconfiguring TLS (applyTlsCfg): CONFIG SET of one
+     * of them, while TLS is on, builds the TLS context again (and fails when it cannot).
      */
     public static final java.util.Set<String> TLS_APPLIED = java.util.Set.of("tls-session-cache-size",
             "tls-session-cache-timeout", "tls-cluster", "tls-replication", "tls-prefer-server-ciphers",

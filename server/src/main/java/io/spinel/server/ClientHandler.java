@@ -171,7 +171,14 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (!(cause instanceof IOException)) {
+        if (cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() instanceof javax.net.ssl.SSLException) {
+            // a TLS listener's connection whose handshake failed: logged as Redis logs it
+            io.netty.handler.ssl.SslHandler session = ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+            if (session != null && !session.handshakeFuture().isSuccess()) {
+                String why = cause.getCause().getMessage();
+                onEngine(() -> engine.log().warning("Error accepting a client connection: " + why));
+            }
+        } else if (!(cause instanceof IOException)) {
             onEngine(() -> engine.log().warning("Error on client connection: " + cause));
         }
         ctx.close();

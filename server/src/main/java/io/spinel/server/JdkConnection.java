@@ -29,6 +29,8 @@ final class JdkConnection extends SocketConnection {
 
     private final SocketChannel channel;
     private final JdkTransport transport;
+    /** The TLS session on a TLS listener's connection; null on a plain one, whose reads and writes are the socket's. */
+    private final JdkTls tls;
     private SelectionKey key;
     private Engine engine;
     private Client client;
@@ -42,13 +44,18 @@ final class JdkConnection extends SocketConnection {
     private boolean closeWhenSent;
     private boolean closed;
 
-    /** unixPath: the listener's path for a unix socket connection, null for TCP. */
-    JdkConnection(SocketChannel channel, String unixPath, int fd, JdkTransport transport) throws IOException {
+    /**
+     * unixPath: the listener's path for a unix socket connection, null for TCP; tls: the server
+     * side of a TLS session for a TLS listener's connection, else null.
+     */
+    JdkConnection(SocketChannel channel, String unixPath, int fd, JdkTransport transport, javax.net.ssl.SSLEngine tls)
+            throws IOException {
         super(unixPath != null ? unixPath + ":0" : format(channel.getRemoteAddress()),
                 unixPath != null ? unixPath + ":0" : format(channel.getLocalAddress()),
                 unixPath != null || Addresses.isLoopback(channel.getRemoteAddress()), unixPath != null, fd);
         this.channel = channel;
         this.transport = transport;
+        this.tls = tls == null ? null : new JdkTls(channel, tls);
     }
 
     /** Starts serving: the engine sees a new client, the selector this socket. */
@@ -79,7 +86,8 @@ final class JdkConnection extends SocketConnection {
     void ready(SelectionKey k) {
         if (!k.isValid()) return;
         if (k.isWritable()) writeQueued();
-        if (k.isValid() && k.isReadable()) read();
+        // (a TLS session may have read records whole that the selector does not know of)
+        if (k.isValid() && (k.isReadable() || tls != null && tls.hasBufferedInput())) read();
     }
 
     private void read() {
@@ -109,7 +117,7 @@ final class JdkConnection extends SocketConnection {
                     into = view(readView, dst, reader.writeOffset(), want);
                 }
                 readView = keep(into);
-                int n = channel.read(into);
+                int n = tls == null ? channel.read(into) : tls.read(into);
                 if (n > 0 && target != 0) NativeMemory.copyFrom(staging, 0, target, n);
                 if (n < 0) {
                     closeNow();
@@ -123,12 +131,31 @@ final class JdkConnection extends SocketConnection {
                 engine.processInput(client);
                 if (n < want) break;
             }
+        } catch (javax.net.ssl.SSLException e) {
+            // a TLS listener's connection whose handshake failed: logged as Redis logs it
+            if (!tls.established()) engine.log().warning("Error accepting a client connection: " + e.getMessage());
+            closeNow();
         } catch (IOException e) {
             closeNow();
         } finally {
             reader.detach(); // a read that returned nothing borrowed the shared query buffer too
         }
         if (any) engine.flushSoon();
+        if (tls != null && !closed) afterTlsRead();
+    }
+
+    /**
+     * What a TLS read may leave to do: handshake messages that wait for the socket to be
+     * writable, and decrypted or whole records that the selector will not report (read again on
+     * the next turn).
+     */
+    private void afterTlsRead() {
+        if (tls.pendingOutput()) key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+        if (tls.hasBufferedInput()) {
+            transport.loop().execute(() -> {
+                if (!closed && key.isValid()) read();
+            });
+        }
     }
 
     /**
@@ -140,7 +167,7 @@ final class JdkConnection extends SocketConnection {
             ByteBuffer scratch = ByteBuffer.allocate(4096);
             while (true) {
                 scratch.clear();
-                int n = channel.read(scratch);
+                int n = tls == null ? channel.read(scratch) : tls.read(scratch);
                 if (n < 0) {
                     closeNow();
                     return;
@@ -159,8 +186,13 @@ final class JdkConnection extends SocketConnection {
             try {
                 ByteBuffer b = view(writeView, buf, off, len);
                 writeView = keep(b);
-                channel.write(b);
-                if (!b.hasRemaining()) return;
+                if (tls == null) {
+                    channel.write(b);
+                    if (!b.hasRemaining()) return;
+                } else {
+                    tls.write(b);
+                    if (!b.hasRemaining() && !tls.pendingOutput()) return;
+                }
                 off = b.position();
                 len = b.remaining();
             } catch (IOException e) {
@@ -168,6 +200,7 @@ final class JdkConnection extends SocketConnection {
                 return;
             }
             key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+            if (len == 0) return; // all encrypted: only ciphertext waits, in the TLS session
         }
         byte[] copy = new byte[len];
         System.arraycopy(buf, off, copy, 0, len);
@@ -179,11 +212,12 @@ final class JdkConnection extends SocketConnection {
         try {
             ByteBuffer b;
             while ((b = queued.peek()) != null) {
-                int n = channel.write(b);
+                int n = tls == null ? channel.write(b) : tls.write(b);
                 queuedBytes -= n;
                 if (b.hasRemaining()) break;
                 queued.poll();
             }
+            if (tls != null && queued.isEmpty() && !tls.flush()) return; // the rest of the ciphertext: writable again
         } catch (IOException e) {
             closeNow();
             return;
@@ -217,6 +251,7 @@ final class JdkConnection extends SocketConnection {
         queued.clear();
         queuedBytes = 0;
         if (key != null) key.cancel();
+        if (tls != null) tls.closeQuietly();
         try {
             channel.close();
         } catch (IOException ignored) {

@@ -169,11 +169,14 @@ final class JdkTransport implements ServerTransport {
         final int keepaliveSeconds;
         final String unixPath;
         final int port;
+        /** A TLS listener's contexts, null for a plain one. */
+        final TlsContexts tls;
 
-        Acceptor(ServerSocketChannel server, int keepaliveSeconds, String unixPath) throws IOException {
+        Acceptor(ServerSocketChannel server, int keepaliveSeconds, String unixPath, TlsContexts tls) throws IOException {
             this.server = server;
             this.keepaliveSeconds = keepaliveSeconds;
             this.unixPath = unixPath;
+            this.tls = tls;
             this.port = server.getLocalAddress() instanceof InetSocketAddress
                     ? ((InetSocketAddress) server.getLocalAddress()).getPort() : 0;
         }
@@ -194,7 +197,8 @@ final class JdkTransport implements ServerTransport {
                         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                         if (keepaliveSeconds > 0) keepalive(ch, keepaliveSeconds);
                     }
-                    JdkConnection c = new JdkConnection(ch, unixPath, nextFd++, JdkTransport.this);
+                    JdkConnection c = new JdkConnection(ch, unixPath, nextFd++, JdkTransport.this,
+                            tls == null ? null : tls.newServerEngine());
                     c.register(selector, engine);
                 } catch (IOException e) {
                     closeQuietly(ch); // the peer is gone already
@@ -286,12 +290,12 @@ final class JdkTransport implements ServerTransport {
     }
 
     @Override
-    public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds) throws IOException {
+    public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds, TlsContexts tls) throws IOException {
         ServerSocketChannel server = ServerSocketChannel.open();
         try {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(address, backlog);
-            return register(new Acceptor(server, keepaliveSeconds, null));
+            return register(new Acceptor(server, keepaliveSeconds, null, tls));
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
@@ -303,7 +307,7 @@ final class JdkTransport implements ServerTransport {
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             server.bind(UnixDomainSocketAddress.of(path), backlog);
-            return register(new Acceptor(server, 0, path));
+            return register(new Acceptor(server, 0, path, null));
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;

@@ -204,7 +204,7 @@ public final class Main {
                 }
             }
             // as Redis before it loads anything: a server no client can reach stops
-            boolean tcp = config.getInt("port") != 0 && !config.get("bind").isEmpty();
+            boolean tcp = (config.getInt("port") != 0 || config.getInt("tls-port") != 0) && !config.get("bind").isEmpty();
             if (!tcp && config.get("unixsocket").isEmpty()) {
                 throw new IllegalStateException("Configured to not listen anywhere, exiting.");
             }
@@ -224,7 +224,7 @@ public final class Main {
             Runnable banner = !config.getBool("always-show-logo") ? () -> { } : () -> log.raw("\n    Spinel "
                     + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION + " compatible) 64 bit\n"
                     + "    Running in standalone mode\n"
-                    + "    Port: " + config.getInt("port") + "\n"
+                    + "    Port: " + (config.getInt("port") != 0 ? config.getInt("port") : config.getInt("tls-port")) + "\n"
                     + "    PID: " + ProcessHandle.current().pid() + "\n");
             server = SpinelServer.start(engine, awaitTransport(transport), banner);
         } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
@@ -257,7 +257,7 @@ public final class Main {
         });
         Signals.install(server);
         ProcTitle.install(server.engine(), System.getProperty("spinel.execName", "spinel-server"));
-        log.notice("Running mode=" + (server.engine().cluster() != null ? "cluster" : "standalone") + ", port=" + server.port() + ".");
+        log.notice("Running mode=" + (server.engine().cluster() != null ? "cluster" : "standalone") + ", port=" + (server.port() != 0 ? server.port() : server.tlsPort()) + ".");
         log.notice("Transport: " + (server.isEpoll() ? "native epoll" : server.multiplexingApi().equals("nio") ? "NIO"
                 : "the JDK's selector (" + server.multiplexingApi() + ")"));
         if (server.engine().ioThreadsActive()) {

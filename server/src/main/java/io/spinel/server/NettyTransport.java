@@ -157,12 +157,12 @@ final class NettyTransport implements ServerTransport {
     }
 
     @Override
-    public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds) throws IOException {
-        return listener(tcpBootstrap(inLoop() ? rebindGroup() : group, backlog, keepaliveSeconds).bind(address));
+    public Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds, TlsContexts tls) throws IOException {
+        return listener(tcpBootstrap(inLoop() ? rebindGroup() : group, backlog, keepaliveSeconds, tls).bind(address));
     }
 
     /** A TCP listener's bootstrap: accepting on {@code acceptor}, connections served by the loop. */
-    private ServerBootstrap tcpBootstrap(EventLoopGroup acceptor, int backlog, int keepaliveSeconds) {
+    private ServerBootstrap tcpBootstrap(EventLoopGroup acceptor, int backlog, int keepaliveSeconds, TlsContexts tls) {
         Class<? extends ServerChannel> type = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         ServerBootstrap b = new ServerBootstrap()
                 .group(acceptor, connectionLoops())
@@ -172,7 +172,7 @@ final class NettyTransport implements ServerTransport {
                 .option(ChannelOption.RECVBUF_ALLOCATOR, acceptsPerWakeUp())
                 .childOption(ChannelOption.RECVBUF_ALLOCATOR, readSizes())
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(initializer());
+                .childHandler(initializer(tls));
         if (keepaliveSeconds > 0) {
             b.childOption(ChannelOption.SO_KEEPALIVE, true);
             if (epoll) {
@@ -218,7 +218,7 @@ final class NettyTransport implements ServerTransport {
     public void warmUpListening() {
         loop.execute(() -> {
             try {
-                tcpBootstrap(group, 16, 0).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                tcpBootstrap(group, 16, 0, null).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                         .addListener((ChannelFutureListener) f -> {
                             if (f.isSuccess()) f.channel().close();
                         });
@@ -237,7 +237,7 @@ final class NettyTransport implements ServerTransport {
                 .option(ChannelOption.SO_BACKLOG, backlog)
                 .option(ChannelOption.RECVBUF_ALLOCATOR, acceptsPerWakeUp())
                 .childOption(ChannelOption.RECVBUF_ALLOCATOR, readSizes())
-                .childHandler(initializer())
+                .childHandler(initializer(null))
                 .bind(new DomainSocketAddress(path)));
     }
 
@@ -270,14 +270,21 @@ final class NettyTransport implements ServerTransport {
         return rebindGroup;
     }
 
-    private ChannelInitializer<Channel> initializer() {
+    /** A connection's pipeline; with tls (a TLS listener's) a TLS session under the client's handler. */
+    private ChannelInitializer<Channel> initializer(TlsContexts tls) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 ClientHandler handler = new ClientHandler(engine, inbox);
                 // big values read straight into their native memory (ValueReadAllocator); not
-                // from an I/O thread, which must not look at the reader the engine's thread fills
-                if (inbox == null) ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler));
+                // from an I/O thread, which must not look at the reader the engine's thread fills,
+                // nor under TLS, where the socket's bytes are ciphertext
+                if (inbox == null && tls == null) ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler));
+                if (tls != null) {
+                    io.netty.handler.ssl.SslHandler session = new io.netty.handler.ssl.SslHandler(tls.newServerEngine());
+                    session.setHandshakeTimeoutMillis(0); // as Redis: a client's handshake may take as long as it likes
+                    ch.pipeline().addLast(session);
+                }
                 ch.pipeline().addLast(handler);
             }
         };

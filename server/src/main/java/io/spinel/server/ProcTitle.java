@@ -62,17 +62,19 @@ final class ProcTitle {
     static String title(Engine engine, String execName) {
         Config config = engine.config();
         int port = config.getInt("port");
+        int tlsPort = config.getInt("tls-port");
+        int listening = port != 0 ? port : tlsPort;
         String[] bind = Config.words(config.get("bind").trim());
         String unixsocket = config.get("unixsocket");
         String configFile = engine.configFile();
         String t = ConfigSupport.expandProcTitle(config.get("proc-title-template"), name -> switch (name) {
             case "title" -> execName;
-            case "listen-addr" -> port != 0 ? (bind.length > 0 && !bind[0].isEmpty() ? bind[0] : "*") + ":" + port
+            case "listen-addr" -> listening != 0 ? (bind.length > 0 && !bind[0].isEmpty() ? bind[0] : "*") + ":" + listening
                     : "unixsocket:" + unixsocket;
             case "server-mode" -> engine.cluster() != null ? "[cluster]" : "";
             case "config-file" -> configFile == null || configFile.isEmpty() ? "-" : configFile;
             case "port" -> Integer.toString(port);
-            case "tls-port" -> "0";
+            case "tls-port" -> Integer.toString(tlsPort);
             case "unixsocket" -> unixsocket;
             default -> null;
         });

@@ -36,9 +36,11 @@ interface ServerTransport {
     /**
      * Listens on a TCP address. Accepted connections get TCP_NODELAY and, when keepaliveSeconds is
      * above 0, TCP keepalive probes (idle, interval a third of it, 3 probes, as Redis sets them).
-     * May be called on the loop thread (CONFIG SET port) or off it.
+     * May be called on the loop thread (CONFIG SET port) or off it. With tls (a TLS listener,
+     * tls-port), each connection is a TLS session made from the contexts tls holds when it is
+     * accepted; null for a plain listener.
      */
-    Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds) throws IOException;
+    Listener listenTcp(InetSocketAddress address, int backlog, int keepaliveSeconds, TlsContexts tls) throws IOException;
 
     /** Listens on a unix domain socket at path (which must not exist). */
     Listener listenUnix(String path, int backlog) throws IOException;

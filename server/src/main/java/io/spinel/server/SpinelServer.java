@@ -69,8 +69,13 @@ public final class SpinelServer implements AutoCloseable {
     private final List<ServerTransport.Listener> listeners = new ArrayList<>();
     /** The TCP ones among {@link #listeners}, which CONFIG SET port and bind replace. */
     private final List<ServerTransport.Listener> tcpListeners = new ArrayList<>();
+    /** The TLS ones among {@link #listeners} (tls-port), which CONFIG SET tls-port and bind replace. */
+    private final List<ServerTransport.Listener> tlsListeners = new ArrayList<>();
     /** The bind addresses the TCP listeners were opened with. */
     private String boundAddresses = "";
+    /** The port the TLS listeners listen on, 0 if none. */
+    private int tlsPort;
+    private final TlsContexts tls;
     /** Set once started: from then on CONFIG SET port/bind move the listeners. */
     private boolean watchingListenConfig;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -89,6 +94,8 @@ public final class SpinelServer implements AutoCloseable {
         this.transport = transport;
         this.loop = transport.loop();
         this.engine = engine;
+        this.tls = new TlsContexts(config, log);
+        engine.setTls(tls);
         engine.attachLoop(loop, transport::inLoop);
         if (clock != null) engine.keyspace().setClock(clock); // before the loop runs anything
         engine.setShutdownHandler(this::shutdownRequested);
@@ -263,6 +270,14 @@ public final class SpinelServer implements AutoCloseable {
     private Runnable listening = () -> { };
 
     private void bind(boolean randomPort) throws Exception {
+        // as Redis's initServer, before anything listens or loads: the reasons are logged
+        if (tls.neededAtStart()) {
+            try {
+                tls.reconfigure();
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException("Failed to configure TLS. Check logs for more info.", e);
+            }
+        }
         // Where the transport can serve while the data set loads, its listeners open first and
         // clients get -LOADING until it is loaded (as from Redis); elsewhere they open after the
         // load. Either way no client sees a partial data set.
@@ -292,7 +307,18 @@ public final class SpinelServer implements AutoCloseable {
             if (watchingListenConfig && !stopping) changeListeners(config.get("bind"), config.getInt("port"));
         });
         config.listen("bind", o -> {
-            if (watchingListenConfig && !stopping) changeListeners(o.value(), port);
+            if (!watchingListenConfig || stopping) return;
+            String old = boundAddresses;
+            changeListeners(o.value(), port);
+            try {
+                changeTlsListeners(old, o.value(), tlsPort);
+            } catch (IllegalStateException e) {
+                changeListeners(old, port);
+                throw e;
+            }
+        });
+        config.listen("tls-port", o -> {
+            if (watchingListenConfig && !stopping) changeTlsListeners(boundAddresses, boundAddresses, config.getInt("tls-port"));
         });
         watchingListenConfig = true;
     }
@@ -300,7 +326,7 @@ public final class SpinelServer implements AutoCloseable {
     private void openListeners(boolean randomPort) throws Exception {
         int wantedPort = config.getInt("port");
         engine.setHostInfo(transport.multiplexingApi(), null, engine.configFile());
-        if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort);
+        if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort, false);
         // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
         // mean no TCP listener at all)
         if (randomPort && wantedPort == 0 && port != 0) config.set("port", Integer.toString(port));
@@ -314,6 +340,15 @@ public final class SpinelServer implements AutoCloseable {
             unixSocket = socketPath;
             long perm = config.getLong("unixsocketperm");
             if (perm != 0) Files.setPosixFilePermissions(p, permissions(perm));
+        }
+        int wantedTls = config.getInt("tls-port");
+        if (wantedTls != 0) {
+            try {
+                tlsPort = listenTcp(config.get("bind"), wantedTls, true);
+            } catch (IOException e) {
+                log.warning(e.getMessage());
+                throw new IOException("Failed listening on port " + wantedTls + " (TLS), aborting.", e);
+            }
         }
         engine.setListenInfo(config.get("bind"), port);
     }
@@ -333,11 +368,12 @@ public final class SpinelServer implements AutoCloseable {
     /**
      * Opens a TCP listener on each address of bindSpec (Redis's bind syntax: "-" marks an
      * address that may fail) at wantedPort, 0 for a port the OS picks, and returns the port.
-     * When a required address fails, what this call opened is closed again.
+     * When a required address fails, what this call opened is closed again. secure: TLS listeners
+     * (tls-port), else plain ones.
      */
-    private int listenTcp(String bindSpec, int wantedPort) throws IOException {
+    private int listenTcp(String bindSpec, int wantedPort, boolean secure) throws IOException {
         if (bindSpec.isEmpty()) { // bind "": no TCP listener, the port stays what was asked
-            boundAddresses = bindSpec;
+            if (!secure) boundAddresses = bindSpec;
             return wantedPort;
         }
         int backlog = config.getInt("tcp-backlog");
@@ -350,7 +386,8 @@ public final class SpinelServer implements AutoCloseable {
             if (host.equals("*")) host = "0.0.0.0";
             else if (host.equals("::*")) host = "::";
             try {
-                ServerTransport.Listener l = transport.listenTcp(new InetSocketAddress(host, bindPort), backlog, keepalive);
+                ServerTransport.Listener l = transport.listenTcp(new InetSocketAddress(host, bindPort), backlog, keepalive,
+                        secure ? tls : null);
                 opened.add(l);
                 if (bindPort == 0) bindPort = l.port();
             } catch (Exception e) {
@@ -363,9 +400,9 @@ public final class SpinelServer implements AutoCloseable {
                         + ": " + e.getMessage(), e);
             }
         }
-        tcpListeners.addAll(opened);
+        (secure ? tlsListeners : tcpListeners).addAll(opened);
         listeners.addAll(opened);
-        boundAddresses = bindSpec;
+        if (!secure) boundAddresses = bindSpec;
         return bindPort;
     }
 
@@ -379,12 +416,12 @@ public final class SpinelServer implements AutoCloseable {
         int oldPort = port;
         closeTcpListeners();
         try {
-            port = newPort == 0 ? 0 : listenTcp(bindSpec, newPort);
+            port = newPort == 0 ? 0 : listenTcp(bindSpec, newPort, false);
             boundAddresses = bindSpec;
         } catch (IOException e) {
             log.warning(e.getMessage());
             try {
-                port = oldPort == 0 ? 0 : listenTcp(oldSpec, oldPort);
+                port = oldPort == 0 ? 0 : listenTcp(oldSpec, oldPort, false);
             } catch (IOException again) {
                 log.warning("Failed to restore the previous listeners: " + again.getMessage());
                 port = 0;
@@ -397,11 +434,44 @@ public final class SpinelServer implements AutoCloseable {
     }
 
     private void closeTcpListeners() {
-        for (ServerTransport.Listener l : tcpListeners) {
+        close(tcpListeners);
+    }
+
+    private void close(List<ServerTransport.Listener> some) {
+        for (ServerTransport.Listener l : some) {
             listeners.remove(l);
             l.close();
         }
-        tcpListeners.clear();
+        some.clear();
+    }
+
+    /**
+     * CONFIG SET tls-port (or bind), on the engine's loop, as Redis's applyTLSPort: TLS is
+     * configured first if it never was, then the TLS listeners move to the new port or addresses
+     * (port 0: none); on failure the old ones are opened again and the change is refused.
+     */
+    private void changeTlsListeners(String oldSpec, String bindSpec, int newPort) {
+        int oldPort = tlsPort;
+        if (newPort != 0) tls.configureIfNeeded();
+        close(tlsListeners);
+        try {
+            tlsPort = newPort == 0 || bindSpec.isEmpty() ? 0 : listenTcp(bindSpec, newPort, true);
+        } catch (IOException e) {
+            log.warning(e.getMessage());
+            try {
+                tlsPort = oldPort == 0 || oldSpec.isEmpty() ? 0 : listenTcp(oldSpec, oldPort, true);
+            } catch (IOException again) {
+                log.warning("Failed to restore the previous TLS listeners: " + again.getMessage());
+                tlsPort = 0;
+            }
+            throw new IllegalStateException(newPort != oldPort ? "Unable to listen on this port. Check server logs."
+                    : "Failed to bind to specified addresses.");
+        }
+    }
+
+    /** The TLS port listened on (tls-port), 0 if none. */
+    public int tlsPort() {
+        return tlsPort;
     }
 
     private static Set<PosixFilePermission> permissions(long mode) {

@@ -29,6 +29,14 @@ public final class RawClient implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
+    /** Over a socket already connected (a TLS session, say). */
+    public RawClient(Socket connected) throws IOException {
+        socket = connected;
+        socket.setSoTimeout(10_000);
+        in = new BufferedInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+    }
+
     public RawClient(int port) throws IOException {
         this("127.0.0.1", port);
     }

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Makes the TLS tests' certificates (TlsTest): a CA, two server certificates it signed (the second
 # one for the test that swaps certificates with CONFIG SET), a client certificate, the first
-# server key again encrypted with the password "spinel-pass", and a certificate from another CA
-# (a client the server must refuse). Valid for 100 years, so that the committed files do not
-# expire under the tests; run again (openssl needed) only to change them.
+# server key again encrypted with the password "spinel-pass" and in OpenSSL's older PKCS#1 form,
+# and a certificate from another CA (a client the server must refuse). Valid for 100 years, so
+# that the committed files do not expire under the tests; run again (openssl needed) only to
+# change them.
 set -e
 cd "$(dirname "$0")"
 days=36500
@@ -27,4 +28,5 @@ openssl req -x509 -new -nodes -newkey rsa:2048 -sha256 -days $days -keyout other
     -subj "/O=Elsewhere/CN=Other CA"
 cert stranger "Stranger" 'extendedKeyUsage = clientAuth' other-ca
 openssl pkcs8 -topk8 -v2 aes-256-cbc -in server.key -out server-encrypted.key -passout pass:spinel-pass
+openssl rsa -in server.key -traditional -out server-pkcs1.key
 rm -f ca.srl other-ca.srl other-ca.key

@@ -93,6 +93,7 @@ final class JdkConnection extends SocketConnection {
     private void read() {
         if (client == null || client.isClosed()) {
             discardInput();
+            if (tls != null && !closed) afterTlsRead(); // its last replies may wait for the handshake
             return;
         }
         RespReader reader = client.reader();
@@ -150,6 +151,8 @@ final class JdkConnection extends SocketConnection {
      * the next turn).
      */
     private void afterTlsRead() {
+        if (!queued.isEmpty() && !tls.pendingOutput()) writeQueued(); // replies that waited for the handshake
+        if (closed) return;
         if (tls.pendingOutput()) key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
         if (tls.hasBufferedInput()) {
             transport.loop().execute(() -> {
@@ -199,7 +202,8 @@ final class JdkConnection extends SocketConnection {
                 closeNow();
                 return;
             }
-            key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+            // (a TLS session whose handshake waits for the peer goes on from the reads: see afterTlsRead)
+            if (tls == null || tls.pendingOutput()) key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
             if (len == 0) return; // all encrypted: only ciphertext waits, in the TLS session
         }
         byte[] copy = new byte[len];
@@ -227,6 +231,9 @@ final class JdkConnection extends SocketConnection {
                 closeNow();
                 return;
             }
+            key.interestOps(SelectionKey.OP_READ);
+        } else if (tls != null && !tls.pendingOutput()) {
+            // the handshake waits for the peer: writable again would spin; the reads go on with it
             key.interestOps(SelectionKey.OP_READ);
         }
         // what was waiting for the peer no longer counts as this client's memory

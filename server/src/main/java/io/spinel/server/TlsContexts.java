@@ -219,7 +219,15 @@ final class TlsContexts implements Tls {
         return f;
     }
 
+    /** Why a file could not be used, in the words of the system where it is the system's. */
     private static String reason(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException) return "No such file or directory";
+        if (e instanceof java.nio.file.AccessDeniedException) return "Permission denied";
+        if (e instanceof java.io.FileNotFoundException && e.getMessage() != null && e.getMessage().endsWith(")")) {
+            // "path (No such file or directory)"
+            String m = e.getMessage();
+            return m.substring(m.lastIndexOf('(') + 1, m.length() - 1);
+        }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
@@ -339,10 +347,48 @@ final class TlsContexts implements Tls {
         return suite.startsWith("TLS_") && !suite.contains("_WITH_") && !suite.startsWith("TLS_EMPTY_");
     }
 
-    /** Netty's PEM key reader (PKCS#8, encrypted or not; OpenSSL's older formats with BouncyCastle). */
+    /**
+     * A PEM private key: PKCS#8, encrypted or not (Netty's reader), or an unencrypted RSA key in
+     * OpenSSL's older PKCS#1 form ("BEGIN RSA PRIVATE KEY", what OpenSSL 1.1's genrsa writes).
+     */
     private abstract static class PemKeys extends io.netty.handler.ssl.SslContext {
+        private static final String PKCS1_BEGIN = "-----BEGIN RSA PRIVATE KEY-----";
+        private static final String PKCS1_END = "-----END RSA PRIVATE KEY-----";
+        /** rsaEncryption's AlgorithmIdentifier, DER. */
+        private static final byte[] RSA_ALGORITHM = {
+            0x30, 0x0d, 0x06, 0x09, 0x2a, (byte) 0x86, 0x48, (byte) 0x86, (byte) 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00,
+        };
+
         static PrivateKey read(File file, String password) throws Exception {
-            return toPrivateKey(file, password);
+            String pem = Files.readString(file.toPath(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            int begin = pem.indexOf(PKCS1_BEGIN);
+            int end = pem.indexOf(PKCS1_END);
+            if (begin < 0 || end < begin) return toPrivateKey(file, password);
+            String body = pem.substring(begin + PKCS1_BEGIN.length(), end);
+            if (body.contains("Proc-Type:")) throw new GeneralSecurityException("encrypted PKCS#1 keys are not supported: convert with openssl pkcs8 -topk8");
+            byte[] pkcs1 = java.util.Base64.getMimeDecoder().decode(body);
+            // PrivateKeyInfo: SEQUENCE { INTEGER 0, rsaEncryption, OCTET STRING pkcs1 }
+            java.io.ByteArrayOutputStream info = new java.io.ByteArrayOutputStream();
+            info.write(new byte[] {0x02, 0x01, 0x00});
+            info.write(RSA_ALGORITHM);
+            der(info, 0x04, pkcs1);
+            java.io.ByteArrayOutputStream whole = new java.io.ByteArrayOutputStream();
+            der(whole, 0x30, info.toByteArray());
+            return java.security.KeyFactory.getInstance("RSA")
+                    .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(whole.toByteArray()));
+        }
+
+        private static void der(java.io.ByteArrayOutputStream out, int tag, byte[] content) {
+            out.write(tag);
+            int n = content.length;
+            if (n < 0x80) {
+                out.write(n);
+            } else {
+                int bytes = n > 0xffffff ? 4 : n > 0xffff ? 3 : n > 0xff ? 2 : 1;
+                out.write(0x80 | bytes);
+                for (int i = bytes - 1; i >= 0; i--) out.write(n >>> (8 * i));
+            }
+            out.write(content, 0, n);
         }
     }
 }

@@ -315,6 +315,25 @@ class TlsTest {
     }
 
     @Test
+    void aClientOverMaxclientsIsTurnedAwayAfterItsHandshake() throws Exception {
+        SpinelServer s = tlsServer("no", "maxclients", "1");
+        try (Jedis first = jedis(tlsPort(s), null)) {
+            assertThat(first.ping()).isEqualTo("PONG");
+            // the reply waits for the handshake, which comes after the server has written it
+            try (SSLSocket second = tlsSocket(tlsPort(s), null)) {
+                ByteArrayOutputStream got = new ByteArrayOutputStream();
+                try {
+                    second.getInputStream().transferTo(got);
+                } catch (IOException reset) {
+                    // closed after the reply
+                }
+                assertThat(got.toString(StandardCharsets.ISO_8859_1)).isEqualTo("-ERR max number of clients reached\r\n");
+            }
+            assertThat(first.ping()).isEqualTo("PONG");
+        }
+    }
+
+    @Test
     void redisCliOverTls() throws Exception {
         Assumptions.assumeTrue(new File("/usr/bin/redis-cli").canExecute(), "redis-cli (Debian's redis-tools) is needed");
         SpinelServer s = tlsServer("yes");
@@ -415,6 +434,15 @@ class TlsTest {
         }
         assertThatThrownBy(() -> tlsServer("no", "tls-key-file", cert("server-encrypted.key"), "tls-key-file-pass", "wrong"))
                 .hasMessageContaining("Failed to configure TLS");
+    }
+
+    @Test
+    void anRsaKeyInOpenSslsOlderForm() throws Exception {
+        assertThat(Files.readString(Path.of(cert("server-pkcs1.key")))).startsWith("-----BEGIN RSA PRIVATE KEY-----");
+        SpinelServer s = tlsServer("no", "tls-key-file", cert("server-pkcs1.key"));
+        try (Jedis j = jedis(tlsPort(s), null)) {
+            assertThat(j.ping()).isEqualTo("PONG");
+        }
     }
 
     @Test

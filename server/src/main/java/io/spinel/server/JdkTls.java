@@ -144,8 +144,9 @@ final class JdkTls {
             }
             consumed += r.bytesConsumed();
             if (r.getStatus() == SSLEngineResult.Status.CLOSED) throw new SSLException("TLS session closed");
-            if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW && !netOut.hasRemaining()) {
-                netOut = grow(netOut, engine.getSession().getPacketBufferSize());
+            if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                // room is made by sending what waits (the loop's flush), or by a bigger buffer
+                if (!netOut.hasRemaining()) netOut = grow(netOut, engine.getSession().getPacketBufferSize());
                 continue;
             }
             handshake(r.getHandshakeStatus());

@@ -16,6 +16,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.commands.ProtocolCommand;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -58,6 +59,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class TlsTest {
     private static final Path CERTS = certs();
+    private static final ProtocolCommand DEBUG = () -> "DEBUG".getBytes(StandardCharsets.US_ASCII);
     private final List<SpinelServer> servers = new ArrayList<>();
     private final List<RedisServerProcess> redis = new ArrayList<>();
 
@@ -233,6 +235,19 @@ class TlsTest {
         }).isInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
         try (Jedis j = jedis(tlsPort(s), "client")) {
             assertThat(j.get("k")).isEqualTo("v");
+        }
+    }
+
+    @Test
+    void withIoThreads() throws Exception {
+        // (Netty's I/O threads own the TLS sessions; the JDK transport ignores io-threads)
+        SpinelServer s = tlsServer("no", "io-threads", "3");
+        try (Jedis a = jedis(tlsPort(s), null); Jedis b = jedis(tlsPort(s), null)) {
+            Pipeline p = a.pipelined();
+            for (int i = 0; i < 1000; i++) p.rpush("l", "x" + i);
+            p.sync();
+            assertThat(b.llen("l")).isEqualTo(1000);
+            assertThat(b.lindex("l", 999)).isEqualTo("x999");
         }
     }
 
@@ -474,6 +489,29 @@ class TlsTest {
             awaitKey(r, "after", "stream");
             // the master lists the replica at its TLS port
             assertThat(m.info("replication")).contains("port=" + tlsPort(replica));
+        }
+    }
+
+    @Test
+    void aLargeFullSyncOverTls() throws Exception {
+        // tens of MB through the master's TLS writes (what the socket does not take waits) and the
+        // replica's TLS reads, the load polling its clients in between
+        SpinelServer master = tlsServer("no", "enable-debug-command", "yes", "repl-diskless-sync", "no");
+        SpinelServer replica = tlsServer("no", "tls-replication", "yes", "enable-debug-command", "yes");
+        try (Jedis m = jedis(tlsPort(master), null); Jedis r = jedis(tlsPort(replica), null)) {
+            m.sendCommand(DEBUG, "POPULATE", "300000", "key", "100");
+            String digest = new String((byte[]) m.sendCommand(DEBUG, "DIGEST"));
+            assertThat(r.replicaof("127.0.0.1", tlsPort(master))).isEqualTo("OK");
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (!r.info("replication").contains("master_link_status:up") && System.currentTimeMillis() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(r.dbSize()).isEqualTo(300000);
+            m.set("after", "sync");
+            awaitKey(r, "after", "sync");
+            assertThat(new String((byte[]) r.sendCommand(DEBUG, "DIGEST")))
+                    .isEqualTo(new String((byte[]) m.sendCommand(DEBUG, "DIGEST")))
+                    .isNotEqualTo(digest); // (the digest of the data set with "after" in it)
         }
     }
 

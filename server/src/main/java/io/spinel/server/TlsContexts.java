@@ -47,16 +47,22 @@ final class TlsContexts implements Tls {
     private static final char[] STORE_PASSWORD = "spinel".toCharArray();
 
     /** One successful build: the server's context and the replica's, and what engines are given. */
-    private record Built(SSLContext server, SSLContext client, String[] protocols, String[] suites) {
+    private record Built(SSLContext server, SSLContext client, String[] protocols, String[] suites, boolean serverOrder) {
     }
 
     private final Config config;
     private final Log log;
     private volatile Built built;
+    /**
+     * tls-auth-clients, which Redis reads for each connection rather than when it configures TLS:
+     * kept here, as connections may be accepted on an I/O thread.
+     */
+    private volatile String authClients;
 
     TlsContexts(Config config, Log log) {
         this.config = config;
         this.log = log;
+        config.listen("tls-auth-clients", o -> authClients = o.value());
     }
 
     /** Whether TLS was configured once (Redis's isTlsConfigured). */
@@ -89,8 +95,8 @@ final class TlsContexts implements Tls {
         SSLParameters p = e.getSSLParameters();
         p.setProtocols(b.protocols);
         p.setCipherSuites(b.suites);
-        p.setUseCipherSuitesOrder(config.getBool("tls-prefer-server-ciphers"));
-        switch (config.get("tls-auth-clients")) {
+        p.setUseCipherSuitesOrder(b.serverOrder);
+        switch (authClients) {
             case "yes" -> p.setNeedClientAuth(true);
             case "optional" -> p.setWantClientAuth(true);
             default -> p.setNeedClientAuth(false);
@@ -156,7 +162,7 @@ final class TlsContexts implements Tls {
                 sessions.setSessionCacheSize(config.getInt("tls-session-cache-size"));
                 sessions.setSessionTimeout(config.getInt("tls-session-cache-timeout"));
             }
-            return new Built(server, client, protocols, suites);
+            return new Built(server, client, protocols, suites, config.getBool("tls-prefer-server-ciphers"));
         } catch (GeneralSecurityException e) {
             return failed("Failed to configure TLS: " + e.getMessage());
         }

@@ -467,6 +467,19 @@ class TlsTest {
             assertThat(c.getSession().getProtocol()).isEqualTo("TLSv1.2");
             assertThat(c.getSession().getCipherSuite()).isEqualTo("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
         }
+        // whose order of suites decides: the client's, unless tls-prefer-server-ciphers
+        String serverFirst = "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256";
+        String[] clientOrder = {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"};
+        for (String prefer : new String[] {"no", "yes"}) {
+            SpinelServer ordered = tlsServer("no", "tls-protocols", "TLSv1.2", "tls-ciphers", serverFirst,
+                    "tls-prefer-server-ciphers", prefer);
+            try (SSLSocket c = (SSLSocket) clientContext(null).getSocketFactory().createSocket("127.0.0.1", tlsPort(ordered))) {
+                c.setEnabledCipherSuites(clientOrder);
+                c.startHandshake();
+                assertThat(c.getSession().getCipherSuite()).as("prefer " + prefer)
+                        .isEqualTo(prefer.equals("yes") ? "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384" : clientOrder[0]);
+            }
+        }
         SpinelServer s13 = tlsServer("no", "tls-protocols", "TLSv1.3", "tls-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256");
         try (SSLSocket c = tlsSocket(tlsPort(s13), null)) {
             assertThat(c.getSession().getProtocol()).isEqualTo("TLSv1.3");

@@ -247,8 +247,8 @@ final class JdkConnection extends SocketConnection {
 
     @Override
     public void close() {
-        if (queued.isEmpty()) closeNow();
-        else closeWhenSent = true;
+        if (queued.isEmpty() && (tls == null || !tls.pendingOutput())) closeNow();
+        else closeWhenSent = true; // (TLS: the last records go out before the close)
     }
 
     @Override

@@ -135,13 +135,7 @@ final class JdkTls {
     int write(ByteBuffer src) throws IOException {
         int consumed = 0;
         while (src.hasRemaining() && flush()) {
-            netOut.compact();
-            SSLEngineResult r;
-            try {
-                r = engine.wrap(src, netOut);
-            } finally {
-                netOut.flip();
-            }
+            SSLEngineResult r = wrap(src);
             consumed += r.bytesConsumed();
             if (r.getStatus() == SSLEngineResult.Status.CLOSED) throw new SSLException("TLS session closed");
             if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
@@ -183,13 +177,7 @@ final class JdkTls {
                     status = engine.getHandshakeStatus();
                 }
                 case NEED_WRAP -> {
-                    netOut.compact();
-                    SSLEngineResult r;
-                    try {
-                        r = engine.wrap(EMPTY, netOut);
-                    } finally {
-                        netOut.flip();
-                    }
+                    SSLEngineResult r = wrap(EMPTY);
                     if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
                         if (netOut.hasRemaining()) {
                             if (channel.write(netOut) == 0) return; // the rest once the socket is writable (flush)
@@ -205,6 +193,16 @@ final class JdkTls {
                     return;
                 }
             }
+        }
+    }
+
+    /** Encrypts from src into what waits to be sent. */
+    private SSLEngineResult wrap(ByteBuffer src) throws SSLException {
+        netOut.compact();
+        try {
+            return engine.wrap(src, netOut);
+        } finally {
+            netOut.flip();
         }
     }
 

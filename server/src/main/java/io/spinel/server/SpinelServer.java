@@ -326,6 +326,7 @@ public final class SpinelServer implements AutoCloseable {
     private void openListeners(boolean randomPort) throws Exception {
         int wantedPort = config.getInt("port");
         engine.setHostInfo(transport.multiplexingApi(), null, engine.configFile());
+        boundAddresses = config.get("bind"); // (where the TLS listeners go too, with no plain one)
         if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort, false);
         // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
         // mean no TCP listener at all)

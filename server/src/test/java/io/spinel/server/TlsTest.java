@@ -421,6 +421,28 @@ class TlsTest {
     }
 
     @Test
+    void aServerWithOnlyATlsPort() throws Exception {
+        int tlsPort = RedisServerProcess.freePort();
+        SpinelServer s = SpinelServer.builder().option("port", "0").option("bind", "127.0.0.1")
+                .option("tls-port", Integer.toString(tlsPort)).option("tls-cert-file", cert("server.crt"))
+                .option("tls-key-file", cert("server.key")).option("tls-auth-clients", "no").start();
+        servers.add(s);
+        assertThat(s.port()).isZero();
+        assertThat(s.tlsPort()).isEqualTo(tlsPort);
+        int moved = RedisServerProcess.freePort();
+        try (Jedis j = jedis(tlsPort, null)) {
+            // INFO's tcp_port is the TLS port where there is no plain one, as Redis's
+            assertThat(j.info("server")).contains("tcp_port:" + tlsPort + "\r\n");
+            assertThat(j.configSet("tls-port", Integer.toString(moved))).isEqualTo("OK");
+            assertThat(j.ping()).isEqualTo("PONG"); // its session stays
+        }
+        try (Jedis j = jedis(moved, null)) {
+            assertThat(j.ping()).isEqualTo("PONG");
+        }
+        assertThat(s.tlsPort()).isEqualTo(moved);
+    }
+
+    @Test
     void unusableCertificatesStopTheStart() throws Exception {
         String[][] bad = {
             {"tls-cert-file", "", "No tls-cert-file configured!"},

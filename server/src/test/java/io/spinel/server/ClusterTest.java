@@ -52,12 +52,16 @@ class ClusterTest {
         return d;
     }
 
-    /** A cluster node with a short node timeout, its bus on a port of its own. */
+    /**
+     * A cluster node with a short node timeout, its bus on a port of its own, and (as in Redis's
+     * cluster tests) no wait before a full sync's snapshot (repl-diskless-sync-delay 0).
+     */
     private SpinelServer spinelNode(Path dir) throws Exception {
         SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
                 .option("dir", dir.toString()).option("cluster-enabled", "yes")
                 .option("cluster-port", Integer.toString(RedisServerProcess.freePort()))
-                .option("cluster-node-timeout", "1000").option("enable-debug-command", "local").start();
+                .option("cluster-node-timeout", "1000").option("enable-debug-command", "local")
+                .option("repl-diskless-sync-delay", "0").start();
         spinels.add(s);
         return s;
     }

@@ -62,7 +62,7 @@ public final class ConfigSupport {
         "tls-port", "tls-auth-clients", "tls-cert-file", "tls-key-file", "tls-key-file-pass",
         "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass", "tls-ca-cert-file",
         "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites", "tls-prefer-server-ciphers",
-        "tls-session-caching", "tls-session-cache-size", "tls-session-cache-timeout", "tls-replication",
+        "tls-session-cache-size", "tls-session-cache-timeout", "tls-replication",
         // cluster mode (the cluster package)
         "cluster-enabled", "cluster-config-file", "cluster-require-full-coverage", "cluster-replica-no-failover",
         "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down", "cluster-allow-replica-migration",
@@ -97,6 +97,8 @@ public final class ConfigSupport {
         "cluster-announce-tls-port", "tls-cluster",
         // the JDK negotiates its own Diffie-Hellman groups (RFC 7919); a parameters file is not read
         "tls-dh-params-file",
+        // the JDK cannot turn session resumption off for one context: "no" is logged, not applied
+        "tls-session-caching",
     };
 
     /** Applies Spinel's support levels, its own defaults and the special validators to a Config. */

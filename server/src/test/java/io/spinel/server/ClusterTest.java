@@ -157,6 +157,16 @@ class ClusterTest {
         throw new IllegalArgumentException("no node on " + clientPort);
     }
 
+    /** A new node that meets the cluster through {@code known} and replicates {@code master}, in sync. */
+    private SpinelServer replicaOf(SpinelServer master, SpinelServer known) throws Exception {
+        SpinelServer r = spinelNode();
+        assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(known.port()),
+                Integer.toString(busPort(known.port()))));
+        await("replica knows the master", () -> call(r.port(), "CLUSTER", "REPLICATE", myId(master.port())).equals("+OK\r\n"));
+        await("replica in sync", () -> call(r.port(), "INFO", "replication").contains("master_link_status:up"));
+        return r;
+    }
+
     /** The port of the master serving the key's slot, from CLUSTER SLOTS as a client reads it. */
     private static int ownerPort(int anyPort, String key) throws Exception {
         try (Jedis j = new Jedis("127.0.0.1", anyPort)) {
@@ -373,11 +383,7 @@ class ClusterTest {
         SpinelServer b = spinelNode();
         SpinelServer c = spinelNode();
         threeMasters(a.port(), b.port(), c.port());
-        SpinelServer r = spinelNode();
-        assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(a.port()),
-                Integer.toString(busPort(a.port()))));
-        await("replica knows the master", () -> call(r.port(), "CLUSTER", "REPLICATE", myId(c.port())).equals("+OK\r\n"));
-        await("replica in sync", () -> call(r.port(), "INFO", "replication").contains("master_link_status:up"));
+        SpinelServer r = replicaOf(c, a);
         String replicaId = myId(r.port());
         await("replica listed", () -> call(a.port(), "CLUSTER", "SLOTS").contains(replicaId));
         // keys of c's slots ({foo} is slot 12182): at 1 ms a key the load takes 3 s, three node timeouts
@@ -475,18 +481,17 @@ class ClusterTest {
         SpinelServer b = spinelNode();
         SpinelServer c = spinelNode();
         threeMasters(a.port(), b.port(), c.port());
-        SpinelServer r = spinelNode();
-        assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(a.port()),
-                Integer.toString(busPort(a.port()))));
-        await("replica knows the master", () -> call(r.port(), "CLUSTER", "REPLICATE", myId(c.port())).equals("+OK\r\n"));
-        await("replica in sync", () -> call(r.port(), "INFO", "replication").contains("master_link_status:up"));
+        SpinelServer r = replicaOf(c, a);
         assertEquals("+OK\r\n", call(c.port(), "SET", "foo", "kept"));
         assertEquals(":1\r\n", call(c.port(), "WAIT", "1", "5000"));
         String replicaId = myId(r.port());
-        // the other masters list it as c's replica
-        await("replica announced",
-                () -> text(call(a.port(), "CLUSTER", "NODES"))
-                        .contains(replicaId + " 127.0.0.1:" + r.port() + "@" + busPort(r.port()) + " slave " + myId(c.port())));
+        // the other masters list it as c's replica (a master that still takes it for a master
+        // would refuse it its vote)
+        for (SpinelServer m : List.of(a, b)) {
+            await("replica announced to " + m.port(),
+                    () -> text(call(m.port(), "CLUSTER", "NODES"))
+                            .contains(replicaId + " 127.0.0.1:" + r.port() + "@" + busPort(r.port()) + " slave " + myId(c.port())));
+        }
         c.close();
         spinels.remove(c);
         // a and b mark c failing, the replica wins their votes and takes slots 10923-16383

@@ -356,6 +356,8 @@ final class TlsContexts implements Tls {
     /**
      * A PEM private key: PKCS#8, encrypted or not (Netty's reader), or an unencrypted RSA key in
      * OpenSSL's older PKCS#1 form ("BEGIN RSA PRIVATE KEY", what OpenSSL 1.1's genrsa writes).
+     * It extends SslContext only to reach that class's protected static PEM reader (toPrivateKey);
+     * it is never made.
      */
     private abstract static class PemKeys extends io.netty.handler.ssl.SslContext {
         private static final String PKCS1_BEGIN = "-----BEGIN RSA PRIVATE KEY-----";

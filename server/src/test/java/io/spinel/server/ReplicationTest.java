@@ -90,15 +90,20 @@ class ReplicationTest {
 
     /**
      * A write, WAIT for every replica to acknowledge it (and so everything before it), then the
-     * same digest and the same keys on the replica as on the master.
+     * same digest on the replica as on the master. Redis's digest covers every key, value and
+     * expiry, and here two implementations compute it, so equal digests are equal data sets; only
+     * when they differ are both read key by key (seconds for the larger data sets), to name what.
      */
     private void assertReplicated(RedisServerProcess r) throws Exception {
         try (RawClient m = master(); RawClient c = new RawClient(r.port())) {
             m.call("SET", "marker", Long.toString(System.nanoTime()));
             assertThat(m.callString("WAIT", Integer.toString(replicas.size()), "10000"))
                     .isEqualTo(":" + replicas.size() + "\r\n");
-            assertThat(c.callString("DEBUG", "DIGEST")).isEqualTo(m.callString("DEBUG", "DIGEST"));
-            DataSet.assertSame(DataSet.read(m, 16, false), DataSet.read(c, 16, false));
+            String digest = m.callString("DEBUG", "DIGEST");
+            if (!c.callString("DEBUG", "DIGEST").equals(digest)) {
+                DataSet.assertSame(DataSet.read(m, 16, false), DataSet.read(c, 16, false));
+                assertThat(c.callString("DEBUG", "DIGEST")).as("the same keys, yet another digest").isEqualTo(digest);
+            }
         }
     }
 

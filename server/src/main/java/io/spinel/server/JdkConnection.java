@@ -4,6 +4,7 @@ import io.spinel.core.Client;
 import io.spinel.core.Engine;
 import io.spinel.core.protocol.RespReader;
 import io.spinel.core.util.NativeMemory;
+import io.spinel.core.util.TlsChannel;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -30,7 +31,7 @@ final class JdkConnection extends SocketConnection {
     private final SocketChannel channel;
     private final JdkTransport transport;
     /** The TLS session on a TLS listener's connection; null on a plain one, whose reads and writes are the socket's. */
-    private final JdkTls tls;
+    private final TlsChannel tls;
     private SelectionKey key;
     private Engine engine;
     private Client client;
@@ -55,7 +56,7 @@ final class JdkConnection extends SocketConnection {
                 unixPath != null || Addresses.isLoopback(channel.getRemoteAddress()), unixPath != null, fd);
         this.channel = channel;
         this.transport = transport;
-        this.tls = tls == null ? null : new JdkTls(channel, tls);
+        this.tls = tls == null ? null : new TlsChannel(channel, tls);
     }
 
     /** Starts serving: the engine sees a new client, the selector this socket. */

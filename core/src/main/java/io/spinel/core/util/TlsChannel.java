@@ -1,4 +1,4 @@
-package io.spinel.server;
+package io.spinel.core.util;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -8,16 +8,18 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLException;
 
 /**
- * A TLS session over a non-blocking socket, for {@link JdkConnection}: reads give the peer's
- * bytes decrypted, writes take plaintext, and the handshake (and any later handshake message, such
- * as TLS 1.3's session tickets) happens inside them, as OpenSSL's SSL_read and SSL_write do it for
- * Redis. A handshake that fails throws, and the connection closes.
+ * A TLS session over a non-blocking socket, for the JDK transport's client connections and the
+ * cluster bus's links (tls-cluster): reads give the peer's bytes decrypted, writes take
+ * plaintext, and the handshake (and any later handshake message, such as TLS 1.3's session
+ * tickets) happens inside them, as OpenSSL's SSL_read and SSL_write do it for Redis; or, for a
+ * side that has nothing to send until it is done, in {@link #handshake()}. A handshake that fails
+ * throws, and the connection closes.
  *
  * <p>Ciphertext that the socket did not take waits in {@link #pendingOutput()} for the socket to
  * be writable; decrypted bytes that did not fit the caller's buffer, and records read whole but
  * not yet decrypted, wait in {@link #hasBufferedInput()}: the selector does not know of them.
  */
-final class JdkTls {
+public final class TlsChannel {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final SocketChannel channel;
@@ -32,7 +34,7 @@ final class JdkTls {
     /** netIn holds only part of a record: nothing to decrypt until the socket gives more. */
     private boolean partial;
 
-    JdkTls(SocketChannel channel, SSLEngine engine) {
+    public TlsChannel(SocketChannel channel, SSLEngine engine) {
         this.channel = channel;
         this.engine = engine;
         int packet = engine.getSession().getPacketBufferSize();
@@ -42,17 +44,17 @@ final class JdkTls {
     }
 
     /** Whether the handshake has completed once (a session was agreed). */
-    boolean established() {
+    public boolean established() {
         return !engine.getSession().getCipherSuite().equals("SSL_NULL_WITH_NULL_NULL");
     }
 
     /** Whether ciphertext waits for the socket to take it. */
-    boolean pendingOutput() {
+    public boolean pendingOutput() {
         return netOut.hasRemaining();
     }
 
     /** Whether a read would give something without the socket being readable. */
-    boolean hasBufferedInput() {
+    public boolean hasBufferedInput() {
         return appIn.hasRemaining() || netIn.hasRemaining() && !partial && !inputClosed;
     }
 
@@ -60,7 +62,7 @@ final class JdkTls {
      * Reads decrypted bytes into dst: how many, 0 when the socket has nothing more for now
      * (a handshake in progress included), -1 at the end of the stream or the peer's close_notify.
      */
-    int read(ByteBuffer dst) throws IOException {
+    public int read(ByteBuffer dst) throws IOException {
         int n = take(dst);
         while (dst.hasRemaining()) {
             if (inputClosed) return n > 0 ? n : -1;
@@ -79,22 +81,12 @@ final class JdkTls {
             }
             if (r == null || r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) {
                 partial = r != null;
-                if (r != null && netIn.limit() == netIn.capacity() && netIn.position() == 0) {
-                    netIn = grow(netIn, engine.getSession().getPacketBufferSize());
-                }
-                netIn.compact();
-                int got;
-                try {
-                    got = channel.read(netIn);
-                } finally {
-                    netIn.flip();
-                }
+                int got = fill();
                 if (got < 0) {
                     inputClosed = true;
                     continue;
                 }
                 if (got == 0) return n;
-                partial = false;
                 continue;
             }
             switch (r.getStatus()) {
@@ -117,6 +109,79 @@ final class JdkTls {
         return n;
     }
 
+    /**
+     * Reads more ciphertext from the socket after what netIn holds (a bigger buffer when a partial
+     * record fills it): the bytes read, 0 when the socket has none now, -1 at its end.
+     */
+    private int fill() throws IOException {
+        if (partial && netIn.limit() == netIn.capacity() && netIn.position() == 0) {
+            netIn = grow(netIn, engine.getSession().getPacketBufferSize());
+        }
+        netIn.compact();
+        int got;
+        try {
+            got = channel.read(netIn);
+        } finally {
+            netIn.flip();
+        }
+        if (got > 0) partial = false;
+        return got;
+    }
+
+    /**
+     * Drives the handshake as far as the socket allows now, without application data: true once
+     * a session is agreed (what the peer sent after it waits for {@link #read}). For a side that
+     * sends nothing before the handshake is done (the cluster bus, which tells the node of a
+     * connection only then, as Redis's connection layer does). Throws when the handshake fails or
+     * the peer closes.
+     */
+    public boolean handshake() throws IOException {
+        if (!established() && engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING) {
+            engine.beginHandshake();
+        }
+        while (flush()) {
+            SSLEngineResult.HandshakeStatus status = engine.getHandshakeStatus();
+            switch (status) {
+                case NEED_TASK, NEED_WRAP -> handshake(status);
+                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                    if (!unwrapForHandshake()) return false;
+                }
+                default -> {
+                    return established();
+                }
+            }
+        }
+        return false;
+    }
+
+    /** One step of the handshake's reading: false when it waits for the socket. */
+    private boolean unwrapForHandshake() throws IOException {
+        if (netIn.hasRemaining() && !partial) {
+            SSLEngineResult r;
+            appIn.compact();
+            try {
+                r = engine.unwrap(netIn, appIn);
+            } finally {
+                appIn.flip();
+            }
+            switch (r.getStatus()) {
+                case OK -> {
+                    handshake(r.getHandshakeStatus());
+                    return true;
+                }
+                case BUFFER_OVERFLOW -> {
+                    appIn = grow(appIn, engine.getSession().getApplicationBufferSize());
+                    return true;
+                }
+                case CLOSED -> throw new SSLException("the peer closed the TLS session during the handshake");
+                default -> partial = true; // BUFFER_UNDERFLOW: the rest of the record is still to come
+            }
+        }
+        int got = fill();
+        if (got < 0) throw new java.io.EOFException("connection closed during the TLS handshake");
+        return got > 0;
+    }
+
     /** Moves decrypted bytes left from before into dst. */
     private int take(ByteBuffer dst) {
         int k = Math.min(appIn.remaining(), dst.remaining());
@@ -132,7 +197,7 @@ final class JdkTls {
      * Encrypts from src as much as the socket takes now: the bytes of src consumed (0 while the
      * handshake waits for the peer, or while earlier ciphertext still waits for the socket).
      */
-    int write(ByteBuffer src) throws IOException {
+    public int write(ByteBuffer src) throws IOException {
         int consumed = 0;
         while (src.hasRemaining() && flush()) {
             SSLEngineResult r = wrap(src);
@@ -154,7 +219,7 @@ final class JdkTls {
      * Sends waiting ciphertext, then what the handshake has to send next; true when nothing is
      * left waiting for the socket.
      */
-    boolean flush() throws IOException {
+    public boolean flush() throws IOException {
         while (netOut.hasRemaining()) {
             if (channel.write(netOut) == 0) return false;
         }
@@ -207,7 +272,7 @@ final class JdkTls {
     }
 
     /** At close: the close_notify alert, if the socket takes it now (as Redis's SSL_shutdown, without waiting). */
-    void closeQuietly() {
+    public void closeQuietly() {
         try {
             engine.closeOutbound();
             handshake(SSLEngineResult.HandshakeStatus.NEED_WRAP);

@@ -2,6 +2,7 @@ package io.spinel.core;
 
 import java.io.IOException;
 import java.net.Socket;
+import javax.net.ssl.SSLEngine;
 
 /**
  * What the engine needs of TLS, which the network layer (the server module) provides: core has
@@ -21,4 +22,13 @@ public interface Tls {
      * against the configured CA; its host name is not (as Redis does not).
      */
     Socket overTls(Socket connected, String host, int port) throws IOException;
+
+    /**
+     * The TLS side of a cluster bus link (tls-cluster yes), its handshake not begun. For a link
+     * this node opens (outbound), the client side, presenting tls-client-cert-file or else the
+     * server's certificate; for one it accepted, the server side, which always asks for the
+     * peer's certificate, whatever tls-auth-clients says (as Redis's bus does). Either checks the
+     * peer's certificate against the configured CAs, never its host name.
+     */
+    SSLEngine clusterBusEngine(boolean outbound);
 }

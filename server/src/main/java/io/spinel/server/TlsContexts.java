@@ -32,11 +32,11 @@ import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * The server's TLS: the contexts that the TLS listeners' connections (both transports) and the
- * replica's link to its master are made from, built from the tls-* options as Redis's
- * tlsConfigure builds its OpenSSL contexts, and built again by CONFIG SET. A build that fails
- * logs why, with Redis's lines, and leaves the contexts in use as they were; connections keep the
- * session they started with.
+ * The server's TLS: the contexts that the TLS listeners' connections (both transports), the
+ * replica's link to its master and the cluster bus's links (tls-cluster) are made from, built
+ * from the tls-* options as Redis's tlsConfigure builds its OpenSSL contexts, and built again by
+ * CONFIG SET. A build that fails logs why, with Redis's lines, and leaves the contexts in use as
+ * they were; connections keep the session they started with.
  *
  * <p>JDK TLS (SunJSSE) stands in for OpenSSL: PEM certificates, PKCS#8 keys (encrypted ones with
  * tls-key-file-pass) and RSA/EC keys in OpenSSL's traditional formats through Netty's PEM reader
@@ -89,6 +89,24 @@ final class TlsContexts implements Tls {
 
     /** The server side of a new TLS connection, with tls-auth-clients as it is now (Redis reads it per connection). */
     SSLEngine newServerEngine() {
+        return serverEngine(authClients);
+    }
+
+    @Override
+    public SSLEngine clusterBusEngine(boolean outbound) {
+        if (!outbound) return serverEngine("yes");
+        Built b = built;
+        SSLEngine e = b.client.createSSLEngine();
+        e.setUseClientMode(true);
+        SSLParameters p = e.getSSLParameters();
+        p.setProtocols(b.protocols);
+        p.setCipherSuites(b.suites);
+        e.setSSLParameters(p);
+        return e;
+    }
+
+    /** The server side of a TLS session, asking for the peer's certificate as clientAuth says (tls-auth-clients' words). */
+    private SSLEngine serverEngine(String clientAuth) {
         Built b = built;
         SSLEngine e = b.server.createSSLEngine();
         e.setUseClientMode(false);
@@ -96,7 +114,7 @@ final class TlsContexts implements Tls {
         p.setProtocols(b.protocols);
         p.setCipherSuites(b.suites);
         p.setUseCipherSuitesOrder(b.serverOrder);
-        switch (authClients) {
+        switch (clientAuth) {
             case "yes" -> p.setNeedClientAuth(true);
             case "optional" -> p.setWantClientAuth(true);
             default -> p.setNeedClientAuth(false);

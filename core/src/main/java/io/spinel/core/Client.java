@@ -42,6 +42,15 @@ public final class Client {
             return false;
         }
 
+        /**
+         * Whether the peer is on a socket without TLS (TCP or unix): in a TLS cluster such a
+         * client is told the nodes' plain ports, as Redis tells a connection that is not of its
+         * TLS type. TLS connections, and the server's own clients, which have no socket, say no.
+         */
+        default boolean isPlainSocket() {
+            return false;
+        }
+
         /** Bytes written to the connection but not yet sent to the peer (output buffer limits). */
         default long pendingBytes() {
             return 0;
@@ -191,6 +200,11 @@ public final class Client {
 
     public long id() {
         return id;
+    }
+
+    /** See {@link Connection#isPlainSocket()}. */
+    public boolean onPlainSocket() {
+        return connection.isPlainSocket();
     }
 
     public Engine engine() {

@@ -53,7 +53,7 @@ final class JdkConnection extends SocketConnection {
             throws IOException {
         super(unixPath != null ? unixPath + ":0" : format(channel.getRemoteAddress()),
                 unixPath != null ? unixPath + ":0" : format(channel.getLocalAddress()),
-                unixPath != null || Addresses.isLoopback(channel.getRemoteAddress()), unixPath != null, fd);
+                unixPath != null || Addresses.isLoopback(channel.getRemoteAddress()), unixPath != null, fd, tls != null);
         this.channel = channel;
         this.transport = transport;
         this.tls = tls == null ? null : new TlsChannel(channel, tls);

@@ -9,6 +9,7 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.unix.UnixChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.internal.PlatformDependent;
 import io.spinel.core.util.NativeMemory;
 
@@ -55,7 +56,8 @@ final class NettyConnection extends SocketConnection {
     /** @param handOffWritten with I/O threads, run on the I/O thread once a handed-off write has left */
     NettyConnection(Channel channel, Runnable handOffWritten) {
         super(format(channel.remoteAddress(), true), format(channel.localAddress(), false),
-                isUnix(channel) || Addresses.isLoopback(channel.remoteAddress()), isUnix(channel), fdOf(channel));
+                isUnix(channel) || Addresses.isLoopback(channel.remoteAddress()), isUnix(channel), fdOf(channel),
+                channel.pipeline().get(SslHandler.class) != null);
         this.channel = channel;
         FileDescriptor descriptor = descriptor(channel);
         // only when the pipeline holds nothing but the ClientHandler: no encoder sits between

@@ -77,19 +77,19 @@ class ClusterTest {
         return r;
     }
 
-    private static String call(int port, String... args) throws Exception {
+    static String call(int port, String... args) throws Exception {
         try (RawClient c = new RawClient(port)) {
             return c.callString(args);
         }
     }
 
     /** The bulk or verbatim text of a reply. */
-    private static String text(String reply) {
+    static String text(String reply) {
         int start = reply.indexOf("\r\n") + 2;
         return reply.substring(start, reply.length() - 2);
     }
 
-    private static String field(int port, String name) throws Exception {
+    static String field(int port, String name) throws Exception {
         for (String line : text(call(port, "CLUSTER", "INFO")).split("\r\n")) {
             if (line.startsWith(name + ":")) return line.substring(name.length() + 1);
         }
@@ -97,11 +97,11 @@ class ClusterTest {
     }
 
     /** A condition that may throw while the cluster settles (a refused connection counts as not yet). */
-    private interface Check {
+    interface Check {
         boolean ok() throws Exception;
     }
 
-    private static void await(String what, Check condition) throws Exception {
+    static void await(String what, Check condition) throws Exception {
         long deadline = System.currentTimeMillis() + 20_000;
         while (!passes(condition)) {
             if (System.currentTimeMillis() > deadline) throw new AssertionError("timed out waiting for " + what);
@@ -117,11 +117,11 @@ class ClusterTest {
         }
     }
 
-    private static boolean clusterOk(int port, int nodes) throws Exception {
+    static boolean clusterOk(int port, int nodes) throws Exception {
         return "ok".equals(field(port, "cluster_state")) && Integer.toString(nodes).equals(field(port, "cluster_known_nodes"));
     }
 
-    private static String myId(int port) throws Exception {
+    static String myId(int port) throws Exception {
         return text(call(port, "CLUSTER", "MYID"));
     }
 

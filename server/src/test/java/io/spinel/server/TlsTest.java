@@ -77,7 +77,7 @@ class TlsTest {
         }
     }
 
-    private static String cert(String name) {
+    static String cert(String name) {
         return CERTS.resolve(name).toString();
     }
 

@@ -1,12 +1,14 @@
 package io.spinel.core.cluster;
 
+import io.spinel.core.util.TlsChannel;
+
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One TCP connection of the cluster bus (Redis's clusterLink): outbound (this node connected, to
+ * One connection of the cluster bus (Redis's clusterLink): outbound (this node connected, to
  * send its PINGs) or inbound (accepted; the peer's PINGs arrive on it and PONGs go back). The
  * engine's thread owns {@link #node} and {@link #freed}; {@link ClusterBus}'s thread owns the
  * channel and the read buffer; the queue of outgoing messages is shared.
@@ -21,6 +23,9 @@ final class BusLink {
 
     // ---- the bus thread's side
     SocketChannel channel;
+    /** tls-cluster: the link's TLS session; null on a plain link. */
+    TlsChannel tls;
+    /** Ready for messages: TCP connected, and under TLS the handshake done. */
     volatile boolean connected;
     /** The first 8 bytes of a message (signature and length), then the whole message. */
     ByteBuffer header = ByteBuffer.allocate(8);

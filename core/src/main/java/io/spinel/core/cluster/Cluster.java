@@ -2,6 +2,7 @@ package io.spinel.core.cluster;
 
 import io.spinel.core.Engine;
 import io.spinel.core.Log;
+import io.spinel.core.Tls;
 import io.spinel.core.config.Config;
 
 import java.io.IOException;
@@ -114,9 +115,6 @@ public final class Cluster implements ClusterBus.Events {
         this.engine = engine;
         this.config = engine.config();
         this.log = engine.log();
-        if (config.getBool("tls-cluster")) {
-            throw new IOException("tls-cluster yes is not supported: Spinel's cluster bus is plain TCP");
-        }
         Path path = Path.of(engine.workingDirectory()).resolve(Config.fileName(config.get("cluster-config-file")));
         configFile = ClusterConfigFile.open(path);
         boolean loaded;
@@ -156,21 +154,33 @@ public final class Cluster implements ClusterBus.Events {
     // ---- start and stop -----------------------------------------------------------------------
 
     /**
-     * Opens the bus port (cluster-port, or the client port + 10000) and starts its thread. A
+     * tls-cluster as last applied: the bus's new links are TLS, and clients on plain sockets are
+     * told the nodes' plain ports (Redis's use_pport).
+     */
+    boolean tlsCluster;
+
+    /**
+     * Opens the bus port (cluster-port, or the client port + 10000: the TLS port's with
+     * tls-cluster yes, as Redis's) and starts its thread. A
      * server whose clients are served while its data set loads opens it before the load, as
      * Redis's clusterInit does: the engine's loading polls run the bus's events with the clients'
      * (its cron waits for the load's end, as Redis's), so the other nodes see this node answer.
      */
     public void listen(String bindSpec, int clientPort) throws IOException {
         if (bus != null) return;
+        tlsCluster = config.getBool("tls-cluster");
+        Tls tls = engine.tls();
+        if (tlsCluster && tls == null) throw new IOException("tls-cluster yes needs TLS, which this server does not have");
         deriveAnnouncedPorts(clientPort);
-        int busPort = config.getInt("cluster-port") != 0 ? config.getInt("cluster-port") : clientPort + PORT_INCR;
-        if (config.getInt("cluster-port") == 0 && clientPort > 65535 - PORT_INCR) {
+        int port = tlsCluster ? config.getInt("tls-port") : clientPort;
+        int busPort = config.getInt("cluster-port") != 0 ? config.getInt("cluster-port") : port + PORT_INCR;
+        if (config.getInt("cluster-port") == 0 && port > 65535 - PORT_INCR) {
             throw new IOException("Redis port number too high. Cluster communication port is 10,000 port numbers "
                     + "higher than your Redis port. Your Redis port number must be 55535 or less.");
         }
         if (bindSpec.isBlank()) throw new IOException("No bind address is configured, but it is required for the Cluster bus.");
         ClusterBus opened = new ClusterBus(this, engine::execute);
+        opened.useTls(tlsCluster ? tls : null);
         try {
             opened.listen(bindSpec, busPort, config.getInt("tcp-backlog"));
             opened.start();
@@ -198,6 +208,13 @@ public final class Cluster implements ClusterBus.Events {
         config.listen("cluster-announce-port", o -> deriveAnnouncedPorts(engine.port()));
         config.listen("cluster-announce-bus-port", o -> deriveAnnouncedPorts(engine.port()));
         config.listen("cluster-announce-tls-port", o -> deriveAnnouncedPorts(engine.port()));
+        config.listen("tls-cluster", o -> {
+            // new links only, as in Redis (the bus port stays where it was opened); a CONFIG SET
+            // that finds no TLS to use is undone by the TLS configuration's failure
+            tlsCluster = config.getBool("tls-cluster");
+            bus.useTls(tlsCluster ? engine.tls() : null);
+            deriveAnnouncedPorts(engine.port());
+        });
         config.listen("cluster-announce-ip", o -> {
             // (a change only: at start the address nodes.conf gave stays until a MEET says otherwise)
             if (o.value().equals(announcedIp)) return;
@@ -217,14 +234,27 @@ public final class Cluster implements ClusterBus.Events {
         configFile.close();
     }
 
+    /**
+     * The ports this node announces (Redis's deriveAnnouncedPorts): with tls-cluster yes, its TLS
+     * port as the client port and the plain one as pport (cluster-announce-tls-port and
+     * cluster-announce-port when the former is set), else the plain port; the bus port follows the
+     * announced client port's listening port unless cluster-port or cluster-announce-bus-port say.
+     */
     private void deriveAnnouncedPorts(int clientPort) {
-        int port = clientPort;
+        boolean tls = config.getBool("tls-cluster");
+        int port = tls ? config.getInt("tls-port") : clientPort;
+        int pport = tls ? clientPort : 0;
         int cport = config.getInt("cluster-port") != 0 ? config.getInt("cluster-port") : port + PORT_INCR;
-        if (config.getInt("cluster-announce-port") != 0) port = config.getInt("cluster-announce-port");
+        if (tls && config.getInt("cluster-announce-tls-port") != 0) {
+            port = config.getInt("cluster-announce-tls-port");
+            pport = config.getInt("cluster-announce-port");
+        } else if (config.getInt("cluster-announce-port") != 0) {
+            port = config.getInt("cluster-announce-port");
+        }
         if (config.getInt("cluster-announce-bus-port") != 0) cport = config.getInt("cluster-announce-bus-port");
         myself.port = port;
         myself.cport = cport;
-        myself.pport = 0;
+        myself.pport = pport;
     }
 
     private void updateMyselfFlags() {
@@ -993,13 +1023,21 @@ public final class Cluster implements ClusterBus.Events {
     }
 
     @Override
-    public void lost(BusLink link, String why) {
+    public void lost(BusLink link, String why, boolean beforeConnected) {
         if (link.freed) return;
         if (!link.inbound && link.node != null && link.node.pingSent == 0) {
             // a connection that failed: the node owes us an answer from now on
             link.node.pingSent = now();
         }
-        log.debug("I/O error on cluster link: " + why);
+        // (a failed TLS handshake counts as a failed connection or accept, as in Redis)
+        if (beforeConnected && !link.inbound && link.node != null) {
+            log.verbose("Connection with Node " + link.node.name + " at " + link.node.ip + ":" + link.node.cport
+                    + " failed: " + why);
+        } else if (beforeConnected && link.inbound) {
+            log.verbose("Error accepting cluster node connection: " + why);
+        } else {
+            log.debug("I/O error on cluster link: " + why);
+        }
         freeLink(link);
     }
 

@@ -1,5 +1,8 @@
 package io.spinel.core.cluster;
 
+import io.spinel.core.Tls;
+import io.spinel.core.util.TlsChannel;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -21,6 +24,10 @@ import java.util.concurrent.Executor;
  * connect, accept and loss, to the engine's thread, which owns the cluster state ({@link Cluster}).
  * The engine queues messages on a link; this thread writes them when the socket takes them, so
  * a peer that stops reading never blocks the engine.
+ *
+ * <p>With tls-cluster yes every link opened or accepted from then on is a TLS session
+ * ({@link TlsChannel}); the engine hears of it once its handshake is done, as Redis's connection
+ * layer calls the bus's handlers only then. A plain link's reads and writes are the socket's.
  */
 final class ClusterBus implements Runnable {
     /** What the engine hears from the bus, always on its own thread. */
@@ -31,8 +38,11 @@ final class ClusterBus implements Runnable {
 
         void received(BusLink link, byte[] message);
 
-        /** The connection failed, closed, or sent what is no bus message; the link is dead. */
-        void lost(BusLink link, String why);
+        /**
+         * The connection failed, closed, or sent what is no bus message; the link is dead.
+         * beforeConnected: it never got as far as {@link #connected} or its TLS handshake's end.
+         */
+        void lost(BusLink link, String why, boolean beforeConnected);
     }
 
     /** A message is never larger than this (a PUBLISH of two 512 MB strings would be; Redis has no cap). */
@@ -45,6 +55,8 @@ final class ClusterBus implements Runnable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Thread thread;
     private volatile boolean stopped;
+    /** Where the TLS sessions of new links come from while tls-cluster is yes; null: plain TCP. */
+    private volatile Tls tls;
 
     ClusterBus(Events events, Executor engine) throws IOException {
         this.events = events;
@@ -99,12 +111,19 @@ final class ClusterBus implements Runnable {
         closeQuietly(selector);
     }
 
+    /** tls-cluster: the links opened and accepted from now on are TLS (tls not null) or plain TCP. */
+    void useTls(Tls tls) {
+        this.tls = tls;
+    }
+
     /** Starts connecting an outbound link (Redis's connConnect, which does not wait either). */
     void connect(BusLink link, String host, int port) {
         onBus(() -> {
             try {
                 SocketChannel ch = SocketChannel.open();
                 link.channel = ch;
+                Tls t = tls;
+                if (t != null) link.tls = new TlsChannel(ch, t.clusterBusEngine(true));
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
@@ -130,6 +149,7 @@ final class ClusterBus implements Runnable {
     void close(BusLink link) {
         onBus(() -> {
             SocketChannel ch = link.channel;
+            if (link.tls != null) link.tls.closeQuietly(); // its close_notify, as Redis's connClose sends it
             if (ch != null) closeQuietly(ch);
             link.outgoing.clear();
             link.pendingBytes.set(0);
@@ -170,10 +190,18 @@ final class ClusterBus implements Runnable {
                 if (!ch.finishConnect()) return;
                 finishConnect(link, k);
             }
+            TlsChannel session = link.tls;
+            if (session != null && !link.connected) {
+                handshake(link, k);
+                if (!link.connected) return;
+            }
             if (k.isValid() && k.isReadable()) read(link, k);
             if (k.isValid() && k.isWritable()) write(link, k);
+            // (records a TLS session read whole but did not decrypt yet: the selector knows nothing of them)
+            if (session != null && k.isValid() && session.hasBufferedInput()) read(link, k);
         } catch (IOException | RuntimeException e) {
             k.cancel();
+            if (link.tls != null) link.tls.closeQuietly(); // (a failed handshake's alert, if the socket takes it)
             closeQuietly(k.channel());
             fail(link, e.getMessage() == null ? e.toString() : e.getMessage());
         }
@@ -196,9 +224,11 @@ final class ClusterBus implements Runnable {
                 link.channel = ch;
                 link.peerIp = ip(ch.getRemoteAddress());
                 link.localIp = ip(ch.getLocalAddress());
-                link.connected = true;
+                Tls t = tls;
+                if (t == null) link.connected = true;
+                else link.tls = new TlsChannel(ch, t.clusterBusEngine(false)); // connected once its handshake is done
                 ch.register(selector, SelectionKey.OP_READ, link);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 closeQuietly(ch);
                 continue;
             }
@@ -206,22 +236,44 @@ final class ClusterBus implements Runnable {
         }
     }
 
+    /** The TCP connection of an outbound link is up: ready, or its TLS handshake starts. */
     private void finishConnect(BusLink link, SelectionKey k) throws IOException {
         SocketChannel ch = (SocketChannel) k.channel();
         link.peerIp = ip(ch.getRemoteAddress());
         link.localIp = ip(ch.getLocalAddress());
+        if (link.tls != null) handshake(link, k);
+        else ready(link, k);
+    }
+
+    /** Drives a TLS link's handshake as far as the socket allows; the link is ready once it is done. */
+    private void handshake(BusLink link, SelectionKey k) throws IOException {
+        TlsChannel session = link.tls;
+        if (session.handshake()) {
+            ready(link, k);
+            return;
+        }
+        // waiting for the peer, or for the socket to take what the handshake sends
+        k.interestOps(SelectionKey.OP_READ | (session.pendingOutput() ? SelectionKey.OP_WRITE : 0));
+    }
+
+    /** The link carries messages from now on; the engine hears of an outbound one (it sends its PING). */
+    private void ready(BusLink link, SelectionKey k) {
         link.connected = true;
         k.interestOps(SelectionKey.OP_READ | (link.outgoing.isEmpty() ? 0 : SelectionKey.OP_WRITE));
-        engine.execute(() -> events.connected(link));
+        if (!link.inbound) engine.execute(() -> events.connected(link));
     }
 
     private void read(BusLink link, SelectionKey k) throws IOException {
         SocketChannel ch = (SocketChannel) k.channel();
         while (true) {
             ByteBuffer into = link.body != null ? link.body : link.header;
-            int n = ch.read(into);
+            int n = link.tls == null ? ch.read(into) : link.tls.read(into);
             if (n < 0) throw new IOException("connection closed");
-            if (n == 0) return;
+            if (n == 0) {
+                // TLS: what reading handshake messages left to send, or messages that waited for them
+                if (link.tls != null && (link.tls.pendingOutput() || !link.outgoing.isEmpty())) write(link, k);
+                return;
+            }
             if (into.hasRemaining()) continue;
             if (link.body == null) {
                 byte[] h = link.header.array();
@@ -249,21 +301,33 @@ final class ClusterBus implements Runnable {
 
     private void write(BusLink link, SelectionKey k) throws IOException {
         SocketChannel ch = (SocketChannel) k.channel();
+        TlsChannel session = link.tls;
         ByteBuffer b;
         while ((b = link.outgoing.peek()) != null) {
-            int n = ch.write(b);
+            int n = session == null ? ch.write(b) : session.write(b);
             link.pendingBytes.addAndGet(-n);
-            if (b.hasRemaining()) return; // the socket is full: the next OP_WRITE goes on
+            if (b.hasRemaining()) {
+                // the socket is full: the next OP_WRITE goes on; a TLS handshake that waits for
+                // the peer goes on from the reads instead (writable again would spin)
+                boolean socketFull = session == null || session.pendingOutput();
+                k.interestOps(SelectionKey.OP_READ | (socketFull ? SelectionKey.OP_WRITE : 0));
+                return;
+            }
             link.outgoing.poll();
+        }
+        if (session != null && !session.flush()) {
+            k.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE); // the rest of the ciphertext
+            return;
         }
         k.interestOps(SelectionKey.OP_READ);
     }
 
     private void fail(BusLink link, String why) {
+        boolean beforeConnected = !link.connected;
         link.connected = false;
         link.outgoing.clear();
         link.pendingBytes.set(0);
-        engine.execute(() -> events.lost(link, why));
+        engine.execute(() -> events.lost(link, why, beforeConnected));
     }
 
     private static String ip(java.net.SocketAddress a) {

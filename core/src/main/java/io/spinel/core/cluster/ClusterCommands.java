@@ -30,7 +30,7 @@ public final class ClusterCommands {
         CommandHandler h = switch (name) {
             case "cluster|help" -> ClusterCommands::help;
             case "cluster|meet" -> ClusterCommands::meet;
-            case "cluster|nodes" -> c -> c.reply().verbatim(cluster(c).describeNodes(0, false), "txt");
+            case "cluster|nodes" -> c -> c.reply().verbatim(cluster(c).describeNodes(0, givenPlainPorts(c)), "txt");
             case "cluster|myid" -> c -> c.reply().bulk(cluster(c).myself.name);
             case "cluster|slots" -> ClusterCommands::slots;
             case "cluster|shards" -> ClusterCommands::shards;
@@ -398,7 +398,7 @@ public final class ClusterCommands {
         r.arrayHeader(n.replicas.size());
         for (ClusterNode replica : n.replicas) {
             StringBuilder sb = new StringBuilder();
-            cl.describeNode(sb, replica, false, null); // (a replica serves no slots itself)
+            cl.describeNode(sb, replica, givenPlainPorts(c), null); // (a replica serves no slots itself)
             r.bulk(sb.toString());
         }
     }
@@ -533,7 +533,7 @@ public final class ClusterCommands {
         r.arrayHeader(4);
         if (endpointType.equals("unknown-endpoint")) r.nullBulk();
         else r.bulk(endpoint(c, n));
-        r.integer(n.port);
+        r.integer(clientPort(c, n));
         r.bulk(n.name);
         int length = 0;
         if (!endpointType.equals("ip")) length++;
@@ -571,13 +571,20 @@ public final class ClusterCommands {
 
     private static void shardNode(Client c, Cluster cl, ClusterNode n) {
         Reply r = c.reply();
-        int fields = 6 + (n.port != 0 ? 1 : 0) + (n.hostname.isEmpty() ? 0 : 1);
+        // in a TLS cluster a node's announced port is its TLS one, and pport the plain one
+        int plainPort = cl.tlsCluster ? n.pport : n.port;
+        int tlsPort = cl.tlsCluster ? n.port : 0;
+        int fields = 6 + (plainPort != 0 ? 1 : 0) + (tlsPort != 0 ? 1 : 0) + (n.hostname.isEmpty() ? 0 : 1);
         r.mapHeader(fields);
         r.bulk("id");
         r.bulk(n.name);
-        if (n.port != 0) {
+        if (plainPort != 0) {
             r.bulk("port");
-            r.integer(n.port);
+            r.integer(plainPort);
+        }
+        if (tlsPort != 0) {
+            r.bulk("tls-port");
+            r.integer(tlsPort);
         }
         r.bulk("ip");
         r.bulk(n.ip);
@@ -613,6 +620,7 @@ public final class ClusterCommands {
         /** Where a MOVED or ASK sends the client, and the address it gives. */
         ClusterNode node;
         String endpoint;
+        int port;
         int error;
         public int slot = -1;
 
@@ -620,6 +628,7 @@ public final class ClusterCommands {
         Route reset() {
             node = null;
             endpoint = null;
+            port = 0;
             error = REDIR_NONE;
             slot = -1;
             return this;
@@ -634,7 +643,7 @@ public final class ClusterCommands {
                 case REDIR_DOWN_STATE -> "CLUSTERDOWN The cluster is down";
                 case REDIR_DOWN_RO_STATE -> "CLUSTERDOWN The cluster is down and only accepts read commands";
                 case REDIR_DOWN_UNBOUND -> "CLUSTERDOWN Hash slot not served";
-                default -> (error == REDIR_ASK ? "ASK " : "MOVED ") + slot + " " + endpoint + ":" + node.port;
+                default -> (error == REDIR_ASK ? "ASK " : "MOVED ") + slot + " " + endpoint + ":" + port;
             };
         }
 
@@ -784,6 +793,20 @@ public final class ClusterCommands {
     private static void redirectTo(Client c, Route route, ClusterNode n) {
         route.node = n;
         route.endpoint = endpoint(c, n);
+        route.port = clientPort(c, n);
+    }
+
+    /**
+     * Whether the client is told the nodes' plain ports (Redis's use_pport): in a TLS cluster, a
+     * client on a plain socket; TLS clients and the server's own (scripts) get the TLS ports.
+     */
+    private static boolean givenPlainPorts(Client c) {
+        return cluster(c).tlsCluster && c.onPlainSocket();
+    }
+
+    /** The port a client is given for a node: see {@link #givenPlainPorts}, where the node announced a plain one. */
+    private static int clientPort(Client c, ClusterNode n) {
+        return n.pport != 0 && givenPlainPorts(c) ? n.pport : n.port;
     }
 
     /** How clients are told to reach a node (cluster-preferred-endpoint-type; Redis's getPreferredEndpoint). */

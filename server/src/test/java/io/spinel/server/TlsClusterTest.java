@@ -258,6 +258,21 @@ class TlsClusterTest {
         assertThat(call(a.port(), "CLUSTER", "NODES")).doesNotContain("fail");
     }
 
+    /** MIGRATE goes over TLS whenever tls-cluster is yes, as Redis's does (cluster mode or not). */
+    @Test
+    void migrateTalksTlsToItsTarget() throws Exception {
+        SpinelServer source = tlsNode("server", cert("ca.crt"), "cluster-enabled", "no");
+        SpinelServer target = tlsNode("server", cert("ca.crt"), "cluster-enabled", "no");
+        assertEquals("+OK\r\n", call(source.port(), "SET", "k", "v"));
+        assertEquals("+OK\r\n", call(source.port(), "MIGRATE", "127.0.0.1", Integer.toString(tlsPort(target)), "k", "0", "5000"));
+        assertEquals("$1\r\nv\r\n", call(target.port(), "GET", "k"));
+        // a plain port does not speak TLS: the handshake fails as a connection does
+        assertEquals("+OK\r\n", call(source.port(), "SET", "k2", "v"));
+        assertEquals("-IOERR error or timeout connecting to the client\r\n",
+                call(source.port(), "MIGRATE", "127.0.0.1", Integer.toString(target.port()), "k2", "0", "1000"));
+        assertEquals(":1\r\n", call(source.port(), "EXISTS", "k2"));
+    }
+
     private static String peerName(SSLSocket s) throws Exception {
         return ((X509Certificate) s.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
     }

@@ -62,13 +62,13 @@ public final class ConfigSupport {
         "tls-port", "tls-auth-clients", "tls-cert-file", "tls-key-file", "tls-key-file-pass",
         "tls-client-cert-file", "tls-client-key-file", "tls-client-key-file-pass", "tls-ca-cert-file",
         "tls-ca-cert-dir", "tls-protocols", "tls-ciphers", "tls-ciphersuites", "tls-prefer-server-ciphers",
-        "tls-session-cache-size", "tls-session-cache-timeout", "tls-replication",
+        "tls-session-cache-size", "tls-session-cache-timeout", "tls-replication", "tls-cluster",
         // cluster mode (the cluster package)
         "cluster-enabled", "cluster-config-file", "cluster-require-full-coverage", "cluster-replica-no-failover",
         "cluster-allow-reads-when-down", "cluster-allow-pubsubshard-when-down", "cluster-allow-replica-migration",
         "cluster-announce-ip", "cluster-announce-hostname", "cluster-preferred-endpoint-type",
         "cluster-replica-validity-factor", "cluster-migration-barrier", "cluster-port", "cluster-announce-bus-port",
-        "cluster-announce-port", "cluster-node-timeout", "cluster-link-sendbuf-limit",
+        "cluster-announce-port", "cluster-announce-tls-port", "cluster-node-timeout", "cluster-link-sendbuf-limit",
     };
 
     /**
@@ -93,8 +93,6 @@ public final class ConfigSupport {
         "maxmemory-eviction-tenacity",
         "repl-disable-tcp-nodelay", "replica-lazy-flush",
         "replica-ignore-disk-write-errors",
-        // the cluster bus has no TLS: Cluster refuses to start with tls-cluster yes
-        "cluster-announce-tls-port", "tls-cluster",
         // the JDK negotiates its own Diffie-Hellman groups (RFC 7919); a parameters file is not read
         "tls-dh-params-file",
         // the JDK cannot turn session resumption off for one context: "no" is logged, not applied

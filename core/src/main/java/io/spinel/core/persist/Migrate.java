@@ -2,12 +2,14 @@ package io.spinel.core.persist;
 
 import io.spinel.core.Client;
 import io.spinel.core.Notify;
+import io.spinel.core.Tls;
 import io.spinel.core.command.CommandError;
 import io.spinel.core.command.IntList;
 import io.spinel.core.keyspace.Db;
 import io.spinel.core.keyspace.Entries;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.util.Bytes;
+import io.spinel.core.util.TlsChannel;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -38,6 +40,8 @@ final class Migrate {
     /** A connection to a target, with the database last selected on it. */
     private static final class Target {
         final SocketChannel channel;
+        /** With tls-cluster yes, the TLS session the target is talked to over (as Redis's MIGRATE); else null. */
+        TlsChannel tls;
         final Selector selector;
         final ByteBuffer in = ByteBuffer.allocate(4096).flip();
         long lastDb = -1;
@@ -67,7 +71,13 @@ final class Migrate {
             selector.selectedKeys().clear();
         }
 
+        /** Waits for what a TLS session that moved nothing needs: the socket writable for its ciphertext, else the peer. */
+        void awaitTls(long until) throws IOException, Failure {
+            await(tls.pendingOutput() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ, until);
+        }
+
         void close() {
+            if (tls != null) tls.closeQuietly();
             try {
                 selector.close();
             } catch (IOException ignored) {
@@ -196,7 +206,9 @@ final class Migrate {
         while (true) {
             Target t;
             try {
-                t = connect(cache, host, port, timeout);
+                // as Redis, over TLS whenever tls-cluster is yes
+                Tls tls = c.engine().config().getBool("tls-cluster") ? c.engine().tls() : null;
+                t = connect(cache, host, port, timeout, tls);
             } catch (Failure f) {
                 // refused or reset: Redis finds out when it writes, so it says so, and tries once more
                 if (mayRetry) {
@@ -295,7 +307,7 @@ final class Migrate {
     }
 
     /** Redis's migrateGetSocket: a cached connection, or a new one made within the timeout. */
-    private static Target connect(Cache cache, String host, String port, long timeout) throws Failure {
+    private static Target connect(Cache cache, String host, String port, long timeout, Tls tls) throws Failure {
         String name = host + ":" + port;
         Target t = cache.targets.get(name);
         if (t != null) {
@@ -328,6 +340,17 @@ final class Migrate {
             t.close();
             throw new Failure(false);
         }
+        if (tls != null) {
+            // the handshake is part of Redis's blocking connect: its failure is a connect error
+            try {
+                long until = System.nanoTime() + timeout * 1_000_000L;
+                t.tls = new TlsChannel(t.channel, tls.clusterBusEngine(true));
+                while (!t.tls.handshake()) t.awaitTls(until);
+            } catch (Failure | IOException | RuntimeException e) {
+                t.close();
+                throw new CommandError("IOERR error or timeout connecting to the client");
+            }
+        }
         t.lastUse = System.currentTimeMillis();
         cache.targets.put(name, t);
         return t;
@@ -344,9 +367,12 @@ final class Migrate {
         try {
             long until = System.nanoTime() + timeout * 1_000_000L;
             while (b.hasRemaining()) {
-                if (t.channel.write(b) > 0) until = System.nanoTime() + timeout * 1_000_000L;
-                else t.await(SelectionKey.OP_WRITE, until);
+                int n = t.tls == null ? t.channel.write(b) : t.tls.write(b);
+                if (n > 0) until = System.nanoTime() + timeout * 1_000_000L;
+                else if (t.tls == null) t.await(SelectionKey.OP_WRITE, until);
+                else t.awaitTls(until);
             }
+            while (t.tls != null && !t.tls.flush()) t.await(SelectionKey.OP_WRITE, until);
         } catch (IOException e) {
             throw new Failure(false);
         }
@@ -368,10 +394,11 @@ final class Migrate {
                     line.append(ch);
                 }
                 t.in.clear();
-                int n = t.channel.read(t.in);
+                int n = t.tls == null ? t.channel.read(t.in) : t.tls.read(t.in);
                 t.in.flip();
                 if (n < 0) throw new Failure(false);
-                if (n == 0) t.await(SelectionKey.OP_READ, until);
+                if (n == 0 && t.tls != null) t.awaitTls(until);
+                else if (n == 0) t.await(SelectionKey.OP_READ, until);
             }
         } catch (IOException e) {
             throw new Failure(false);

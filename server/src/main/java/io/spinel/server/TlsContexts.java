@@ -89,35 +89,34 @@ final class TlsContexts implements Tls {
 
     /** The server side of a new TLS connection, with tls-auth-clients as it is now (Redis reads it per connection). */
     SSLEngine newServerEngine() {
-        return serverEngine(authClients);
+        return newEngine(authClients);
     }
 
     @Override
     public SSLEngine clusterBusEngine(boolean outbound) {
-        if (!outbound) return serverEngine("yes");
-        Built b = built;
-        SSLEngine e = b.client.createSSLEngine();
-        e.setUseClientMode(true);
-        SSLParameters p = e.getSSLParameters();
-        p.setProtocols(b.protocols);
-        p.setCipherSuites(b.suites);
-        e.setSSLParameters(p);
-        return e;
+        return newEngine(outbound ? null : "yes");
     }
 
-    /** The server side of a TLS session, asking for the peer's certificate as clientAuth says (tls-auth-clients' words). */
-    private SSLEngine serverEngine(String clientAuth) {
+    /**
+     * A new TLS session's engine with the configured protocols and suites: the client side for a
+     * null clientAuth, else the server side, asking for the peer's certificate as clientAuth says
+     * (tls-auth-clients' words).
+     */
+    private SSLEngine newEngine(String clientAuth) {
         Built b = built;
-        SSLEngine e = b.server.createSSLEngine();
-        e.setUseClientMode(false);
+        boolean clientSide = clientAuth == null;
+        SSLEngine e = (clientSide ? b.client : b.server).createSSLEngine();
+        e.setUseClientMode(clientSide);
         SSLParameters p = e.getSSLParameters();
         p.setProtocols(b.protocols);
         p.setCipherSuites(b.suites);
-        p.setUseCipherSuitesOrder(b.serverOrder);
-        switch (clientAuth) {
-            case "yes" -> p.setNeedClientAuth(true);
-            case "optional" -> p.setWantClientAuth(true);
-            default -> p.setNeedClientAuth(false);
+        if (!clientSide) {
+            p.setUseCipherSuitesOrder(b.serverOrder);
+            switch (clientAuth) {
+                case "yes" -> p.setNeedClientAuth(true);
+                case "optional" -> p.setWantClientAuth(true);
+                default -> p.setNeedClientAuth(false);
+            }
         }
         e.setSSLParameters(p);
         return e;

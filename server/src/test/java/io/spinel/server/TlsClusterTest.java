@@ -6,6 +6,7 @@ import io.spinel.server.testing.RedisServerProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -43,24 +44,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class TlsClusterTest {
     private final List<SpinelServer> spinels = new ArrayList<>();
     private final List<RedisServerProcess> redis = new ArrayList<>();
-    private final List<Path> dirs = new ArrayList<>();
     private final Map<SpinelServer, ByteArrayOutputStream> logs = new HashMap<>();
+    /** The nodes' directories are made in it (JUnit deletes it after the servers stopped). */
+    @TempDir
+    Path dirs;
 
     @AfterEach
-    void stop() throws Exception {
+    void stop() {
         for (SpinelServer s : spinels) s.close();
         for (RedisServerProcess r : redis) r.close();
-        for (Path d : dirs) {
-            try (java.util.stream.Stream<Path> walk = Files.walk(d)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
     }
 
     private Path tempDir() throws IOException {
-        Path d = Files.createTempDirectory("spinel-tls-cluster");
-        dirs.add(d);
-        return d;
+        return Files.createTempDirectory(dirs, "node");
     }
 
     /** A TLS port whose bus port (+10000, as tls-cluster derives it) is free too. */
@@ -124,7 +120,8 @@ class TlsClusterTest {
     }
 
     /** Three masters with a third of the slots each, met over the TLS bus (CLUSTER MEET names their TLS ports). */
-    private void threeMasters(SpinelServer... nodes) throws Exception {
+    private SpinelServer[] threeMasters() throws Exception {
+        SpinelServer[] nodes = {tlsNode(), tlsNode(), tlsNode()};
         int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
         for (int i = 0; i < 3; i++) {
             int port = nodes[i].port();
@@ -136,6 +133,7 @@ class TlsClusterTest {
             assertEquals("+OK\r\n", call(nodes[0].port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(tlsPort(nodes[i]))));
         }
         for (SpinelServer n : nodes) await("cluster ok on " + n.port(), () -> clusterOk(n.port(), nodes.length));
+        return nodes;
     }
 
     /** Each node's address in CLUSTER NODES, by node id ("ip:port@cport"). */
@@ -150,10 +148,10 @@ class TlsClusterTest {
 
     @Test
     void mastersMeetOverTlsAndEachClientIsToldItsKindOfPort() throws Exception {
-        SpinelServer a = tlsNode();
-        SpinelServer b = tlsNode();
-        SpinelServer c = tlsNode();
-        threeMasters(a, b, c);
+        SpinelServer[] masters = threeMasters();
+        SpinelServer a = masters[0];
+        SpinelServer b = masters[1];
+        SpinelServer c = masters[2];
         int cBus = tlsPort(c) + 10_000;
         // CLUSTER NODES: the TLS ports on a TLS connection, the plain ones on a plain connection
         String cId = myId(c.port());
@@ -190,10 +188,9 @@ class TlsClusterTest {
 
     @Test
     void replicaSyncsOverTlsAndServesReads() throws Exception {
-        SpinelServer a = tlsNode();
-        SpinelServer b = tlsNode();
-        SpinelServer c = tlsNode();
-        threeMasters(a, b, c);
+        SpinelServer[] masters = threeMasters();
+        SpinelServer a = masters[0];
+        SpinelServer c = masters[2];
         SpinelServer r = tlsNode();
         assertEquals("+OK\r\n", call(r.port(), "CLUSTER", "MEET", "127.0.0.1", Integer.toString(tlsPort(a))));
         String masterId = myId(c.port());

@@ -79,7 +79,10 @@ final class TlsContexts implements Tls {
     public void reconfigure() {
         Built b = build();
         if (b == null) throw new IllegalStateException(UPDATE_FAILED);
+        boolean first = built == null;
         built = b;
+        // a cluster node's first bus handshakes must not pay for a cold JVM's TLS (see TlsWarmUp)
+        if (first && config.getBool("tls-cluster")) TlsWarmUp.handshake(newEngine(null), newEngine("yes"));
     }
 
     /** Builds the contexts when none are (tls-port set from 0); see {@link #reconfigure}. */

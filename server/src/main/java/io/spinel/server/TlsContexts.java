@@ -82,7 +82,7 @@ final class TlsContexts implements Tls {
         boolean first = built == null;
         built = b;
         // a cluster node's first bus handshakes must not pay for a cold JVM's TLS (see TlsWarmUp)
-        if (first && config.getBool("tls-cluster")) TlsWarmUp.handshake(newEngine(null), newEngine("yes"));
+        if (first && config.getBool("tls-cluster")) TlsWarmUp.handshake(newEngine(null, null, 0), newEngine("yes", null, 0));
     }
 
     /** Builds the contexts when none are (tls-port set from 0); see {@link #reconfigure}. */
@@ -92,23 +92,25 @@ final class TlsContexts implements Tls {
 
     /** The server side of a new TLS connection, with tls-auth-clients as it is now (Redis reads it per connection). */
     SSLEngine newServerEngine() {
-        return newEngine(authClients);
+        return newEngine(authClients, null, 0);
     }
 
     @Override
-    public SSLEngine clusterBusEngine(boolean outbound) {
-        return newEngine(outbound ? null : "yes");
+    public SSLEngine clusterBusEngine(boolean outbound, String peerHost, int peerPort) {
+        return outbound ? newEngine(null, peerHost, peerPort) : newEngine("yes", null, 0);
     }
 
     /**
      * A new TLS session's engine with the configured protocols and suites: the client side for a
      * null clientAuth, else the server side, asking for the peer's certificate as clientAuth says
-     * (tls-auth-clients' words).
+     * (tls-auth-clients' words). A client side given its peer's address may resume a session the
+     * context cached for that address (the JDK's session cache is keyed by it).
      */
-    private SSLEngine newEngine(String clientAuth) {
+    private SSLEngine newEngine(String clientAuth, String peerHost, int peerPort) {
         Built b = built;
         boolean clientSide = clientAuth == null;
-        SSLEngine e = (clientSide ? b.client : b.server).createSSLEngine();
+        SSLEngine e = clientSide && peerHost != null ? b.client.createSSLEngine(peerHost, peerPort)
+                : (clientSide ? b.client : b.server).createSSLEngine();
         e.setUseClientMode(clientSide);
         SSLParameters p = e.getSSLParameters();
         p.setProtocols(b.protocols);

@@ -123,7 +123,7 @@ final class ClusterBus implements Runnable {
                 SocketChannel ch = SocketChannel.open();
                 link.channel = ch;
                 Tls t = tls;
-                if (t != null) link.tls = new TlsChannel(ch, t.clusterBusEngine(true));
+                if (t != null) link.tls = new TlsChannel(ch, t.clusterBusEngine(true, host, port));
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
@@ -226,7 +226,7 @@ final class ClusterBus implements Runnable {
                 link.localIp = ip(ch.getLocalAddress());
                 Tls t = tls;
                 if (t == null) link.connected = true;
-                else link.tls = new TlsChannel(ch, t.clusterBusEngine(false)); // connected once its handshake is done
+                else link.tls = new TlsChannel(ch, t.clusterBusEngine(false, null, 0)); // connected once its handshake is done
                 ch.register(selector, SelectionKey.OP_READ, link);
             } catch (IOException | RuntimeException e) {
                 closeQuietly(ch);

@@ -344,7 +344,7 @@ final class Migrate {
             // the handshake is part of Redis's blocking connect: its failure is a connect error
             try {
                 long until = System.nanoTime() + timeout * 1_000_000L;
-                t.tls = new TlsChannel(t.channel, tls.clusterBusEngine(true));
+                t.tls = new TlsChannel(t.channel, tls.clusterBusEngine(true, null, 0));
                 while (!t.tls.handshake()) t.awaitTls(until);
             } catch (Failure | IOException | RuntimeException e) {
                 t.close();

@@ -133,7 +133,7 @@ final class ClusterBus implements Runnable {
                     ch.register(selector, SelectionKey.OP_CONNECT, link);
                 }
             } catch (IOException | RuntimeException e) {
-                fail(link, e.getMessage() == null ? e.toString() : e.getMessage());
+                fail(link, reason(e));
             }
         });
     }
@@ -203,7 +203,7 @@ final class ClusterBus implements Runnable {
             k.cancel();
             if (link.tls != null) link.tls.closeQuietly(); // (a failed handshake's alert, if the socket takes it)
             closeQuietly(k.channel());
-            fail(link, e.getMessage() == null ? e.toString() : e.getMessage());
+            fail(link, reason(e));
         }
     }
 
@@ -328,6 +328,15 @@ final class ClusterBus implements Runnable {
         link.outgoing.clear();
         link.pendingBytes.set(0);
         engine.execute(() -> events.lost(link, why, beforeConnected));
+    }
+
+    /** An exception's message for the log, with its causes' (a TLS failure's reason is in its cause). */
+    private static String reason(Throwable e) {
+        StringBuilder why = new StringBuilder(e.getMessage() == null ? e.toString() : e.getMessage());
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            why.append(" (").append(c).append(')');
+        }
+        return why.toString();
     }
 
     private static String ip(java.net.SocketAddress a) {

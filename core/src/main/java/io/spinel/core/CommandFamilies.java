@@ -51,6 +51,7 @@ public final class CommandFamilies {
     private static final int LOLWUT = 27;
     private static final int ACL_COMMANDS = 28;
     private static final int REPLICATION = 29;
+    private static final int SENTINEL = 30;
 
     /**
      * Which big arguments the query buffer reads with room for a command to keep them: SET key
@@ -180,6 +181,28 @@ public final class CommandFamilies {
         t.registerLazily(new FamilyHandlers(REPLICATION), "sync", "psync", "replconf", "replicaof", "slaveof", "failover");
     }
 
+    /** What Sentinel mode serves (Redis 7.0's commands flagged "sentinel"), by full name. */
+    static final java.util.Set<String> SENTINEL_COMMANDS = java.util.Set.of(
+            "acl", "acl|cat", "acl|deluser", "acl|dryrun", "acl|genpass", "acl|getuser", "acl|help", "acl|list",
+            "acl|load", "acl|log", "acl|save", "acl|setuser", "acl|users", "acl|whoami", "auth", "client",
+            "client|caching", "client|getname", "client|getredir", "client|help", "client|id", "client|info",
+            "client|kill", "client|list", "client|no-evict", "client|pause", "client|reply", "client|setname",
+            "client|tracking", "client|trackinginfo", "client|unblock", "client|unpause", "command", "command|count",
+            "command|docs", "command|getkeys", "command|getkeysandflags", "command|help", "command|info",
+            "command|list", "hello", "info", "ping", "psubscribe", "publish", "punsubscribe", "role", "shutdown",
+            "subscribe", "unsubscribe");
+
+    /** Sentinel mode's own commands, and its versions of PUBLISH and ROLE. */
+    static void registerSentinel(CommandTable t) {
+        t.registerLazily(new FamilyHandlers(SENTINEL), "sentinel|ckquorum", "sentinel|config", "sentinel|debug",
+                "sentinel|failover", "sentinel|flushconfig", "sentinel|get-master-addr-by-name", "sentinel|help",
+                "sentinel|info-cache", "sentinel|is-master-down-by-addr", "sentinel|master", "sentinel|masters",
+                "sentinel|monitor", "sentinel|myid", "sentinel|pending-scripts", "sentinel|remove", "sentinel|replicas",
+                "sentinel|reset", "sentinel|sentinels", "sentinel|set", "sentinel|simulate-failure", "sentinel|slaves");
+        t.register("publish", io.spinel.core.sentinel.SentinelCommands::publish);
+        t.register("role", io.spinel.core.sentinel.SentinelCommands::role);
+    }
+
     /**
      * A family's handlers for {@link CommandTable#registerLazily}, from the family's static
      * {@code handler(String)} (and its key finders and flags where it has some). One class
@@ -227,6 +250,7 @@ public final class CommandFamilies {
                 case LOLWUT: return Lolwut.handler(name);
                 case ACL_COMMANDS: return AclCommands.handler(name);
                 case REPLICATION: return Replication.handler(name);
+                case SENTINEL: return io.spinel.core.sentinel.SentinelCommands.handler(name);
                 default: throw new IllegalStateException("no command family " + family);
             }
         }

@@ -578,6 +578,47 @@ public final class Engine {
         throw new IllegalStateException("fatal error, exit code " + code + " (see the log)");
     }
 
+    // ---- sentinel mode ----------------------------------------------------------------------------
+
+    /** Sentinel mode's state (--sentinel), or null for a data server. */
+    private io.spinel.core.sentinel.Sentinel sentinel;
+
+    public io.spinel.core.sentinel.Sentinel sentinel() {
+        return sentinel;
+    }
+
+    /**
+     * Turns this engine into a Sentinel (before it serves anyone): only Sentinel's command table
+     * exists from now on, with its own PUBLISH and ROLE; the caller loads the "sentinel" lines
+     * into {@link io.spinel.core.sentinel.Sentinel#configuration()}, and {@link #start} starts
+     * watching.
+     */
+    public io.spinel.core.sentinel.Sentinel enableSentinel() {
+        sentinel = new io.spinel.core.sentinel.Sentinel(this);
+        commands.retainOnly(CommandFamilies.SENTINEL_COMMANDS);
+        CommandFamilies.registerSentinel(commands);
+        return sentinel;
+    }
+
+    /** Publishes to this server's own subscribers (Sentinel's events). */
+    public long publish(byte[] channel, byte[] message) {
+        return pubsub.publish(channel, message, false);
+    }
+
+    /**
+     * Rewrites the configuration file without logging it as CONFIG REWRITE does (Sentinel saves
+     * its state this way); the reason it failed, or null.
+     */
+    public String rewriteConfigFile() {
+        return configFileWriter.get();
+    }
+
+    private java.util.function.Supplier<String> configFileWriter = () -> "no config file";
+
+    public void setConfigFileWriter(java.util.function.Supplier<String> writer) {
+        this.configFileWriter = writer;
+    }
+
     // ---- cluster mode -----------------------------------------------------------------------------
 
     /** Cluster mode's state (cluster-enabled yes), or null for a standalone server. */
@@ -747,6 +788,7 @@ public final class Engine {
     public void start() {
         scheduleCron();
         replication.startUp();
+        if (sentinel != null) sentinel.start();
         if (cluster != null) {
             try {
                 cluster.start(config.get("bind"), port);
@@ -854,6 +896,7 @@ public final class Engine {
         if (cron != null) cron.cancel(false);
         cron = null;
         if (cluster != null) cluster.stop();
+        if (sentinel != null) sentinel.stop();
         watchdog.setPeriod(0, hz); // no cron from now on is no stall
         replication.stop();
         persistence.stop();

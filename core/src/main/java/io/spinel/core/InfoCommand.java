@@ -37,9 +37,16 @@ final class InfoCommand {
         };
     }
 
+    /** Sentinel mode's INFO sections: all it knows, and its default. */
+    private static final String[] SENTINEL_SECTIONS = {"server", "clients", "cpu", "stats", "sentinel"};
+
     static void info(Client c) {
         Args a = c.args();
         Set<String> sections = new LinkedHashSet<>();
+        if (c.engine.sentinel() != null) {
+            sentinelInfo(c, a);
+            return;
+        }
         if (a.count() == 1) {
             sections.addAll(List.of(DEFAULT));
         } else {
@@ -55,6 +62,25 @@ final class InfoCommand {
             }
         }
         c.reply().verbatim(generate(c.engine, sections), "txt");
+    }
+
+    /** INFO of a Sentinel: its few sections, "all" and "everything" meaning those. */
+    private static void sentinelInfo(Client c, Args a) {
+        Set<String> sections = new LinkedHashSet<>();
+        boolean all = a.count() == 1;
+        for (int j = 1; j < a.count(); j++) {
+            String s = a.string(j).toLowerCase(Locale.ROOT);
+            if (s.equals("all") || s.equals("everything") || s.equals("default")) all = true;
+            else sections.add(s);
+        }
+        if (all) sections.addAll(List.of(SENTINEL_SECTIONS));
+        sections.retainAll(List.of(SENTINEL_SECTIONS));
+        StringBuilder sb = new StringBuilder(generate(c.engine, sections));
+        if (sections.contains("sentinel")) {
+            if (sb.length() > 0) sb.append("\r\n");
+            io.spinel.core.sentinel.SentinelCommands.infoSection(c.engine.sentinel(), sb);
+        }
+        c.reply().verbatim(sb.toString(), "txt");
     }
 
     static String generate(Engine e, Set<String> sections) {
@@ -98,7 +124,7 @@ final class InfoCommand {
         field(sb, "redis_git_sha1", "00000000");
         field(sb, "redis_git_dirty", 0);
         field(sb, "redis_build_id", "0");
-        field(sb, "redis_mode", e.cluster() != null ? "cluster" : "standalone");
+        field(sb, "redis_mode", e.cluster() != null ? "cluster" : e.sentinel() != null ? "sentinel" : "standalone");
         field(sb, "os", os());
         field(sb, "arch_bits", "64");
         field(sb, "monotonic_clock", "JVM System.nanoTime");

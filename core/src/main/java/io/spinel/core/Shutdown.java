@@ -43,6 +43,11 @@ final class Shutdown {
      * wait for replicas. Returns the error for the caller when the shutdown failed at once.
      */
     String request(boolean save, boolean nosave, boolean now, boolean force, Client caller) {
+        // a Sentinel has no data set to save
+        if (engine.sentinel() != null) {
+            save = false;
+            nosave = true;
+        }
         if (initiated()) { // one more caller waits for the same end
             if (caller != null) block(caller);
             return null;

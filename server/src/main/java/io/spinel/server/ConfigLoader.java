@@ -4,6 +4,7 @@ import io.spinel.core.acl.Acl;
 import io.spinel.core.command.CommandRenames;
 import io.spinel.core.config.Config;
 import io.spinel.core.protocol.SplitArgs;
+import io.spinel.core.sentinel.SentinelConfig;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -62,6 +63,19 @@ public final class ConfigLoader {
         this.config = config;
     }
 
+    /** Sentinel mode (--sentinel): "sentinel ..." lines are kept for Sentinel instead of refused. */
+    private boolean sentinelMode;
+    private final List<SentinelConfig.Line> sentinelLines = new ArrayList<>();
+
+    public void setSentinelMode() {
+        sentinelMode = true;
+    }
+
+    /** The "sentinel ..." lines read, in order (Sentinel mode). */
+    public List<SentinelConfig.Line> sentinelLines() {
+        return sentinelLines;
+    }
+
     /** The rename-command directives, for the server's command table. */
     public CommandRenames renames() {
         return renames;
@@ -114,23 +128,7 @@ public final class ConfigLoader {
 
     /** Quotes a value's bytes like sdscatrepr: printable chars as is, the rest escaped, inside double quotes. */
     static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (byte b : s.getBytes(StandardCharsets.ISO_8859_1)) {
-            int c = b & 0xff;
-            switch (c) {
-                case '\\': sb.append("\\\\"); break;
-                case '"': sb.append("\\\""); break;
-                case '\n': sb.append("\\n"); break;
-                case '\r': sb.append("\\r"); break;
-                case '\t': sb.append("\\t"); break;
-                case 7: sb.append("\\a"); break;
-                case '\b': sb.append("\\b"); break;
-                default:
-                    if (c >= 0x20 && c < 0x7f) sb.append((char) c);
-                    else sb.append(String.format("\\x%02x", c));
-            }
-        }
-        return sb.append('"').toString();
+        return io.spinel.core.util.Repr.quote(s);
     }
 
     /** Loads a file (with its includes). */
@@ -154,6 +152,11 @@ public final class ConfigLoader {
             List<String> values = argv.subList(1, argv.size());
             if (name.equals("user") && !values.isEmpty()) {
                 declareUser(i + 1, line, argv);
+                continue;
+            }
+            if (sentinelMode && name.equals("sentinel") && !values.isEmpty()) {
+                // read by Sentinel once the whole configuration is (Redis queues them too)
+                sentinelLines.add(new SentinelConfig.Line(List.copyOf(values), i + 1, line));
                 continue;
             }
             try {

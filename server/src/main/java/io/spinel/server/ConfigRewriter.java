@@ -47,6 +47,8 @@ public final class ConfigRewriter {
     private final Path file;
     private final Log log;
     private final Supplier<List<String>> userLines;
+    /** Sentinel mode: its state is written as "sentinel ..." lines. */
+    private io.spinel.core.sentinel.SentinelConfig sentinel;
 
     /**
      * @param userLines the ACL users as configuration lines ("user NAME rules"), in name order
@@ -65,6 +67,15 @@ public final class ConfigRewriter {
     public static void install(Engine engine, Path file) {
         ConfigRewriter r = new ConfigRewriter(engine.config(), file, engine.log(), () -> userLines(engine));
         engine.setConfigRewriter(r::rewriteForCommand);
+        if (engine.sentinel() != null) r.sentinel = engine.sentinel().configuration();
+        engine.setConfigFileWriter(() -> {
+            try {
+                r.rewrite(false);
+                return null;
+            } catch (IOException e) {
+                return io.spinel.core.util.IoErrors.reason(e);
+            }
+        });
     }
 
     /** The engine's ACL users as configuration lines (CONFIG REWRITE runs on the engine's thread). */
@@ -103,7 +114,7 @@ public final class ConfigRewriter {
         } catch (NoSuchFileException e) {
             old = "";
         }
-        overwrite(file, render(old, config, userLines.get(), forceAll).getBytes(StandardCharsets.ISO_8859_1));
+        overwrite(file, render(old, config, userLines.get(), forceAll, sentinel).getBytes(StandardCharsets.ISO_8859_1));
     }
 
     // ---- the new text -----------------------------------------------------------------------
@@ -113,13 +124,21 @@ public final class ConfigRewriter {
      * ISO-8859-1 characters, so lines Spinel does not understand come back byte for byte).
      */
     static String render(String old, Config config, List<String> userLines) {
-        return render(old, config, userLines, false);
+        return render(old, config, userLines, false, null);
     }
 
-    /** As above; {@code forceAll} writes the options at their defaults too (Redis's force_write). */
-    static String render(String old, Config config, List<String> userLines, boolean forceAll) {
-        State state = new State(old, config, forceAll);
-        for (Config.Option o : config.options()) rewriteOption(state, o, config);
+    /**
+     * As above; {@code forceAll} writes the options at their defaults too (Redis's force_write);
+     * with {@code sentinel} (Sentinel mode) the "sentinel" lines are Sentinel's state, and no
+     * save lines are written.
+     */
+    static String render(String old, Config config, List<String> userLines, boolean forceAll,
+                         io.spinel.core.sentinel.SentinelConfig sentinel) {
+        State state = new State(old, config, forceAll, sentinel != null);
+        for (Config.Option o : config.options()) {
+            if (sentinel != null && o.name.equals("save")) state.markProcessed("save");
+            else rewriteOption(state, o, config);
+        }
         // the users, unless an ACL file keeps them (then the file's user lines go)
         if (config.get("aclfile").isEmpty()) {
             for (String line : userLines) state.rewriteLine("user", line, true);
@@ -127,6 +146,7 @@ public final class ConfigRewriter {
         state.markProcessed("user");
         // Spinel loads no modules: loadmodule lines (it would not have started with any) go
         state.markProcessed("loadmodule");
+        if (sentinel != null) sentinel.rewrite(state::rewriteLine, state::markProcessed);
         return state.content();
     }
 
@@ -270,10 +290,11 @@ public final class ConfigRewriter {
         private final boolean forceAll;
 
         State(String old, Config config) {
-            this(old, config, false);
+            this(old, config, false, false);
         }
 
-        State(String old, Config config, boolean forceAll) {
+        /** {@code sentinelMode}: a "sentinel" line is known by its first two words ("sentinel monitor"), as Redis keys them. */
+        State(String old, Config config, boolean forceAll, boolean sentinelMode) {
             this.forceAll = forceAll;
             if (old.isEmpty()) return;
             for (String rawLine : old.split("\n", -1)) {
@@ -285,6 +306,9 @@ public final class ConfigRewriter {
                 }
                 List<String> argv = SplitArgs.split(line);
                 String option = argv == null || argv.isEmpty() ? null : optionOf(argv.get(0), config);
+                if (sentinelMode && "sentinel".equals(option) && argv.size() > 1) {
+                    option = "sentinel " + argv.get(1).toLowerCase(Locale.ROOT);
+                }
                 if (option == null) {
                     // unparsable or unknown: kept, as a comment
                     lines.add("# ??? " + line);

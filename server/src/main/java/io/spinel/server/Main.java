@@ -106,6 +106,17 @@ public final class Main {
         startDaemon("spinel-prepare-commands", CommandTable::new);
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
+        boolean sentinelMode = sentinelMode(args);
+        if (sentinelMode) {
+            // Sentinel's own defaults (Redis's initSentinelConfig): its port, and reachable by all
+            loader.setSentinelMode();
+            try {
+                config.set("port", Integer.toString(SENTINEL_PORT));
+                config.set("protected-mode", "no");
+            } catch (Config.ConfigException e) {
+                throw new IllegalStateException(e); // valid values: cannot happen
+            }
+        }
         String configFile = null;
         Path rewritable = null;
         String stdinConfig = null;
@@ -166,6 +177,7 @@ public final class Main {
         config.listen("loglevel", o -> log.setLevel(Log.parseLevel(o.value())));
 
         log.setRole('C');
+        if (sentinelMode) checkSentinelConfigFile(rewritable, log);
         log.warning("oO0OoO0OoO0Oo Spinel is starting oO0OoO0OoO0Oo");
         log.warning("Spinel version=" + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION
                 + " compatible), bits=64, pid=" + ProcessHandle.current().pid() + ", just started");
@@ -184,7 +196,7 @@ public final class Main {
             log.warning("Option '" + ignored + "' is accepted but has no effect in Spinel (value '"
                     + config.get(ignored) + "')");
         }
-        log.setRole('M');
+        log.setRole(sentinelMode ? 'X' : 'M');
         // Redis's warnings when the supervisor named is not what started the process
         if (supervisor == null && config.get("supervised").equals("upstart")) {
             log.warning("upstart supervision requested, but UPSTART_JOB not found!");
@@ -208,7 +220,8 @@ public final class Main {
             if (!tcp && config.get("unixsocket").isEmpty()) {
                 throw new IllegalStateException("Configured to not listen anywhere, exiting.");
             }
-            io.spinel.core.Engine engine = SpinelServer.prepareStandaloneEngine(config, log);
+            io.spinel.core.Engine engine = sentinelMode ? prepareSentinel(config, log, loader, rewritable)
+                    : SpinelServer.prepareStandaloneEngine(config, log);
             // checked line by line while the configuration loaded: these cannot fail now
             loader.renames().applyTo(engine.commands());
             SpinelServer.loadUsers(engine, loader.users());
@@ -223,7 +236,7 @@ public final class Main {
             // prints one of its own there
             Runnable banner = !config.getBool("always-show-logo") ? () -> { } : () -> log.raw("\n    Spinel "
                     + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION + " compatible) 64 bit\n"
-                    + "    Running in standalone mode\n"
+                    + "    Running in " + (sentinelMode ? "sentinel" : "standalone") + " mode\n"
                     + "    Port: " + (config.getInt("port") != 0 ? config.getInt("port") : config.getInt("tls-port")) + "\n"
                     + "    PID: " + ProcessHandle.current().pid() + "\n");
             server = SpinelServer.start(engine, awaitTransport(transport), banner);
@@ -247,7 +260,7 @@ public final class Main {
                 : ProcessHandle.current().info().command().orElse("java");
         server.engine().setHostInfo(server.multiplexingApi(), executable, configFile == null ? "" : configFile);
         // CONFIG REWRITE needs the file the server started with (not stdin, not options alone)
-        if (rewritable != null) ConfigRewriter.install(server.engine(), rewritable);
+        if (rewritable != null && !sentinelMode) ConfigRewriter.install(server.engine(), rewritable);
         boolean notifySystemd = "systemd".equals(supervisor);
         server.onStopped(() -> {
             if (notifySystemd) Supervisor.notifySystemd("STOPPING=1\n");
@@ -257,7 +270,7 @@ public final class Main {
         });
         Signals.install(server);
         ProcTitle.install(server.engine(), System.getProperty("spinel.execName", "spinel-server"));
-        log.notice("Running mode=" + (server.engine().cluster() != null ? "cluster" : "standalone") + ", port=" + (server.port() != 0 ? server.port() : server.tlsPort()) + ".");
+        log.notice("Running mode=" + (server.engine().cluster() != null ? "cluster" : sentinelMode ? "sentinel" : "standalone") + ", port=" + (server.port() != 0 ? server.port() : server.tlsPort()) + ".");
         log.notice("Transport: " + (server.isEpoll() ? "native epoll" : server.multiplexingApi().equals("nio") ? "NIO"
                 : "the JDK's selector (" + server.multiplexingApi() + ")"));
         if (server.engine().ioThreadsActive()) {
@@ -291,6 +304,50 @@ public final class Main {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Sentinel's default port (Redis's REDIS_SENTINEL_PORT). */
+    static final int SENTINEL_PORT = 26379;
+
+    /**
+     * Sentinel mode, as Redis decides it: --sentinel among the arguments, or a program name
+     * containing "redis-sentinel" (the launcher passes the name it was started by, e.g. a link
+     * named redis-sentinel).
+     */
+    static boolean sentinelMode(List<String> args) {
+        if (args.contains("--sentinel")) return true;
+        String exec = System.getProperty("spinel.execName", "");
+        String name = exec.substring(exec.lastIndexOf('/') + 1);
+        return name.contains("redis-sentinel") || name.contains("spinel-sentinel");
+    }
+
+    /** Sentinel saves its state in its configuration file: it must have one it can write (Redis's checks). */
+    private static void checkSentinelConfigFile(Path file, Log log) {
+        if (file == null) {
+            log.warning("Sentinel needs config file on disk to save state. Exiting...");
+            System.exit(1);
+        } else if (!Files.isWritable(file)) {
+            log.warning("Sentinel config file " + file + " is not writable: "
+                    + (Files.exists(file) ? "Permission denied" : "No such file or directory") + ". Exiting...");
+            System.exit(1);
+        }
+    }
+
+    /** The engine of a Sentinel: its command table, its "sentinel" lines read, its state saved to {@code file}. */
+    private static io.spinel.core.Engine prepareSentinel(Config config, Log log, ConfigLoader loader, Path file) {
+        io.spinel.core.Engine engine = new io.spinel.core.Engine(config, log);
+        io.spinel.core.sentinel.Sentinel sentinel = engine.enableSentinel();
+        try {
+            sentinel.configuration().load(loader.sentinelLines());
+        } catch (io.spinel.core.sentinel.SentinelConfig.LoadError e) {
+            System.err.println("\n*** FATAL CONFIG FILE ERROR (Redis " + Engine.REDIS_VERSION + ") ***\n"
+                    + "Reading the configuration file, at line " + e.line.lineNumber() + "\n"
+                    + ">>> '" + e.line.text() + "'\n" + e.getMessage());
+            System.exit(1);
+        }
+        // before it starts: Sentinel saves its id at once when the file had none
+        ConfigRewriter.install(engine, file);
+        return engine;
     }
 
     private static ServerTransport awaitTransport(FutureTask<ServerTransport> transport) throws Exception {

@@ -255,7 +255,8 @@ public final class SpinelServer implements AutoCloseable {
 
     /** As above; {@code listening} runs once the listeners are open (before the load where clients get -LOADING). */
     static SpinelServer start(Engine engine, ServerTransport transport, Runnable listening) throws Exception {
-        SpinelServer s = new SpinelServer(engine.config(), engine.log(), true, null, transport, engine);
+        // (a Sentinel has no data set: nothing to load)
+        SpinelServer s = new SpinelServer(engine.config(), engine.log(), engine.sentinel() == null, null, transport, engine);
         s.listening = listening;
         try {
             s.bind(false);

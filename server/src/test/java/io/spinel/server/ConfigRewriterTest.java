@@ -201,7 +201,7 @@ class ConfigRewriterTest {
     @Test
     void forceAllWritesEveryOptionAndLoadsBack() throws Exception {
         config.set("maxmemory", "10mb");
-        String out = ConfigRewriter.render("", config, userLines(), true);
+        String out = ConfigRewriter.render("", config, userLines(), true, null);
         assertThat(out).contains("\nmaxmemory 10mb\n", "\nhz 10\n", "\nappendonly no\n", "\ndbfilename \"dump.rdb\"\n");
         assertThat(render("")).doesNotContain("\nhz 10\n");
         Config again = new Config();

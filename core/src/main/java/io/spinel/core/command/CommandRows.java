@@ -5,6 +5,7 @@ package io.spinel.core.command;
  * arity, flags, first key, last key, step, ACL categories, tips, key specs, group, since ("-" for
  * an empty list; lists are comma-separated). Key specs: FLAGS|begin (iN index, kWORD:from keyword,
  * u unknown)|find (rLAST:STEP:LIMIT range, nIDX:FIRST:STEP keynum, u unknown), ";" between specs.
+ * The SENTINEL rows exist only in Sentinel mode (only it registers them).
  * Rows marked since 7.2.0 are later additions Spinel implements (CLIENT SETINFO, CLIENT NO-TOUCH).
  *
  * <p>Compiled in rather than read from a resource file: the first resource lookup of a JVM took
@@ -281,6 +282,28 @@ final class CommandRows {
         {"script|flush", "-2", "noscript", "0", "0", "0", "slow,scripting", "request_policy:all_nodes,response_policy:all_succeeded", "-", "scripting", "2.6.0"},
         {"sdiff", "-2", "readonly", "1", "-1", "1", "read,set,slow", "nondeterministic_output_order", "RO,access|i1|r-1:1:0", "set", "1.0.0"},
         {"sdiffstore", "-3", "write,denyoom", "1", "-1", "1", "write,set,slow", "-", "OW,update|i1|r0:1:0;RO,access|i2|r-1:1:0", "set", "1.0.0"},
+        {"sentinel", "-2", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|help", "2", "loading,stale", "0", "0", "0", "slow", "-", "-", "sentinel", "6.2.0"},
+        {"sentinel|ckquorum", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|config", "-3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "6.2.0"},
+        {"sentinel|debug", "-2", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "7.0.0"},
+        {"sentinel|failover", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|flushconfig", "2", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|get-master-addr-by-name", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|info-cache", "-3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "3.2.0"},
+        {"sentinel|is-master-down-by-addr", "6", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|master", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|masters", "2", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|monitor", "6", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|myid", "2", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "6.2.0"},
+        {"sentinel|pending-scripts", "2", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|remove", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|replicas", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "5.0.0"},
+        {"sentinel|reset", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|sentinels", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|set", "-5", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.4"},
+        {"sentinel|simulate-failure", "-3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "3.2.0"},
+        {"sentinel|slaves", "3", "admin", "0", "0", "0", "admin,slow,dangerous", "-", "-", "sentinel", "2.8.0"},
         {"select", "2", "loading,stale,fast", "0", "0", "0", "fast,connection", "-", "-", "connection", "1.0.0"},
         {"set", "-3", "write,denyoom", "1", "1", "1", "write,string,slow", "-", "RW,access,update,variable_flags|i1|r0:1:0", "string", "1.0.0"},
         {"setbit", "4", "write,denyoom", "1", "1", "1", "write,bitmap,slow", "-", "RW,access,update|i1|r0:1:0", "bitmap", "2.2.0"},

@@ -216,6 +216,16 @@ public final class CommandTable {
     }
 
     /**
+     * Keeps only the commands named (full names, "client|kill"): the others no longer exist for
+     * clients (Sentinel mode serves its own short table). Call before any command is made.
+     */
+    public void retainOnly(java.util.Set<String> fullNames) {
+        for (int i = 0; i < SPECS.length; i++) {
+            if (!fullNames.contains(SPECS[i].name)) registered[i] = null;
+        }
+    }
+
+    /**
      * Where a family's handlers come from when they are made on first use: the handler for a full
      * command name, or null if the family has none by that name; and, for the few commands that
      * have them, what the key specs alone cannot say (made at the same time, on first need).

@@ -1,0 +1,50 @@
+package io.spinel.core.sentinel;
+
+/**
+ * The connections to one monitored instance and what failure detection measures on them (Redis's
+ * instanceLink): a command connection for PING, INFO, PUBLISH and the failover's commands, and
+ * for masters and replicas a pub/sub connection subscribed to the hello channel. Times are in
+ * milliseconds. Unlike Redis, links to the same Sentinel are not shared between the masters it
+ * monitors with us, so link-refcount is always 1.
+ */
+final class InstanceLink {
+    RespConnection commands;
+    RespConnection pubsub;
+    /** Either connection is missing: the timer reconnects it. */
+    boolean disconnected = true;
+    int pendingCommands;
+    long commandsConnectedAt;
+    long pubsubConnectedAt;
+    long pubsubLastActivity;
+    /** Last time the instance answered PING acceptably. */
+    long lastAvailable;
+    /** When the oldest unanswered PING was sent; 0 once answered. */
+    long activePingSent;
+    long lastPingSent;
+    /** Last time the instance answered PING, whatever the answer. */
+    long lastPong;
+    long lastReconnectAttempt;
+
+    InstanceLink(long now) {
+        lastAvailable = now;
+        activePingSent = 0;
+        lastPong = now;
+    }
+
+    /** Closes one of the two connections (Redis's instanceLinkCloseConnection): the timer reconnects it. */
+    void close(RespConnection c) {
+        if (c == null) return;
+        if (c == commands) {
+            commands = null;
+            pendingCommands = 0;
+        }
+        if (c == pubsub) pubsub = null;
+        c.close();
+        disconnected = true;
+    }
+
+    void closeAll() {
+        close(commands);
+        close(pubsub);
+    }
+}

@@ -106,17 +106,8 @@ public final class Main {
         startDaemon("spinel-prepare-commands", CommandTable::new);
         Config config = new Config();
         ConfigLoader loader = new ConfigLoader(config);
-        boolean sentinelMode = sentinelMode(args);
-        if (sentinelMode) {
-            // Sentinel's own defaults (Redis's initSentinelConfig): its port, and reachable by all
-            loader.setSentinelMode();
-            try {
-                config.set("port", Integer.toString(SENTINEL_PORT));
-                config.set("protected-mode", "no");
-            } catch (Config.ConfigException e) {
-                throw new IllegalStateException(e); // valid values: cannot happen
-            }
-        }
+        boolean sentinelMode = SentinelMode.requested(args, System.getProperty("spinel.execName", ""));
+        if (sentinelMode) SentinelMode.setDefaults(config, loader);
         String configFile = null;
         Path rewritable = null;
         String stdinConfig = null;
@@ -177,7 +168,7 @@ public final class Main {
         config.listen("loglevel", o -> log.setLevel(Log.parseLevel(o.value())));
 
         log.setRole('C');
-        if (sentinelMode) checkSentinelConfigFile(rewritable, log);
+        if (sentinelMode && !SentinelMode.configFileUsable(rewritable, log)) System.exit(1);
         log.warning("oO0OoO0OoO0Oo Spinel is starting oO0OoO0OoO0Oo");
         log.warning("Spinel version=" + Engine.SPINEL_VERSION + " (Redis " + Engine.REDIS_VERSION
                 + " compatible), bits=64, pid=" + ProcessHandle.current().pid() + ", just started");
@@ -220,8 +211,18 @@ public final class Main {
             if (!tcp && config.get("unixsocket").isEmpty()) {
                 throw new IllegalStateException("Configured to not listen anywhere, exiting.");
             }
-            io.spinel.core.Engine engine = sentinelMode ? prepareSentinel(config, log, loader, rewritable)
-                    : SpinelServer.prepareStandaloneEngine(config, log);
+            io.spinel.core.Engine engine;
+            if (sentinelMode) {
+                try {
+                    engine = SentinelMode.prepareEngine(config, log, loader.sentinelLines(), rewritable);
+                } catch (io.spinel.core.sentinel.SentinelConfig.LoadError e) {
+                    System.err.println(SentinelMode.report(e));
+                    System.exit(1);
+                    return;
+                }
+            } else {
+                engine = SpinelServer.prepareStandaloneEngine(config, log);
+            }
             // checked line by line while the configuration loaded: these cannot fail now
             loader.renames().applyTo(engine.commands());
             SpinelServer.loadUsers(engine, loader.users());
@@ -304,50 +305,6 @@ public final class Main {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** Sentinel's default port (Redis's REDIS_SENTINEL_PORT). */
-    static final int SENTINEL_PORT = 26379;
-
-    /**
-     * Sentinel mode, as Redis decides it: --sentinel among the arguments, or a program name
-     * containing "redis-sentinel" (the launcher passes the name it was started by, e.g. a link
-     * named redis-sentinel).
-     */
-    static boolean sentinelMode(List<String> args) {
-        if (args.contains("--sentinel")) return true;
-        String exec = System.getProperty("spinel.execName", "");
-        String name = exec.substring(exec.lastIndexOf('/') + 1);
-        return name.contains("redis-sentinel") || name.contains("spinel-sentinel");
-    }
-
-    /** Sentinel saves its state in its configuration file: it must have one it can write (Redis's checks). */
-    private static void checkSentinelConfigFile(Path file, Log log) {
-        if (file == null) {
-            log.warning("Sentinel needs config file on disk to save state. Exiting...");
-            System.exit(1);
-        } else if (!Files.isWritable(file)) {
-            log.warning("Sentinel config file " + file + " is not writable: "
-                    + (Files.exists(file) ? "Permission denied" : "No such file or directory") + ". Exiting...");
-            System.exit(1);
-        }
-    }
-
-    /** The engine of a Sentinel: its command table, its "sentinel" lines read, its state saved to {@code file}. */
-    private static io.spinel.core.Engine prepareSentinel(Config config, Log log, ConfigLoader loader, Path file) {
-        io.spinel.core.Engine engine = new io.spinel.core.Engine(config, log);
-        io.spinel.core.sentinel.Sentinel sentinel = engine.enableSentinel();
-        try {
-            sentinel.configuration().load(loader.sentinelLines());
-        } catch (io.spinel.core.sentinel.SentinelConfig.LoadError e) {
-            System.err.println("\n*** FATAL CONFIG FILE ERROR (Redis " + Engine.REDIS_VERSION + ") ***\n"
-                    + "Reading the configuration file, at line " + e.line.lineNumber() + "\n"
-                    + ">>> '" + e.line.text() + "'\n" + e.getMessage());
-            System.exit(1);
-        }
-        // before it starts: Sentinel saves its id at once when the file had none
-        ConfigRewriter.install(engine, file);
-        return engine;
     }
 
     private static ServerTransport awaitTransport(FutureTask<ServerTransport> transport) throws Exception {

@@ -115,6 +115,18 @@ public final class SpinelServer implements AutoCloseable {
         private Keyspace.Clock clock;
         private Transport transport = Transport.fromSystemProperty(Transport.JDK);
         private final CommandRenames renames = new CommandRenames();
+        /** A Sentinel's configuration file (Sentinel mode), or null. */
+        private Path sentinelConfig;
+
+        /**
+         * Starts a Sentinel instead of a data server (as redis-server --sentinel FILE): the file is
+         * read first (its "sentinel" lines and other options; {@link #option} overrides the latter)
+         * and Sentinel keeps its state in it.
+         */
+        public Builder sentinel(Path configFile) {
+            this.sentinelConfig = configFile.toAbsolutePath();
+            return this;
+        }
 
         /**
          * Sets an option ("port", "7000"; "save", ""; ...), validated as CONFIG SET would; a value
@@ -174,6 +186,17 @@ public final class SpinelServer implements AutoCloseable {
         }
 
         public SpinelServer start() {
+            List<io.spinel.core.sentinel.SentinelConfig.Line> sentinelLines = List.of();
+            if (sentinelConfig != null) {
+                ConfigLoader loader = new ConfigLoader(config);
+                SentinelMode.setDefaults(config, loader);
+                try {
+                    loader.loadFile(sentinelConfig);
+                } catch (ConfigLoader.ConfigError | java.io.IOException e) {
+                    throw new IllegalArgumentException("cannot start Spinel: " + e.getMessage(), e);
+                }
+                sentinelLines = loader.sentinelLines();
+            }
             List<String[]> all = new ArrayList<>();
             all.add(new String[] {"save", ""});
             if (randomPort) all.add(new String[] {"port", "0"});
@@ -192,7 +215,17 @@ public final class SpinelServer implements AutoCloseable {
                             + e.getMessage(), e);
                 }
             }
-            Engine engine = new Engine(config, log);
+            Engine engine;
+            if (sentinelConfig != null) {
+                load = false;
+                try {
+                    engine = SentinelMode.prepareEngine(config, log, sentinelLines, sentinelConfig);
+                } catch (io.spinel.core.sentinel.SentinelConfig.LoadError e) {
+                    throw new IllegalArgumentException("cannot start Spinel: " + SentinelMode.report(e), e);
+                }
+            } else {
+                engine = new Engine(config, log);
+            }
             renames.applyTo(engine.commands());
             try {
                 loadUsers(engine, List.of());

@@ -34,13 +34,16 @@ final class InstanceLink {
     /** Closes one of the two connections (Redis's instanceLinkCloseConnection): the timer reconnects it. */
     void close(RespConnection c) {
         if (c == null) return;
+        c.close();
         if (c == commands) {
             commands = null;
             pendingCommands = 0;
+            disconnected = true;
         }
-        if (c == pubsub) pubsub = null;
-        c.close();
-        disconnected = true;
+        if (c == pubsub) {
+            pubsub = null;
+            disconnected = true;
+        }
     }
 
     void closeAll() {

@@ -226,7 +226,12 @@ public final class Sentinel {
             pc.start();
             sendAuthIfNeeded(ri, pc);
             setClientName(ri, pc, "pubsub");
-            pc.send(r -> link.pubsubLastActivity = now(), ri.command("SUBSCRIBE"), HELLO_CHANNEL);
+            pc.send(r -> {
+                // refused (a password this Sentinel does not have): the connection is of no use,
+                // and the instance shows as disconnected until it is accepted
+                if (r instanceof RespConnection.Error) link.close(pc);
+                else link.pubsubLastActivity = now();
+            }, ri.command("SUBSCRIBE"), HELLO_CHANNEL);
         }
         if (link.commands != null && (ri.is(SentinelInstance.SENTINEL) || link.pubsub != null)) link.disconnected = false;
     }

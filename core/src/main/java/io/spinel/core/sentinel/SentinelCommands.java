@@ -409,7 +409,12 @@ public final class SentinelCommands {
         }
     }
 
-    static boolean executable(String path) {
-        return Files.isExecutable(Path.of(path));
+    /**
+     * Whether a script is there to run (Redis's access(X_OK)); a relative path is taken from the
+     * "dir" option, where Redis has changed its working directory to.
+     */
+    static boolean executable(Sentinel s, String path) {
+        String dir = s.engine.config().get("dir");
+        return Files.isExecutable(dir.isEmpty() ? Path.of(path) : Path.of(dir).resolve(path));
     }
 }

@@ -63,6 +63,41 @@ class LauncherTest {
     }
 
     /**
+     * --sentinel: refused without a config file (Sentinel keeps its state there), and with one it
+     * starts as a Sentinel, saves the id it picked into the file, serves only Sentinel's commands
+     * and saves no data set when stopped.
+     */
+    @Test
+    void sentinelModeNeedsAFileAndSavesItsIdThere(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("out.log");
+        Process none = launch(log, "--sentinel", "--port", Integer.toString(RedisServerProcess.freePort()));
+        assertThat(none.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(none.exitValue()).isEqualTo(1);
+        assertThat(Files.readString(log)).contains("Sentinel needs config file on disk to save state. Exiting...");
+
+        int port = RedisServerProcess.freePort();
+        Path conf = dir.resolve("sentinel.conf");
+        Files.writeString(conf, "sentinel monitor mymaster 127.0.0.1 1 2\n");
+        Process p = launch(log, conf.toString(), "--sentinel", "--port", Integer.toString(port), "--dir", dir.toString());
+        try {
+            waitForPing(port);
+            try (RawClient c = new RawClient(port)) {
+                String id = c.callString("SENTINEL", "MYID");
+                assertThat(Files.readString(conf)).contains("sentinel myid " + id.substring(id.indexOf("\r\n") + 2).trim())
+                        .contains("sentinel monitor mymaster 127.0.0.1 1 2");
+                assertThat(c.callString("GET", "k")).startsWith("-ERR unknown command 'GET'");
+                assertThat(c.callString("INFO", "server")).contains("redis_mode:sentinel");
+            }
+            p.destroy(); // SIGTERM
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isZero();
+            assertThat(dir.resolve("dump.rdb")).doesNotExist();
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /**
      * SIGTERM while the data set loads at start ends the process at once with status 0, saving
      * nothing over the file being loaded (Redis sees the signal between its load's batches).
      */

@@ -45,7 +45,9 @@ class SentinelTest {
     }
 
     private SpinelServer spinel(String... options) {
-        SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1");
+        // (no 5 s wait before the replicas' first synchronization)
+        SpinelServer.Builder b = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
+                .option("repl-diskless-sync-delay", "0");
         for (int i = 0; i < options.length; i += 2) b.option(options[i], options[i + 1]);
         return keep(b.start());
     }
@@ -54,7 +56,7 @@ class SentinelTest {
     private static Path sentinelConfig(int masterPort, int quorum) throws Exception {
         Path conf = Files.createTempDirectory("sentinel").resolve("sentinel.conf");
         Files.writeString(conf, "sentinel monitor mymaster 127.0.0.1 " + masterPort + " " + quorum + "\n"
-                + "sentinel down-after-milliseconds mymaster 500\n"
+                + "sentinel down-after-milliseconds mymaster 1000\n"
                 + "sentinel failover-timeout mymaster 4000\n");
         return conf;
     }
@@ -160,7 +162,11 @@ class SentinelTest {
         JedisSentinelPool pool = keep(new JedisSentinelPool("mymaster", addresses));
         try (Jedis j = pool.getResource()) {
             assertThat(j.set("k", "v")).isEqualTo("OK");
-            assertThat(j.waitReplicas(2, 5000)).isEqualTo(2L); // on both replicas before the master goes
+        }
+        for (SpinelServer r : List.of(replica1, replica2)) {
+            try (Jedis rj = new Jedis("127.0.0.1", r.port())) {
+                await("the write on both replicas before the master goes", 10000, () -> "v".equals(rj.get("k")));
+            }
         }
         assertThat(pool.getCurrentHostMaster()).isEqualTo(new HostAndPort("127.0.0.1", master.port()));
 
@@ -175,22 +181,31 @@ class SentinelTest {
         assertThat(newPort).isIn(replica1.port(), replica2.port());
         listener.unsubscribe();
 
-        for (SpinelServer s : sentinels) await("every Sentinel on the new master", 8000, () -> masterPortSeenBy(s.port()) == newPort);
+        for (SpinelServer s : sentinels) await("every Sentinel on the new master", 15000, () -> masterPortSeenBy(s.port()) == newPort);
         try (Jedis promoted = new Jedis("127.0.0.1", newPort)) {
             assertThat(promoted.info("replication")).contains("role:master");
         }
         // the other replica follows the new master
         SpinelServer other = newPort == replica1.port() ? replica2 : replica1;
         try (Jedis o = new Jedis("127.0.0.1", other.port())) {
-            await("the other replica to follow", 8000, () -> o.info("replication").contains("master_port:" + newPort));
+            await("the other replica to follow", 15000, () -> o.info("replication").contains("master_port:" + newPort));
         }
-        await("the pool to follow", 8000, () -> pool.getCurrentHostMaster().getPort() == newPort);
+        await("the pool to follow", 15000, () -> pool.getCurrentHostMaster().getPort() == newPort);
         try (Jedis j = pool.getResource()) {
             assertThat(j.set("k2", "v2")).isEqualTo("OK");
             assertThat(j.get("k")).isEqualTo("v");
         }
         assertThat(Files.readString(sentinelFile(sentinels.get(0))))
                 .contains("sentinel monitor mymaster 127.0.0.1 " + newPort + " 2");
+        // Lettuce asks a Sentinel too (it speaks RESP3 to it: HELLO 3)
+        io.lettuce.core.RedisClient lettuce = io.lettuce.core.RedisClient.create(
+                io.lettuce.core.RedisURI.Builder.sentinel("127.0.0.1", sentinels.get(1).port(), "mymaster").build());
+        try (var connection = lettuce.connect()) {
+            assertThat(connection.sync().get("k2")).isEqualTo("v2");
+            assertThat(connection.sync().set("k3", "v3")).isEqualTo("OK"); // replicas are read-only: the master
+        } finally {
+            lettuce.shutdown();
+        }
     }
 
     private Path sentinelFile(SpinelServer s) {

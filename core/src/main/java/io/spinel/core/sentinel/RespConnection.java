@@ -134,7 +134,7 @@ final class RespConnection {
             InputStream in = new BufferedInputStream(s.getInputStream(), 16 * 1024);
             while (!closed) {
                 Object reply = read(in);
-                engine.execute(() -> deliver(reply));
+                toEngine(() -> deliver(reply));
             }
         } catch (IOException | RuntimeException e) {
             why = e.getMessage() == null ? e.toString() : e.getMessage();
@@ -146,11 +146,19 @@ final class RespConnection {
             }
             outgoing.add(END);
             String reason = why;
-            engine.execute(() -> {
+            toEngine(() -> {
                 if (closed) return;
                 closed = true;
                 listener.closed(this, reason);
             });
+        }
+    }
+
+    private void toEngine(Runnable task) {
+        try {
+            engine.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            closed = true; // the server stopped: nobody is left to tell
         }
     }
 

@@ -1,6 +1,5 @@
 package io.spinel.core.sentinel;
 
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -128,10 +127,5 @@ final class SentinelInstance {
     String command(String name) {
         SentinelInstance m = master != null ? master : this;
         return m.renamedCommands.getOrDefault(name.toLowerCase(java.util.Locale.ROOT), name);
-    }
-
-    /** Counts of votes per run id (a helper of the leader election). */
-    static Map<String, Integer> newCounter() {
-        return new HashMap<>();
     }
 }

@@ -108,25 +108,7 @@ final class AofManifest {
                 break;
             }
         }
-        if (!needs) return name;
-        StringBuilder sb = new StringBuilder("\"");
-        for (byte x : b) {
-            int c = x & 0xff;
-            switch (c) {
-                case '\\': sb.append("\\\\"); break;
-                case '"': sb.append("\\\""); break;
-                case '\n': sb.append("\\n"); break;
-                case '\r': sb.append("\\r"); break;
-                case '\t': sb.append("\\t"); break;
-                case 7: sb.append("\\a"); break;
-                case 8: sb.append("\\b"); break;
-                default:
-                    if (c >= 32 && c < 127) sb.append((char) c);
-                    else sb.append(String.format("\\x%02x", c));
-                    break;
-            }
-        }
-        return sb.append('"').toString();
+        return needs ? io.spinel.core.util.Repr.quote(b) : name;
     }
 
     /**

@@ -196,9 +196,13 @@ public final class SentinelCommands {
             f.put("voted-leader", ri.leader != null ? ri.leader : "?");
             f.put("voted-leader-epoch", ri.leaderEpoch);
         }
-        Reply r = c.reply();
-        r.mapHeader(f.size());
-        for (Map.Entry<String, Object> e : f.entrySet()) {
+        map(c.reply(), f);
+    }
+
+    /** A map reply of bulk strings, numbers as their decimal text (Redis's addReplyBulkLongLong). */
+    static void map(Reply r, Map<String, ?> fields) {
+        r.mapHeader(fields.size());
+        for (Map.Entry<String, ?> e : fields.entrySet()) {
             r.bulk(e.getKey());
             if (e.getValue() instanceof Long v) r.bulkLong(v);
             else r.bulk((String) e.getValue());
@@ -308,13 +312,7 @@ public final class SentinelCommands {
         values.put("sentinel-pass", s.sentinelAuthPass != null ? s.sentinelAuthPass : "");
         byte[] p = pattern.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
         values.keySet().removeIf(k -> !io.spinel.core.util.Glob.match(p, k.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), true));
-        Reply r = c.reply();
-        r.mapHeader(values.size());
-        for (Map.Entry<String, Object> e : values.entrySet()) {
-            r.bulk(e.getKey());
-            if (e.getValue() instanceof Long v) r.bulkLong(v);
-            else r.bulk((String) e.getValue());
-        }
+        map(c.reply(), values);
     }
 
     private static void infoCache(Client c, Sentinel s) {

@@ -173,11 +173,9 @@ final class SentinelSet {
         Args a = c.args();
         Reply r = c.reply();
         if (a.count() == 2) {
-            r.mapHeader(periods.size());
-            for (Map.Entry<String, Period> e : periods.entrySet()) {
-                r.bulk(e.getKey());
-                r.bulkLong(e.getValue().get.getAsLong());
-            }
+            Map<String, Long> values = new LinkedHashMap<>();
+            periods.forEach((name, p) -> values.put(name, p.get.getAsLong()));
+            SentinelCommands.map(r, values);
             return;
         }
         for (int j = 2; j < a.count(); j++) {

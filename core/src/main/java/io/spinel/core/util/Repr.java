@@ -9,8 +9,12 @@ public final class Repr {
 
     /** The string's bytes (one char per byte, ISO-8859-1) quoted and escaped. */
     public static String quote(String s) {
+        return quote(s.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    public static String quote(byte[] bytes) {
         StringBuilder sb = new StringBuilder("\"");
-        for (byte b : s.getBytes(StandardCharsets.ISO_8859_1)) {
+        for (byte b : bytes) {
             int c = b & 0xff;
             switch (c) {
                 case '\\': sb.append("\\\\"); break;

@@ -295,10 +295,31 @@ class SentinelTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> SpinelServer.builder().sentinel(conf).randomPort().start())
                 .hasMessageContaining("Quorum must be 1 or greater.");
         // (Redis reads the masters after the global lines: this order works)
-        Files.writeString(conf, "sentinel down-after-milliseconds m 1000\nsentinel monitor m 127.0.0.1 1 2\nsentinel myid "
-                + "0123456789012345678901234567890123456789\n");
-        SpinelServer s = keep(SpinelServer.builder().sentinel(conf).randomPort().option("bind", "127.0.0.1").start());
+        // a notification script runs for the events of level warning: +monitor at start, +sdown
+        Path events = conf.resolveSibling("events.txt");
+        Path script = conf.resolveSibling("notify.sh");
+        Files.writeString(script, "#!/bin/sh\necho \"$@\" >> " + events + "\n");
+        script.toFile().setExecutable(true);
+        Files.writeString(conf, "sentinel down-after-milliseconds m 500\nsentinel monitor m 127.0.0.1 1 2\nsentinel myid "
+                + "0123456789012345678901234567890123456789\nsentinel notification-script m notify.sh\n");
+        SpinelServer s = keep(SpinelServer.builder().sentinel(conf).randomPort().option("bind", "127.0.0.1")
+                .option("dir", conf.getParent().toString()).start());
         assertThat(text(sentinel(s.port(), "MYID"))).isEqualTo("0123456789012345678901234567890123456789");
-        assertThat(field(sentinel(s.port(), "MASTER", "m"), "down-after-milliseconds")).isEqualTo("1000");
+        assertThat(field(sentinel(s.port(), "MASTER", "m"), "down-after-milliseconds")).isEqualTo("500");
+        assertThat(field(sentinel(s.port(), "MASTER", "m"), "notification-script")).isEqualTo("notify.sh");
+        await("the script's runs", 10000, () -> {
+            try {
+                String seen = Files.exists(events) ? Files.readString(events) : "";
+                return seen.contains("+monitor master m 127.0.0.1 1 quorum 2") && seen.contains("+sdown master m 127.0.0.1 1");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        // SENTINEL SET may not change it unless deny-scripts-reconfig is no
+        try (RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("SENTINEL", "SET", "m", "notification-script", "other.sh"))
+                    .startsWith("-ERR Reconfiguration of scripts path is denied");
+            assertThat(c.callString("SENTINEL", "PENDING-SCRIPTS")).startsWith("*");
+        }
     }
 }

@@ -32,6 +32,7 @@ public final class Sentinel {
     final Timing timing = new Timing();
     final SentinelFailover failover = new SentinelFailover(this);
     final SentinelConfig config = new SentinelConfig(this);
+    final SentinelScripts scripts = new SentinelScripts(this);
 
     String myId = "";
     long currentEpoch;
@@ -106,6 +107,7 @@ public final class Sentinel {
 
     public void stop() {
         stopped = true;
+        scripts.clear();
         for (SentinelInstance m : masters.values()) releaseAll(m);
     }
 
@@ -146,6 +148,7 @@ public final class Sentinel {
         if (stopped) return;
         checkTilt();
         handleInstances(new ArrayList<>(masters.values()));
+        scripts.tick();
     }
 
     private void checkTilt() {
@@ -431,7 +434,10 @@ public final class Sentinel {
                 event(Log.WARNING, "+switch-master", master, master.name + " "
                         + master.addr.announced(announceHostnames) + " " + master.addr.port() + " " + token[5]
                         + " " + masterPort);
-                resetMasterAndChangeAddress(master, token[5], masterPort);
+                SentinelAddr oldAddr = master.addr;
+                if (resetMasterAndChangeAddress(master, token[5], masterPort)) {
+                    callClientReconfigScript(master, false, oldAddr, master.addr);
+                }
             }
         }
         if (si != null) si.lastHello = now();
@@ -748,6 +754,21 @@ public final class Sentinel {
         if (level != Log.DEBUG) {
             engine.publish(type.getBytes(StandardCharsets.ISO_8859_1), text.getBytes(StandardCharsets.ISO_8859_1));
         }
+        if (level == Log.WARNING && ri != null) {
+            SentinelInstance master = ri.is(SentinelInstance.MASTER) ? ri : ri.master;
+            if (master != null && master.notificationScript != null) scripts.schedule(master.notificationScript, type, text);
+        }
+    }
+
+    /**
+     * The client-reconfig-script of a failover: "master-name leader|observer start from-ip
+     * from-port to-ip to-port".
+     */
+    void callClientReconfigScript(SentinelInstance master, boolean leader, SentinelAddr from, SentinelAddr to) {
+        if (master.clientReconfigScript == null) return;
+        scripts.schedule(master.clientReconfigScript, master.name, leader ? "leader" : "observer", "start",
+                from.announced(announceHostnames), Integer.toString(from.port()), to.announced(announceHostnames),
+                Integer.toString(to.port()));
     }
 
     /** Saves this Sentinel's state into its configuration file (Redis's sentinelFlushConfig). */

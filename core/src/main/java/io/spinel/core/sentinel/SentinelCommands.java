@@ -68,8 +68,7 @@ public final class SentinelCommands {
                 m.flags |= SentinelInstance.FORCE_FAILOVER;
                 r.ok();
             }
-            // scripts are not run by Spinel (docs/COMMANDS.md): none is ever pending
-            case "pending-scripts" -> r.arrayHeader(0);
+            case "pending-scripts" -> s.scripts.reply(r);
             case "monitor" -> monitor(c, s);
             case "flushconfig" -> flushConfigAndReply(c, s);
             case "remove" -> {
@@ -202,6 +201,11 @@ public final class SentinelCommands {
     /** A map reply of bulk strings, numbers as their decimal text (Redis's addReplyBulkLongLong). */
     static void map(Reply r, Map<String, ?> fields) {
         r.mapHeader(fields.size());
+        pairs(r, fields);
+    }
+
+    /** A map's entries without its header (a map with more before them). */
+    static void pairs(Reply r, Map<String, ?> fields) {
         for (Map.Entry<String, ?> e : fields.entrySet()) {
             r.bulk(e.getKey());
             if (e.getValue() instanceof Long v) r.bulkLong(v);
@@ -394,8 +398,8 @@ public final class SentinelCommands {
         sb.append("sentinel_masters:").append(s.masters.size()).append("\r\n");
         sb.append("sentinel_tilt:").append(s.tilt ? 1 : 0).append("\r\n");
         sb.append("sentinel_tilt_since_seconds:").append(s.tilt ? (Sentinel.now() - s.tiltStartTime) / 1000 : -1).append("\r\n");
-        sb.append("sentinel_running_scripts:0\r\n");
-        sb.append("sentinel_scripts_queue_length:0\r\n");
+        sb.append("sentinel_running_scripts:").append(s.scripts.running()).append("\r\n");
+        sb.append("sentinel_scripts_queue_length:").append(s.scripts.queued()).append("\r\n");
         sb.append("sentinel_simulate_failure_flags:").append(s.simulateFailureFlags).append("\r\n");
         int id = 0;
         for (SentinelInstance m : s.masters.values()) {

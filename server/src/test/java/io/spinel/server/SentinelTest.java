@@ -260,6 +260,21 @@ class SentinelTest {
             assertThat(s.callString("INFO", "keyspace")).isEqualTo(r.callString("INFO", "keyspace"));
         }
 
+        // a Sentinel seen under two masters is one link (Redis shares it): link-refcount 2, 1 again after REMOVE
+        for (int port : new int[] {spinel.port(), redisPort}) {
+            assertThat(text(sentinel(port, "MONITOR", "second", "127.0.0.1", Integer.toString(master.port()), "1"))).isEqualTo("OK");
+        }
+        for (int port : new int[] {spinel.port(), redisPort}) {
+            await("the other Sentinel under the second name", 10000, () -> {
+                List<?> others = (List<?>) sentinel(port, "SENTINELS", "second");
+                return others.size() == 1 && "2".equals(field(others.get(0), "link-refcount"));
+            });
+        }
+        for (int port : new int[] {spinel.port(), redisPort}) {
+            assertThat(text(sentinel(port, "REMOVE", "second"))).isEqualTo("OK");
+            assertThat(field(((List<?>) sentinel(port, "SENTINELS", "mymaster")).get(0), "link-refcount")).isEqualTo("1");
+        }
+
         master.kill();
         for (int port : new int[] {spinel.port(), redisPort}) {
             await("the new master", 20000, () -> masterPortSeenBy(port) == replica.port());

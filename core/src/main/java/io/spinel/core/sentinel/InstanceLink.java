@@ -4,10 +4,12 @@ package io.spinel.core.sentinel;
  * The connections to one monitored instance and what failure detection measures on them (Redis's
  * instanceLink): a command connection for PING, INFO, PUBLISH and the failover's commands, and
  * for masters and replicas a pub/sub connection subscribed to the hello channel. Times are in
- * milliseconds. Unlike Redis, links to the same Sentinel are not shared between the masters it
- * monitors with us, so link-refcount is always 1.
+ * milliseconds. The instances of one Sentinel known under several masters share one link (see
+ * {@link Sentinel#shareConnection}).
  */
 final class InstanceLink {
+    /** How many instances use this link (several for a Sentinel known under several masters). */
+    int refcount = 1;
     RespConnection commands;
     RespConnection pubsub;
     /** Either connection is missing: the timer reconnects it. */

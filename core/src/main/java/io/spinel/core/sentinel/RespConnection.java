@@ -59,9 +59,16 @@ final class RespConnection {
     /** This side's address of the socket, once connected (hello messages announce it). */
     private volatile String localIp;
 
-    RespConnection(String host, int port, Executor engine, Listener listener, String name) {
+    /** What the connection is made with: TLS (tls-replication yes) or null, and bind-source-addr or "". */
+    record Options(io.spinel.core.Tls tls, String sourceAddress) {
+    }
+
+    private final Options options;
+
+    RespConnection(String host, int port, Options options, Executor engine, Listener listener, String name) {
         this.host = host;
         this.port = port;
+        this.options = options;
         this.engine = engine;
         this.listener = listener;
         this.reader = new Thread(this::run, name);
@@ -124,11 +131,18 @@ final class RespConnection {
         try {
             socket = s;
             if (closed) return;
+            if (!options.sourceAddress().isEmpty()) s.bind(new InetSocketAddress(options.sourceAddress(), 0));
             s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
             s.setTcpNoDelay(true);
             s.setKeepAlive(true);
             localIp = s.getLocalAddress().getHostAddress();
-            Thread writer = new Thread(() -> write(s), reader.getName() + "-writer");
+            if (options.tls() != null) {
+                s = options.tls().overTls(s, host, port);
+                socket = s;
+                if (closed) return;
+            }
+            Socket connected = s;
+            Thread writer = new Thread(() -> write(connected), reader.getName() + "-writer");
             writer.setDaemon(true);
             writer.start();
             InputStream in = new BufferedInputStream(s.getInputStream(), 16 * 1024);

@@ -117,6 +117,23 @@ public final class Sentinel {
         for (SentinelInstance s : m.sentinels.values()) s.link.closeAll();
     }
 
+    /**
+     * A Sentinel known under several masters is one process: its instances share one link
+     * (Redis's sentinelTryConnectionSharing), so it gets one connection and one PING a second.
+     */
+    void shareConnection(SentinelInstance si) {
+        if (si.runId == null || si.link.refcount > 1) return;
+        for (SentinelInstance m : masters.values()) {
+            if (m == si.master) continue;
+            SentinelInstance match = findByAddrAndRunId(m.sentinels, null, 0, si.runId);
+            if (match == null || match == si) continue;
+            if (--si.link.refcount == 0) si.link.closeAll();
+            si.link = match.link;
+            match.link.refcount++;
+            return;
+        }
+    }
+
     static String randomHex(int n) {
         byte[] b = new byte[n / 2];
         new SecureRandom().nextBytes(b);
@@ -210,7 +227,7 @@ public final class Sentinel {
                     // keep the old address until the name resolves
                 }
             }
-            RespConnection cc = new RespConnection(host, ri.addr.port(), engine::execute,
+            RespConnection cc = new RespConnection(host, ri.addr.port(), connectionOptions(), engine::execute,
                     linkListener(ri), "spinel-sentinel-cmd");
             link.commands = cc;
             link.pendingCommands = 0;
@@ -221,7 +238,7 @@ public final class Sentinel {
             sendPing(ri);
         }
         if (ri.is(SentinelInstance.MASTER | SentinelInstance.SLAVE) && link.pubsub == null) {
-            RespConnection pc = new RespConnection(host, ri.addr.port(), engine::execute,
+            RespConnection pc = new RespConnection(host, ri.addr.port(), connectionOptions(), engine::execute,
                     linkListener(ri), "spinel-sentinel-pubsub");
             link.pubsub = pc;
             link.pubsubConnectedAt = now();
@@ -237,6 +254,12 @@ public final class Sentinel {
             }, ri.command("SUBSCRIBE"), HELLO_CHANNEL);
         }
         if (link.commands != null && (ri.is(SentinelInstance.SENTINEL) || link.pubsub != null)) link.disconnected = false;
+    }
+
+    /** As Redis's Sentinel: TLS with tls-replication yes, from bind-source-addr when set. */
+    private RespConnection.Options connectionOptions() {
+        return new RespConnection.Options(engine.config().getBool("tls-replication") ? engine.tls() : null,
+                engine.config().get("bind-source-addr"));
     }
 
     private RespConnection.Listener linkListener(SentinelInstance ri) {
@@ -315,7 +338,7 @@ public final class Sentinel {
     private void sendPeriodicCommands(SentinelInstance ri) {
         InstanceLink link = ri.link;
         if (link.disconnected) return;
-        if (link.pendingCommands >= MAX_PENDING_COMMANDS) return;
+        if (link.pendingCommands >= MAX_PENDING_COMMANDS * link.refcount) return;
         long now = now();
         long infoPeriod = ri.is(SentinelInstance.SLAVE)
                 && (ri.master.is(SentinelInstance.O_DOWN | SentinelInstance.FAILOVER_IN_PROGRESS) || ri.masterLinkDownTime != 0)
@@ -371,7 +394,9 @@ public final class Sentinel {
             ip = ri.link.commands == null ? null : ri.link.commands.localIp();
             if (ip == null) return false;
         }
-        int port = announcePort != 0 ? announcePort : engine.port();
+        int tlsPort = engine.config().getInt("tls-port");
+        int port = announcePort != 0 ? announcePort
+                : engine.config().getBool("tls-replication") && tlsPort != 0 ? tlsPort : engine.port();
         String payload = ip + "," + port + "," + myId + "," + Long.toUnsignedString(currentEpoch) + ","
                 + master.name + "," + masterAddr.announced(announceHostnames) + "," + masterAddr.port() + ","
                 + Long.toUnsignedString(master.configEpoch);
@@ -418,6 +443,7 @@ public final class Sentinel {
             if (si != null) {
                 if (removed == 0) event(Log.NOTICE, "+sentinel", si, "%@");
                 si.runId = token[2];
+                shareConnection(si);
                 if (removed > 0) updateSentinelAddressInAllMasters(si);
                 flushConfig();
             }
@@ -607,7 +633,7 @@ public final class Sentinel {
         while (it.hasNext()) {
             SentinelInstance ri = it.next();
             if (runId.equals(ri.runId)) {
-                ri.link.closeAll();
+                release(ri);
                 it.remove();
                 removed++;
             }
@@ -618,7 +644,8 @@ public final class Sentinel {
     void release(SentinelInstance ri) {
         for (SentinelInstance s : ri.slaves.values()) release(s);
         for (SentinelInstance s : ri.sentinels.values()) release(s);
-        ri.link.closeAll();
+        // a link shared with the same Sentinel under other masters stays for them
+        if (--ri.link.refcount == 0) ri.link.closeAll();
         if (ri.is(SentinelInstance.SLAVE) && ri.is(SentinelInstance.PROMOTED) && ri.master != null) {
             ri.master.promotedSlave = null;
         }

@@ -158,7 +158,7 @@ public final class SentinelCommands {
         f.put("runid", ri.runId == null ? "" : ri.runId);
         f.put("flags", flags(ri));
         f.put("link-pending-commands", (long) ri.link.pendingCommands);
-        f.put("link-refcount", 1L);
+        f.put("link-refcount", (long) ri.link.refcount);
         if (ri.is(SentinelInstance.FAILOVER_IN_PROGRESS)) f.put("failover-state", ri.failoverState.text);
         f.put("last-ping-sent", ri.link.activePingSent != 0 ? now - ri.link.activePingSent : 0L);
         f.put("last-ok-ping-reply", now - ri.link.lastAvailable);

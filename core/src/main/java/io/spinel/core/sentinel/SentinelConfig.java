@@ -146,6 +146,7 @@ public final class SentinelConfig {
                     SentinelInstance si = sentinel.createInstanceOrThrow(argv.get(4), SentinelInstance.SENTINEL,
                             argv.get(2), Sentinel.atoi(argv.get(3)), ri.quorum, ri);
                     si.runId = argv.get(4);
+                    sentinel.shareConnection(si);
                 } catch (Sentinel.CreateError e) {
                     return e.getMessage();
                 }

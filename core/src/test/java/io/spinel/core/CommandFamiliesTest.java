@@ -43,6 +43,32 @@ class CommandFamiliesTest {
         assertThat(t.spec("get").handler()).isSameAs(t.spec("get").handler());
     }
 
+    /** Sentinel mode's table: Redis 7.0's commands flagged "sentinel", each with a handler, and nothing else. */
+    @Test
+    void sentinelModeServesOnlySentinelsTable() {
+        CommandTable t = new CommandTable();
+        CommandFamilies.registerAll(t);
+        t.retainOnly(CommandFamilies.SENTINEL_COMMANDS);
+        CommandFamilies.registerSentinel(t);
+        List<String> served = new ArrayList<>();
+        for (Command c : t.commands()) {
+            List<Command> runnable = c.isContainer() ? c.subcommands() : List.of(c);
+            for (Command r : runnable) {
+                if (!r.implemented()) continue;
+                assertThat(r.handler()).as(r.name).isNotNull();
+                served.add(r.name);
+            }
+        }
+        assertThat(served).contains("sentinel|masters", "sentinel|is-master-down-by-addr", "sentinel|debug", "publish",
+                "role", "info", "client|kill", "acl|setuser", "hello", "subscribe", "shutdown");
+        assertThat(served).doesNotContain("get", "set", "config|get", "client|no-touch", "client|setinfo", "reset", "select");
+        assertThat(served).hasSize(68); // 11 commands, and the subcommands: ACL 13, CLIENT 16, COMMAND 7, SENTINEL 21
+        // and a data server has no SENTINEL
+        CommandTable normal = new CommandTable();
+        CommandFamilies.registerAll(normal);
+        assertThat(normal.spec("sentinel").implemented()).isFalse();
+    }
+
     @Test
     void aNameWithoutACaseFailsWhenItFirstRuns() {
         CommandTable t = new CommandTable();

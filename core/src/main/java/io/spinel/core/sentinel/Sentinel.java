@@ -809,6 +809,15 @@ public final class Sentinel {
         return false;
     }
 
+    /**
+     * Whether a script is there to run (Redis's access(X_OK)); a relative path is taken from the
+     * "dir" option, where Redis has changed its working directory to.
+     */
+    boolean scriptExecutable(String path) {
+        String dir = engine.config().get("dir");
+        return java.nio.file.Files.isExecutable(dir.isEmpty() ? java.nio.file.Path.of(path) : java.nio.file.Path.of(dir).resolve(path));
+    }
+
     void crash() {
         log.warning("Sentinel CRASH because of SENTINEL simulate-failure");
         crash.run();

@@ -2,7 +2,6 @@ package io.spinel.core.sentinel;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.Locale;
 
 /**
  * An instance's address (Redis's sentinelAddr): the host name as configured or announced, the IP
@@ -80,10 +79,5 @@ record SentinelAddr(String hostname, String ip, int port) {
     String announcedWithPort(boolean announceHostnames) {
         String a = announced(announceHostnames);
         return (a.indexOf(':') >= 0 ? "[" + a + "]" : a) + ":" + port;
-    }
-
-    @Override
-    public String toString() {
-        return hostname.toLowerCase(Locale.ROOT) + ":" + port;
     }
 }

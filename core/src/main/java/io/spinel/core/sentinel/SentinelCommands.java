@@ -7,8 +7,6 @@ import io.spinel.core.command.CommandHandler;
 import io.spinel.core.protocol.Args;
 import io.spinel.core.protocol.Reply;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -409,14 +407,5 @@ public final class SentinelCommands {
                     .append(",slaves=").append(m.slaves.size()).append(",sentinels=").append(m.sentinels.size() + 1)
                     .append("\r\n");
         }
-    }
-
-    /**
-     * Whether a script is there to run (Redis's access(X_OK)); a relative path is taken from the
-     * "dir" option, where Redis has changed its working directory to.
-     */
-    static boolean executable(Sentinel s, String path) {
-        String dir = s.engine.config().get("dir");
-        return Files.isExecutable(dir.isEmpty() ? Path.of(path) : Path.of(dir).resolve(path));
     }
 }

@@ -92,12 +92,12 @@ public final class SentinelConfig {
                 return null;
             case "notification-script/3":
                 if ((ri = master(argv)) == null) return NO_MASTER;
-                if (!SentinelCommands.executable(sentinel, argv.get(2))) return "Notification script seems non existing or non executable.";
+                if (!sentinel.scriptExecutable(argv.get(2))) return "Notification script seems non existing or non executable.";
                 ri.notificationScript = argv.get(2);
                 return null;
             case "client-reconfig-script/3":
                 if ((ri = master(argv)) == null) return NO_MASTER;
-                if (!SentinelCommands.executable(sentinel, argv.get(2))) {
+                if (!sentinel.scriptExecutable(argv.get(2))) {
                     return "Client reconfiguration script seems non existing or non executable.";
                 }
                 ri.clientReconfigScript = argv.get(2);

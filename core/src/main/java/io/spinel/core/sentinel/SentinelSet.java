@@ -47,7 +47,7 @@ final class SentinelSet {
                             throw CommandError.err("Reconfiguration of scripts path is denied for security reasons. Check "
                                     + "the deny-scripts-reconfig configuration directive in your Sentinel configuration");
                         }
-                        if (!value.isEmpty() && !SentinelCommands.executable(s, value)) {
+                        if (!value.isEmpty() && !s.scriptExecutable(value)) {
                             throw CommandError.err(notification ? "Notification script seems non existing or non executable"
                                     : "Client reconfiguration script seems non existing or non executable");
                         }

@@ -71,7 +71,7 @@ final class ProcTitle {
             case "title" -> execName;
             case "listen-addr" -> listening != 0 ? (bind.length > 0 && !bind[0].isEmpty() ? bind[0] : "*") + ":" + listening
                     : "unixsocket:" + unixsocket;
-            case "server-mode" -> engine.cluster() != null ? "[cluster]" : "";
+            case "server-mode" -> engine.cluster() != null ? "[cluster]" : engine.sentinel() != null ? "[sentinel]" : "";
             case "config-file" -> configFile == null || configFile.isEmpty() ? "-" : configFile;
             case "port" -> Integer.toString(port);
             case "tls-port" -> Integer.toString(tlsPort);

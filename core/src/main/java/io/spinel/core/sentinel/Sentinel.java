@@ -51,8 +51,6 @@ public final class Sentinel {
     static final int SIMFAILURE_CRASH_AFTER_ELECTION = 1;
     static final int SIMFAILURE_CRASH_AFTER_PROMOTION = 2;
 
-    /** What exits the process for SENTINEL SIMULATE-FAILURE (Redis exits with 99). */
-    private Runnable crash = () -> Runtime.getRuntime().halt(99);
     private boolean stopped;
 
     /** The periods Redis's SENTINEL DEBUG shows and sets (ms). */
@@ -84,11 +82,6 @@ public final class Sentinel {
     /** The configuration's "sentinel ..." lines, applied in Redis's order; see {@link SentinelConfig}. */
     public SentinelConfig configuration() {
         return config;
-    }
-
-    /** For tests of an embedded sentinel: what SIMULATE-FAILURE's crash does. */
-    public void setCrashHandler(Runnable crash) {
-        this.crash = crash;
     }
 
     /**
@@ -820,7 +813,8 @@ public final class Sentinel {
 
     void crash() {
         log.warning("Sentinel CRASH because of SENTINEL simulate-failure");
-        crash.run();
+        // exits with 99 as Redis (an in-process Sentinel, whose JVM is not its own, throws instead)
+        engine.exitProcess(99);
     }
 
     static int atoi(String s) {

@@ -150,7 +150,8 @@ final class ConnectionCommands {
         }
         if (ver != 0) c.reply().setProtocol((int) ver);
         Reply r = c.reply();
-        r.mapHeader(7);
+        boolean sentinel = c.engine.sentinel() != null;
+        r.mapHeader(sentinel ? 6 : 7); // a Sentinel has no replication role
         r.bulk("server");
         r.bulk("redis");
         r.bulk("version");
@@ -160,9 +161,11 @@ final class ConnectionCommands {
         r.bulk("id");
         r.integer(c.id);
         r.bulk("mode");
-        r.bulk(c.engine.cluster() != null ? "cluster" : "standalone");
-        r.bulk("role");
-        r.bulk(c.engine.replication.isReplica() ? "replica" : "master");
+        r.bulk(sentinel ? "sentinel" : c.engine.cluster() != null ? "cluster" : "standalone");
+        if (!sentinel) {
+            r.bulk("role");
+            r.bulk(c.engine.replication.isReplica() ? "replica" : "master");
+        }
         r.bulk("modules");
         r.emptyArray();
     }

@@ -251,10 +251,13 @@ class SentinelTest {
                     {"SENTINEL", "MONITOR", "mymaster", "127.0.0.1", "1", "1"}, {"SENTINEL", "CONFIG", "SET", "nosuch", "1"},
                     {"SENTINEL", "CKQUORUM", "mymaster"}, {"SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "1", "0", "*"},
                     {"SENTINEL", "MASTERS", "extra"}, {"SENTINEL", "SIMULATE-FAILURE", "HELP"}, {"SENTINEL", "PENDING-SCRIPTS"},
-                    {"GET", "k"}, {"SET", "k", "v"}, {"ROLE"}, {"PUBLISH", "other", "x"}, {"PING"},
+                    {"GET", "k"}, {"SET", "k", "v"}, {"ROLE"}, {"CONFIG", "GET", "port"}, {"SELECT", "0"}, {"PUBLISH", "other", "x"}, {"PING"},
                     {"SENTINEL", "INFO-CACHE", "nosuch"}}) {
                 assertThat(s.callString(cmd)).as(String.join(" ", cmd)).isEqualTo(r.callString(cmd));
             }
+            // HELLO: mode sentinel and no role (the client ids differ, so the fields are compared)
+            assertThat(names(helloFields(s.callString("HELLO", "2")))).isEqualTo(names(helloFields(r.callString("HELLO", "2"))));
+            assertThat(s.callString("HELLO", "2")).contains("$4\r\nmode\r\n$8\r\nsentinel\r\n");
             assertThat(infoFields(s.callString("INFO", "sentinel"))).isEqualTo(infoFields(r.callString("INFO", "sentinel")));
             assertThat(infoSections(s.callString("INFO"))).isEqualTo(infoSections(r.callString("INFO")));
             assertThat(s.callString("INFO", "keyspace")).isEqualTo(r.callString("INFO", "keyspace"));
@@ -289,6 +292,21 @@ class SentinelTest {
         List<String> out = new ArrayList<>();
         for (String line : info.split("\r\n")) {
             if (line.contains(":") || line.startsWith("#")) out.add(line);
+        }
+        return out;
+    }
+
+    /** A raw RESP2 HELLO reply's flat array, its elements' lines (names at even places). */
+    private static List<Object> helloFields(String raw) {
+        List<Object> out = new ArrayList<>();
+        String[] lines = raw.split("\r\n");
+        for (int i = 1; i < lines.length; i++) {
+            if (lines[i].startsWith("$")) out.add(lines[++i]);
+            else if (lines[i].startsWith(":")) out.add(lines[i].substring(1));
+            else if (lines[i].startsWith("*")) {
+                out.add("array");
+                i += Integer.parseInt(lines[i].substring(1)) * 2; // (the modules list: empty on both)
+            }
         }
         return out;
     }

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * the engine's thread, which owns this state as it owns the data set; the connections to the
  * instances ({@link RespConnection}) hand their replies back to it.
  *
- * <p>The failover itself is in {@link SentinelFailover}, the configuration lines in
- * {@link SentinelConfig}, the SENTINEL command in {@link SentinelCommands}.
+ * <p>The failover itself is in {@link SentinelFailover}, hello messages in {@link SentinelHello},
+ * what INFO replies say in {@link SentinelInfo}, scripts in {@link SentinelScripts}, the
+ * configuration lines in {@link SentinelConfig}, the SENTINEL command in {@link SentinelCommands}.
  */
 public final class Sentinel {
     static final String HELLO_CHANNEL = "__sentinel__:hello";
@@ -33,6 +34,7 @@ public final class Sentinel {
     final SentinelFailover failover = new SentinelFailover(this);
     final SentinelConfig config = new SentinelConfig(this);
     final SentinelScripts scripts = new SentinelScripts(this);
+    final SentinelHello hello = new SentinelHello(this);
 
     String myId = "";
     long currentEpoch;
@@ -259,7 +261,7 @@ public final class Sentinel {
         return new RespConnection.Listener() {
             @Override
             public void pushed(RespConnection connection, Object message) {
-                if (connection == ri.link.pubsub) receiveHello(ri, message);
+                if (connection == ri.link.pubsub) hello.receive(ri, message);
             }
 
             @Override
@@ -343,7 +345,7 @@ public final class Sentinel {
             }, ri.command("INFO"));
         }
         if (now - link.lastPong > pingPeriod && now - link.lastPingSent > pingPeriod / 2) sendPing(ri);
-        if (now - ri.lastPublished > timing.publishPeriod) sendHello(ri);
+        if (now - ri.lastPublished > timing.publishPeriod) hello.send(ri);
     }
 
     void sendPing(SentinelInstance ri) {
@@ -369,120 +371,6 @@ public final class Sentinel {
             }
         }
         link.lastPong = now();
-    }
-
-    // ---- hello messages -------------------------------------------------------------------------
-
-    /**
-     * Announces this Sentinel and its view of the master on the instance (a master, a replica,
-     * or another Sentinel, whose PUBLISH takes it): "ip,port,runid,current_epoch,master_name,
-     * master_ip,master_port,master_config_epoch".
-     */
-    boolean sendHello(SentinelInstance ri) {
-        SentinelInstance master = ri.is(SentinelInstance.MASTER) ? ri : ri.master;
-        SentinelAddr masterAddr = currentMasterAddress(master);
-        if (ri.link.disconnected) return false;
-        String ip = announceIp;
-        if (ip == null) {
-            ip = ri.link.commands == null ? null : ri.link.commands.localIp();
-            if (ip == null) return false;
-        }
-        int tlsPort = engine.config().getInt("tls-port");
-        int port = announcePort != 0 ? announcePort
-                : engine.config().getBool("tls-replication") && tlsPort != 0 ? tlsPort : engine.port();
-        String payload = ip + "," + port + "," + myId + "," + Long.toUnsignedString(currentEpoch) + ","
-                + master.name + "," + masterAddr.announced(announceHostnames) + "," + masterAddr.port() + ","
-                + Long.toUnsignedString(master.configEpoch);
-        return send(ri, reply -> {
-            if (!(reply instanceof RespConnection.Error)) ri.lastPublished = now();
-        }, ri.command("PUBLISH"), HELLO_CHANNEL, payload);
-    }
-
-    private void receiveHello(SentinelInstance ri, Object message) {
-        ri.link.pubsubLastActivity = now();
-        if (!(message instanceof List<?> l) || l.size() != 3 || !"message".equals(l.get(0))
-                || !(l.get(2) instanceof String hello)) {
-            return;
-        }
-        if (hello.contains(myId)) return; // our own
-        processHello(hello);
-    }
-
-    /** A hello message, from a master's or replica's channel or PUBLISHed to us by another Sentinel. */
-    void processHello(String hello) {
-        String[] token = hello.split(",", -1);
-        if (token.length != 8) return;
-        SentinelInstance master = masters.get(token[4]);
-        if (master == null) return;
-        int port = atoi(token[1]);
-        int masterPort = atoi(token[6]);
-        long helloEpoch = parseUnsigned(token[3]);
-        long masterConfigEpoch = parseUnsigned(token[7]);
-        SentinelInstance si = findByAddrAndRunId(master.sentinels, token[0], port, token[2]);
-        if (si == null) {
-            int removed = removeSentinel(master, token[2]);
-            if (removed > 0) {
-                event(Log.NOTICE, "+sentinel-address-switch", master, "%@ ip " + token[0] + " port " + port
-                        + " for " + token[2]);
-            } else {
-                SentinelInstance other = findByAddrAndRunId(master.sentinels, token[0], port, null);
-                if (other != null) {
-                    event(Log.NOTICE, "+sentinel-invalid-addr", other, "%@");
-                    String obsolete = other.runId;
-                    for (SentinelInstance m : masters.values()) removeSentinel(m, obsolete);
-                }
-            }
-            si = createInstance(token[2], SentinelInstance.SENTINEL, token[0], port, master.quorum, master);
-            if (si != null) {
-                if (removed == 0) event(Log.NOTICE, "+sentinel", si, "%@");
-                si.runId = token[2];
-                shareConnection(si);
-                if (removed > 0) updateSentinelAddressInAllMasters(si);
-                flushConfig();
-            }
-        }
-        if (Long.compareUnsigned(helloEpoch, currentEpoch) > 0) {
-            currentEpoch = helloEpoch;
-            flushConfig();
-            event(Log.WARNING, "+new-epoch", master, Long.toUnsignedString(currentEpoch));
-        }
-        if (si != null && Long.compareUnsigned(master.configEpoch, masterConfigEpoch) < 0) {
-            master.configEpoch = masterConfigEpoch;
-            if (masterPort != master.addr.port() || !master.addr.matchesHost(token[5], resolveHostnames)) {
-                event(Log.WARNING, "+config-update-from", si, "%@");
-                event(Log.WARNING, "+switch-master", master, master.name + " "
-                        + master.addr.announced(announceHostnames) + " " + master.addr.port() + " " + token[5]
-                        + " " + masterPort);
-                SentinelAddr oldAddr = master.addr;
-                if (resetMasterAndChangeAddress(master, token[5], masterPort)) {
-                    callClientReconfigScript(master, false, oldAddr, master.addr);
-                }
-            }
-        }
-        if (si != null) si.lastHello = now();
-    }
-
-    private void updateSentinelAddressInAllMasters(SentinelInstance ri) {
-        int reconfigured = 0;
-        for (SentinelInstance m : masters.values()) {
-            SentinelInstance match = findByAddrAndRunId(m.sentinels, null, 0, ri.runId);
-            if (match == null) continue;
-            match.link.closeAll();
-            if (match == ri) continue;
-            match.addr = ri.addr;
-            reconfigured++;
-        }
-        if (reconfigured > 0) {
-            event(Log.NOTICE, "+sentinel-address-update", ri, "%@ " + reconfigured + " additional matching instances");
-        }
-    }
-
-    /** Makes the next timer run send hello messages for this master everywhere (a new configuration). */
-    void forceHelloUpdate(SentinelInstance master) {
-        long back = timing.publishPeriod + 1;
-        if (master.lastPublished >= back) master.lastPublished -= back;
-        for (SentinelInstance s : master.sentinels.values()) if (s.lastPublished >= back) s.lastPublished -= back;
-        for (SentinelInstance s : master.slaves.values()) if (s.lastPublished >= back) s.lastPublished -= back;
     }
 
     // ---- failure detection ----------------------------------------------------------------------
@@ -619,7 +507,7 @@ public final class Sentinel {
         return null;
     }
 
-    private int removeSentinel(SentinelInstance master, String runId) {
+    int removeSentinel(SentinelInstance master, String runId) {
         if (runId == null) return 0;
         int removed = 0;
         var it = master.sentinels.values().iterator();

@@ -376,7 +376,7 @@ public final class SentinelCommands {
         if (!c.args().string(1).equals(Sentinel.HELLO_CHANNEL)) {
             throw CommandError.err("Only HELLO messages are accepted by Sentinel instances.");
         }
-        sentinelOf(c).processHello(c.args().string(2));
+        sentinelOf(c).hello.process(c.args().string(2));
         c.reply().integer(1);
     }
 

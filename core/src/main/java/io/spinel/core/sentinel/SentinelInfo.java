@@ -122,7 +122,7 @@ final class SentinelInfo {
                 if ((sentinel.simulateFailureFlags & Sentinel.SIMFAILURE_CRASH_AFTER_PROMOTION) != 0) sentinel.crash();
                 sentinel.event(Log.WARNING, "+failover-state-reconf-slaves", master, "%@");
                 sentinel.callClientReconfigScript(master, true, master.addr, ri.addr);
-                sentinel.forceHelloUpdate(master);
+                sentinel.hello.forceUpdate(master);
             } else {
                 // a replica turned master by someone else: after a while without news of a
                 // failover, make it a replica again

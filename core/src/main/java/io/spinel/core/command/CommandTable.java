@@ -448,9 +448,24 @@ public final class CommandTable {
         return SPECS[id].parent;
     }
 
-    /** The ACL ids of the top-level commands, in name order. */
+    /**
+     * The ACL ids of the top-level commands, in name order: the categories' view (ACL CAT,
+     * +@category, the rules ACL GETUSER writes). SENTINEL, which a data server's table does not
+     * have, is left out, so that a data server's categories are Redis's; a Sentinel grants it by
+     * name or with +@all.
+     */
     public static int[] aclTopLevel() {
-        return TOP_LEVEL.clone();
+        return ACL_TOP_LEVEL.clone();
+    }
+
+    private static final int[] ACL_TOP_LEVEL = withoutSentinel(TOP_LEVEL);
+
+    // (a plain loop: a stream here is a class spun at every first start)
+    private static int[] withoutSentinel(int[] ids) {
+        int n = 0;
+        int[] out = new int[ids.length];
+        for (int i : ids) if (!SPECS[i].group.equals("sentinel")) out[n++] = i;
+        return Arrays.copyOf(out, n);
     }
 
     /** The ACL id of a command by its full lower-case name ("config|get"), or -1. */

@@ -324,7 +324,7 @@ class SentinelTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> SpinelServer.builder().sentinel(conf).randomPort().start())
                 .hasMessageContaining("Reading the configuration file, at line 1")
                 .hasMessageContaining("No such master with specified name.");
-        Files.writeString(conf, "sentinel monitor m 127.0.0.1 6379 0\n");
+        Files.writeString(conf, "sentinel monitor m 127.0.0.1 1 0\n");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> SpinelServer.builder().sentinel(conf).randomPort().start())
                 .hasMessageContaining("Quorum must be 1 or greater.");
         // (Redis reads the masters after the global lines: this order works)

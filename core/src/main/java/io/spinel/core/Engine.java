@@ -803,7 +803,10 @@ public final class Engine {
         this.loadingPoller = poller;
     }
 
-    /** Turned on by the start-up load around its loading (DEBUG RELOAD, inside a command, never serves). */
+    /**
+     * Turned on around a load that runs outside any command (at start, a replica's load, DEBUG
+     * RELOAD and LOADAOF run after their command: {@link io.spinel.core.persist.Persistence#debugLoad}).
+     */
     public void setPollingWhileLoading(boolean on) {
         pollingWhileLoading = on && loadingPoller != null;
         lastLoadingPoll = System.nanoTime();
@@ -814,6 +817,19 @@ public final class Engine {
      * {@link #LOADING_POLL_NANOS}, serves what the clients sent meanwhile (see {@link #loadingPoller}).
      */
     public void processEventsWhileLoading() {
+        pollWhileLoading(true);
+    }
+
+    /**
+     * Called by a slow script that the load replays (from the AOF), at every step of its hook once
+     * past the busy threshold: as {@link #processEventsWhileLoading}, but one poll only, since
+     * the script that is busy is the caller (Redis's scriptInterrupt while loading).
+     */
+    public void processEventsFromLoadingScript() {
+        pollWhileLoading(false);
+    }
+
+    private void pollWhileLoading(boolean waitForSlowScript) {
         if (!pollingWhileLoading) return;
         long now = System.nanoTime();
         if (now - lastLoadingPoll < LOADING_POLL_NANOS) return;
@@ -826,13 +842,62 @@ public final class Engine {
                 flushPending();
                 // a slow script (a client's, during an async load) yields in slices queued on the
                 // loop: the load waits for its end, as Redis's runs below the script's call
-            } while (busyError != null && !shutdownWhileLoading && !shutdown.signalled());
+            } while (waitForSlowScript && busyError != null && !shutdownWhileLoading && !shutdown.signalled());
         } finally {
             pollingWhileLoading = true;
         }
         // SHUTDOWN from a client served here, or (a replica's load once running) SIGTERM/SIGINT,
         // whose cron cannot run before the load ends: Redis's whileBlockedCron exits there
         if (shutdownWhileLoading || shutdown.signalled()) throw new io.spinel.core.persist.ShutdownWhileLoading();
+    }
+
+    /** A DEBUG RELOAD or LOADAOF runs after its command (see {@link #loadAfterCommand}). */
+    private boolean loadingAfterCommand;
+
+    boolean loadingAfterCommand() {
+        return loadingAfterCommand;
+    }
+
+    /**
+     * DEBUG RELOAD and DEBUG LOADAOF from a connection (not inside a transaction): the command
+     * returns with the data set marked loading and its client's input held, and the load runs
+     * right after as a task of its own on the loop, where its polls serve the other clients as at
+     * start (-LOADING for most commands), as Redis's load serves them from processEventsWhileBlocked
+     * with the DEBUG client protected. The master's stream waits (it would write keys the load
+     * brings too); clients blocked on keys are served at the end, when the client gets its reply.
+     * Inside a command the load could not serve anyone: the engine runs one command at a time.
+     *
+     * @param load the load, on the loop; returns null or the error to reply
+     */
+    public void loadAfterCommand(Client c, java.util.function.Supplier<String> load) {
+        keyspace.setLoading(true);
+        loadingAfterCommand = true;
+        c.pauseInput();
+        loop.execute(() -> {
+            String error = null;
+            boolean shutdownAsked = false;
+            setPollingWhileLoading(true);
+            try {
+                error = load.get();
+            } catch (io.spinel.core.persist.ShutdownWhileLoading e) {
+                shutdownAsked = true;
+            } finally {
+                setPollingWhileLoading(false);
+                keyspace.setLoading(false);
+                loadingAfterCommand = false;
+            }
+            if (shutdownAsked) {
+                // SHUTDOWN or a signal served during the load: stop without saving the half-loaded
+                // data set, as after a replica's load (Redis's whileBlockedCron)
+                shutdownHandler.shutdown(false, true, true, false);
+                return;
+            }
+            if (error != null) c.error(error);
+            else c.reply.ok();
+            if (busyError == null && blocking.hasReady()) blocking.serveReady();
+            replication.releaseHeldCommands();
+            c.resumeInput();
+        });
     }
 
     /** SHUTDOWN while loading: the load stops at once, nothing is saved (see {@link io.spinel.core.persist.ShutdownWhileLoading}). */
@@ -1504,7 +1569,8 @@ public final class Engine {
             // after propagation and the slow log, which may still read a SET's or MSET's native values
             keyspace.bigValues().release();
             tracking.flushPendingForCurrent(c);
-            if (busyError == null && blocking.hasReady()) {
+            // (not from a command served during a load: the clients blocked on keys wait for its end)
+            if (busyError == null && blocking.hasReady() && !keyspace.isLoading()) {
                 blocking.serveReady();
                 end = 0; // other clients' commands ran since: the next command reads the clock
             }

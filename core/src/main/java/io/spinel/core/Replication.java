@@ -1333,7 +1333,9 @@ final class Replication implements Engine.PropagationListener {
         Keyspace ks = engine.keyspace();
         for (int i = 0; i < commands.size(); i++) {
             byte[][] argv = commands.get(i);
-            if (!heldCommands.isEmpty() || heldByPause(argv)) {
+            // (and while a DEBUG RELOAD or LOADAOF loads, serving clients: the load would meet
+            // the keys the master's commands wrote, see Engine#afterLoadServingClients)
+            if (!heldCommands.isEmpty() || heldByPause(argv) || engine.loadingAfterCommand()) {
                 heldCommands.add(argv);
                 heldRaw.add(raw.get(i));
                 heldBytes += raw.get(i).length;
@@ -1366,6 +1368,11 @@ final class Replication implements Engine.PropagationListener {
     /** Whether commands of the master wait for a pause to end. */
     boolean holdsMasterCommands() {
         return !heldCommands.isEmpty();
+    }
+
+    /** A load that served clients ended: the master's commands held meanwhile run in order. */
+    void releaseHeldCommands() {
+        pauseEnded();
     }
 
     /** A pause ended or became milder: the master's held commands run in order (until one is held again). */

@@ -456,9 +456,7 @@ final class ServerCommands {
         } else if (a.is(1, "protocol") && a.count() == 3) {
             debugProtocol(c, a.string(2).toLowerCase(java.util.Locale.ROOT));
         } else if (a.is(1, "loadaof") && a.count() == 2) {
-            String err = c.engine.persistence().debugLoadAof();
-            if (err != null) throw new CommandError(err);
-            r.ok();
+            debugLoad(c, c.engine.persistence()::debugLoadAof);
         } else if (a.is(1, "reload")) {
             boolean save = true, flush = true, merge = false;
             for (int j = 2; j < a.count(); j++) {
@@ -467,9 +465,10 @@ final class ServerCommands {
                 else if (a.is(j, "nosave")) save = false;
                 else throw CommandError.err("DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
             }
-            String err = c.engine.persistence().debugReload(save, flush, merge);
-            if (err != null) throw new CommandError(err);
-            r.ok();
+            // Redis saves before the load begins, serving no one meanwhile
+            if (save && !c.engine.persistence().saveNow()) throw new CommandError("ERR");
+            boolean flushFirst = flush, replace = merge;
+            debugLoad(c, () -> c.engine.persistence().debugReload(flushFirst, replace));
         } else if (a.is(1, "populate") && a.count() >= 3 && a.count() <= 5) {
             long keys = positiveArg(c, 2);
             long valueSize = a.count() == 5 ? positiveArg(c, 4) : 0;
@@ -619,6 +618,21 @@ final class ServerCommands {
      * propagation, no dirty count; watchers of the keys see them modified. Redis formats both
      * into a 128-byte buffer: a longer key is cut to 127 bytes.
      */
+    /**
+     * DEBUG RELOAD's and LOADAOF's load (null or the error to reply): from a client's own command
+     * it runs after the command, serving the other clients meanwhile (Engine#loadAfterCommand);
+     * inside a transaction, or from a client without a connection, within the command.
+     */
+    private static void debugLoad(Client c, java.util.function.Supplier<String> load) {
+        if (c.engine.isNestedCall() || c.mustObey()) {
+            String err = load.get();
+            if (err != null) throw new CommandError(err);
+            c.reply().ok();
+            return;
+        }
+        c.engine.loadAfterCommand(c, load);
+    }
+
     private static void debugPopulate(Client c, long keys, byte[] prefixBytes, long valueSize) {
         io.spinel.core.keyspace.Db db = c.db();
         db.reserve(keys, 0);

@@ -268,6 +268,37 @@ class ReplicaTest {
         }
     }
 
+    /**
+     * DEBUG RELOAD on a replica serves its clients while it loads; the master's writes that
+     * arrive meanwhile wait for the load's end (applied to a half-loaded data set, they would
+     * meet the keys the load still brings) and then run in order.
+     */
+    @Test
+    void aReplicaHoldsItsMastersWritesWhileDebugReloadLoads() throws Exception {
+        RedisServerProcess master = redis();
+        SpinelServer s = spinel();
+        try (RawClient m = new RawClient(master.port()); RawClient c = new RawClient(s.port());
+             RawClient other = new RawClient(s.port())) {
+            for (int i = 0; i < 200; i++) m.call("SET", "key:" + i, "old:" + i);
+            assertThat(c.callString("REPLICAOF", "127.0.0.1", Integer.toString(master.port()))).isEqualTo("+OK\r\n");
+            awaitInSync(s.port());
+            assertReplicated(master.port(), 1, s.port());
+            c.call("CONFIG", "SET", "key-load-delay", "5000"); // 1 s
+            c.send(List.of("DEBUG".getBytes(StandardCharsets.US_ASCII), "RELOAD".getBytes(StandardCharsets.US_ASCII)));
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (!other.callString("PING").startsWith("-LOADING")) {
+                assertThat(System.currentTimeMillis()).isLessThan(deadline);
+                Thread.sleep(2);
+            }
+            for (int i = 0; i < 200; i++) m.call("SET", "key:" + i, "new:" + i);
+            assertThat(other.callString("PING")).startsWith("-LOADING");
+            assertThat(c.callString("PING")).isEqualTo("+OK\r\n"); // (the reply to DEBUG RELOAD, then PING's)
+            assertThat(new String(c.readReply(), StandardCharsets.US_ASCII)).isEqualTo("+PONG\r\n");
+            assertReplicated(master.port(), 1, s.port());
+            assertThat(c.callString("GET", "key:7")).isEqualTo("$5\r\nnew:7\r\n");
+        }
+    }
+
     @Test
     void chainedBetweenRedisServersThenPromoted() throws Exception {
         RedisServerProcess master = redis();

@@ -598,18 +598,21 @@ public final class Persistence {
     // ---- DEBUG RELOAD ---------------------------------------------------------------------------
 
     /**
-     * DEBUG RELOAD on the executor: saves the RDB file (unless {@code save} is false), empties the
-     * databases and the function libraries (unless {@code flush} is false), then loads the file
-     * back. With {@code merge}, loaded keys and libraries replace those of the same name; without
-     * it a name already taken fails the load. Returns null, or the error to reply.
+     * DEBUG RELOAD's load, on the executor, after its command saved the RDB file (NOSAVE aside):
+     * empties the databases and the function libraries (unless {@code flush} is false), then loads
+     * the file back. With {@code merge}, loaded keys and libraries replace those of the same name;
+     * without it a name already taken fails the load. Returns null, or the error to reply.
+     *
+     * @throws ShutdownWhileLoading SHUTDOWN or a signal came while clients were served during the load
      */
-    public String debugReload(boolean save, boolean flush, boolean merge) {
-        if (save && !saveNow()) return "ERR";
+    public String debugReload(boolean flush, boolean merge) {
         if (flush) emptyDataSet();
         Path p = rdbPath();
         engine.keyspace().setLoading(true);
         try {
             loadRdb(p, Files.size(p), merge);
+        } catch (ShutdownWhileLoading e) {
+            throw e;
         } catch (IOException | RuntimeException e) {
             log.warning("Failed loading the RDB file " + p + " for DEBUG RELOAD: "
                     + (e instanceof java.io.UncheckedIOException ? e.getCause().getMessage() : e.getMessage()));
@@ -627,6 +630,8 @@ public final class Persistence {
      * appendonly no, the files a BGREWRITEAOF wrote. Returns null, or the error to reply. Redis
      * exits when there is no AOF to load or it cannot be loaded; Spinel refuses without AOF
      * files and reports a failed load.
+     *
+     * @throws ShutdownWhileLoading SHUTDOWN or a signal came while clients were served during the load
      */
     public String debugLoadAof() {
         if (aof.enabled()) aof.flush(true);
@@ -635,6 +640,8 @@ public final class Persistence {
         engine.keyspace().setLoading(true);
         try {
             engine.withoutPropagation(aof::load);
+        } catch (ShutdownWhileLoading e) {
+            throw e;
         } catch (RuntimeException e) {
             log.warning("Failed loading the AOF for DEBUG LOADAOF: " + e.getMessage());
             return "ERR Error trying to load the AOF files";
@@ -688,7 +695,7 @@ public final class Persistence {
     }
 
     /** A synchronous save of the RDB file (SAVE, FLUSHALL, shutdown). Returns whether it worked. */
-    boolean saveNow() {
+    public boolean saveNow() {
         Path temp = saveTempFile();
         FileSink sink = null;
         Snapshot s = null;

@@ -25,6 +25,11 @@ final class RunContext {
     boolean killed;
     /** Where propagation of the script's effects would go (redis.set_repl). */
     int replFlags = PROPAGATE_AOF | PROPAGATE_REPL;
+    /**
+     * Replayed by a load (from the AOF) that serves clients: once timed out, the script lets the
+     * load's poll serve them from its hook instead of yielding (it cannot: the load needs its end).
+     */
+    boolean pollsLoad;
     /** Start of the current time slice while timed out. */
     long sliceStart;
     /** The caller was out of memory when the script started (denies deny-oom commands). */

@@ -176,9 +176,11 @@ public final class Scripting {
         boolean debugging = debugger.debugging(ctx);
         L.setHook(debugging ? debugger.countHook : busyHook, HOOK_PERIOD);
         if (debugging) L.setLineHook(debugger);
-        // (a script replayed from the AOF at start runs to its end: the loader goes on with the
-        // next command as soon as this call returns, and there are no clients to serve meanwhile)
-        L.setSuspendable(!engine.isNestedCall() && !engine.keyspace().isLoading());
+        // (a script replayed from the AOF runs to its end: the loader goes on with the next
+        // command as soon as this call returns; once slow, its hook serves the clients instead)
+        boolean loading = engine.keyspace().isLoading();
+        L.setSuspendable(!engine.isNestedCall() && !loading);
+        ctx.pollsLoad = loading;
         int status;
         try {
             status = L.start(fn, args);
@@ -270,6 +272,17 @@ public final class Scripting {
                 engine.setBusy(ctx.evalMode ? SLOW_EVAL : SLOW_SCRIPT);
                 ctx.sliceStart = now;
                 return true;
+            }
+            return false;
+        }
+        if (ctx.pollsLoad) {
+            // as Redis's scriptInterrupt while loading: the clients get -LOADING meanwhile
+            engine.processEventsFromLoadingScript();
+            if (engine.shutdownWhileLoadingAsked()) {
+                // SHUTDOWN came meanwhile: nothing of this load will be kept, the loader stops at its next poll
+                LuaError e = LuaError.value(LuaResp.errorTable("Script killed by a shutdown while loading"));
+                e.setUncatchable();
+                throw e;
             }
             return false;
         }

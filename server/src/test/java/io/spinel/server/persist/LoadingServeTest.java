@@ -105,6 +105,102 @@ class LoadingServeTest {
         assertThat(java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb"))).isEqualTo(saved);
     }
 
+    /**
+     * DEBUG RELOAD serves the other clients while it loads, as Redis does: -LOADING for PING,
+     * INFO's loading:1; its own client's next command waits for the reply, and the data set is
+     * whole when it comes.
+     */
+    @Test
+    void debugReloadServesOtherClientsWhileItLoads(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = PersistTesting.spinel(dir, "enable-debug-command", "yes");
+             RawClient c = new RawClient(s.port()); RawClient other = new RawClient(s.port())) {
+            for (int i = 0; i < KEYS; i++) c.call("SET", "key:" + i, "value:" + i);
+            c.call("CONFIG", "SET", "key-load-delay", "5000"); // 5 ms a key: 1.5 s
+            long t0 = System.nanoTime();
+            // the command and one pipelined behind it, whose answer must see the loaded data
+            c.sendRaw(PersistTesting.resp("DEBUG", "RELOAD") + PersistTesting.resp("DBSIZE"));
+            awaitLoadingReply(other);
+            assertThat(info(other, "loading")).isEqualTo("1");
+            assertThat(other.callString("GET", "key:1")).startsWith("-LOADING");
+            assertThat(new String(c.readReply(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+            assertThat(System.nanoTime() - t0).isGreaterThan(TimeUnit.MILLISECONDS.toNanos(1000));
+            assertThat(new String(c.readReply(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo(":" + KEYS + "\r\n");
+            assertThat(other.callString("PING")).isEqualTo("+PONG\r\n");
+            assertThat(info(other, "loading")).isEqualTo("0");
+            assertThat(other.callString("GET", "key:7")).isEqualTo("$7\r\nvalue:7\r\n");
+            // inside a transaction the load runs within EXEC (no one could be served there)
+            c.call("CONFIG", "SET", "key-load-delay", "0");
+            assertThat(c.callString("MULTI")).isEqualTo("+OK\r\n");
+            c.call("DEBUG", "RELOAD");
+            c.call("DBSIZE");
+            assertThat(c.callString("EXEC")).isEqualTo("*2\r\n+OK\r\n:" + KEYS + "\r\n");
+        }
+    }
+
+    /** SHUTDOWN from a client served during DEBUG RELOAD stops the server at once, saving nothing. */
+    @Test
+    void shutdownDuringDebugReloadStopsTheServerSavingNothing(@TempDir Path dir) throws Exception {
+        try (SpinelServer s = PersistTesting.spinel(dir, "enable-debug-command", "yes", "save", "3600 1");
+             RawClient c = new RawClient(s.port()); RawClient other = new RawClient(s.port())) {
+            for (int i = 0; i < KEYS; i++) c.call("SET", "key:" + i, "value:" + i);
+            c.call("CONFIG", "SET", "key-load-delay", "10000"); // 3 s
+            long t0 = System.nanoTime();
+            c.send(java.util.List.of("DEBUG".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                    "RELOAD".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            awaitLoadingReply(other);
+            byte[] saved = java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb"));
+            other.send(java.util.List.of("SHUTDOWN".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            assertThat(other.isClosedByPeer()).isTrue();
+            assertThat(c.isClosedByPeer()).isTrue();
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.MILLISECONDS.toNanos(2500));
+            assertThat(java.nio.file.Files.readAllBytes(dir.resolve("dump.rdb"))).isEqualTo(saved);
+            assertThatThrownBy(() -> new RawClient(s.port())).isInstanceOf(java.io.IOException.class);
+        }
+    }
+
+    /**
+     * A slow script in the AOF that DEBUG LOADAOF replays serves the other clients from its hook
+     * once past lua-time-limit (Redis's integration/aof "EVAL timeout with slow verbatim Lua
+     * script from AOF"): they get -LOADING, the log says so, and the script's write is there.
+     */
+    @Test
+    void slowScriptReplayedByDebugLoadAofLetsClientsInWithLoading(@TempDir Path dir) throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        try (SpinelServer s = PersistTesting.spinelLogging(log, dir, "enable-debug-command", "yes",
+                "appendonly", "yes", "aof-use-rdb-preamble", "no", "lua-time-limit", "1");
+             RawClient c = new RawClient(s.port()); RawClient other = new RawClient(s.port())) {
+            c.call("SET", "before", "1");
+            Path aofDir = dir.resolve("appendonlydir");
+            Path incr;
+            try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(aofDir)) {
+                incr = files.filter(f -> f.getFileName().toString().endsWith(".incr.aof")).findFirst().orElseThrow();
+            }
+            java.nio.file.Files.writeString(incr, PersistTesting.resp("EVAL",
+                    "redis.call('set',KEYS[1],'y'); for i=1,3000000 do redis.call('ping') end return 'ok'", "1", "x"),
+                    java.nio.file.StandardOpenOption.APPEND);
+            c.send(java.util.List.of("DEBUG".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                    "LOADAOF".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            awaitLoadingReply(other);
+            assertThat(other.callString("PING")).startsWith("-LOADING");
+            c.setTimeout(60_000);
+            assertThat(new String(c.readReply(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("+OK\r\n");
+            assertThat(log.toString()).contains("Slow script detected");
+            assertThat(other.callString("GET", "x")).isEqualTo("$1\r\ny\r\n");
+            assertThat(other.callString("GET", "before")).isEqualTo("$1\r\n1\r\n");
+        }
+    }
+
+    /** Sends PING until the reply is -LOADING (the load has begun), for at most 10 s. */
+    private static void awaitLoadingReply(RawClient c) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (true) {
+            String reply = c.callString("PING");
+            if (reply.startsWith("-LOADING")) return;
+            if (System.currentTimeMillis() > deadline) throw new AssertionError("never loading, last reply " + reply);
+            Thread.sleep(2);
+        }
+    }
+
     /** Connects as soon as the port listens (the server starting on another thread). */
     private static RawClient connect(int port) throws Exception {
         long deadline = System.currentTimeMillis() + 20_000;

@@ -873,6 +873,7 @@ public final class Engine {
         keyspace.setLoading(true);
         loadingAfterCommand = true;
         c.pauseInput();
+        boolean replyOff = c.replyMode != 0; // CLIENT REPLY OFF or SKIP, as the command ran
         loop.execute(() -> {
             String error = null;
             boolean shutdownAsked = false;
@@ -892,11 +893,19 @@ public final class Engine {
                 shutdownHandler.shutdown(false, true, true, false);
                 return;
             }
-            if (error != null) c.error(error);
-            else c.reply.ok();
+            // what the end of a command does with what it changed (see call)
+            keyspace.settle();
+            keyspace.bigValues().release(); // the values the flush dropped
+            if (!c.closed) {
+                if (replyOff) c.reply.startDiscarding();
+                if (error != null) c.error(error);
+                else c.reply.ok();
+                if (replyOff) c.reply.stopDiscarding();
+            }
             if (busyError == null && blocking.hasReady()) blocking.serveReady();
             replication.releaseHeldCommands();
-            c.resumeInput();
+            if (!c.closed) c.resumeInput();
+            flushPending();
         });
     }
 

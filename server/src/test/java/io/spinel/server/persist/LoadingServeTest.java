@@ -134,6 +134,9 @@ class LoadingServeTest {
             c.call("DEBUG", "RELOAD");
             c.call("DBSIZE");
             assertThat(c.callString("EXEC")).isEqualTo("*2\r\n+OK\r\n:" + KEYS + "\r\n");
+            // CLIENT REPLY SKIP covers the reply that comes after the load
+            c.sendRaw(PersistTesting.resp("CLIENT", "REPLY", "SKIP") + PersistTesting.resp("DEBUG", "RELOAD"));
+            assertThat(c.callString("PING")).isEqualTo("+PONG\r\n");
         }
     }
 

@@ -805,7 +805,7 @@ public final class Engine {
 
     /**
      * Turned on around a load that runs outside any command (at start, a replica's load, DEBUG
-     * RELOAD and LOADAOF run after their command: {@link io.spinel.core.persist.Persistence#debugLoad}).
+     * RELOAD and LOADAOF run after their command: {@link #loadAfterCommand}).
      */
     public void setPollingWhileLoading(boolean on) {
         pollingWhileLoading = on && loadingPoller != null;

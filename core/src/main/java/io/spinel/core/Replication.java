@@ -1334,7 +1334,7 @@ final class Replication implements Engine.PropagationListener {
         for (int i = 0; i < commands.size(); i++) {
             byte[][] argv = commands.get(i);
             // (and while a DEBUG RELOAD or LOADAOF loads, serving clients: the load would meet
-            // the keys the master's commands wrote, see Engine#afterLoadServingClients)
+            // the keys the master's commands wrote, see Engine#loadAfterCommand)
             if (!heldCommands.isEmpty() || heldByPause(argv) || engine.loadingAfterCommand()) {
                 heldCommands.add(argv);
                 heldRaw.add(raw.get(i));

@@ -611,13 +611,6 @@ final class ServerCommands {
         return v;
     }
 
-
-    /**
-     * DEBUG POPULATE: string keys "prefix:N" holding "value:N" (cut or zero-padded to valueSize
-     * when it is given), skipping keys that exist. As in Redis, no notifications, no
-     * propagation, no dirty count; watchers of the keys see them modified. Redis formats both
-     * into a 128-byte buffer: a longer key is cut to 127 bytes.
-     */
     /**
      * DEBUG RELOAD's and LOADAOF's load (null or the error to reply): from a client's own command
      * it runs after the command, serving the other clients meanwhile (Engine#loadAfterCommand);
@@ -633,6 +626,12 @@ final class ServerCommands {
         c.engine.loadAfterCommand(c, load);
     }
 
+    /**
+     * DEBUG POPULATE: string keys "prefix:N" holding "value:N" (cut or zero-padded to valueSize
+     * when it is given), skipping keys that exist. As in Redis, no notifications, no
+     * propagation, no dirty count; watchers of the keys see them modified. Redis formats both
+     * into a 128-byte buffer: a longer key is cut to 127 bytes.
+     */
     private static void debugPopulate(Client c, long keys, byte[] prefixBytes, long valueSize) {
         io.spinel.core.keyspace.Db db = c.db();
         db.reserve(keys, 0);

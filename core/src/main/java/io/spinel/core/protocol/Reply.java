@@ -448,6 +448,37 @@ public final class Reply {
         crlf();
     }
 
+    /**
+     * A bulk string of two unsigned 64-bit numbers in decimal joined by a dash, written in place:
+     * a stream entry ID ("1700000000000-0"), which a range reply writes once per entry.
+     */
+    public void bulkDashed(long hi, long lo) {
+        int n = unsignedLength(hi) + 1 + unsignedLength(lo);
+        ensure(n + 8);
+        buf[len++] = '$';
+        len = Bytes.writeLong(buf, len, n);
+        crlf();
+        writeUnsigned(hi);
+        buf[len++] = '-';
+        writeUnsigned(lo);
+        crlf();
+    }
+
+    private static int unsignedLength(long v) {
+        // (past 2^63: the number without its last digit is a positive long, then one digit)
+        return v >= 0 ? Bytes.decimalLength(v) : Bytes.decimalLength(Long.divideUnsigned(v, 10)) + 1;
+    }
+
+    private void writeUnsigned(long v) {
+        if (v >= 0) {
+            len = Bytes.writeLong(buf, len, v);
+        } else {
+            long q = Long.divideUnsigned(v, 10);
+            len = Bytes.writeLong(buf, len, q);
+            buf[len++] = (byte) ('0' + (v - q * 10));
+        }
+    }
+
     public void nullBulk() {
         raw(protocol == 3 ? NULL3 : NULL_BULK);
     }

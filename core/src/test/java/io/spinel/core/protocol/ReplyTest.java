@@ -63,6 +63,21 @@ class ReplyTest {
         }
     }
 
+    /** Stream IDs: both halves unsigned 64-bit, written in place whatever their size. */
+    @Test
+    void dashedBulkWritesBothHalvesUnsigned() {
+        long[] values = {0, 1, 9, 10, 1700000000000L, Long.MAX_VALUE, Long.MIN_VALUE, -10, -2, -1};
+        StringBuilder expected = new StringBuilder();
+        for (long hi : values) {
+            for (long lo : values) {
+                r.bulkDashed(hi, lo);
+                String id = Long.toUnsignedString(hi) + "-" + Long.toUnsignedString(lo);
+                expected.append('$').append(id.length()).append("\r\n").append(id).append("\r\n");
+            }
+        }
+        assertThat(drained()).isEqualTo(expected.toString());
+    }
+
     @Test
     void deferredLengthIsPatchedInPlace() {
         r.status("before");

@@ -80,6 +80,15 @@ public class CommonCommandsBenchmark {
         "HSCAN h 0",
         "SSCAN s 0",
         "ZSCAN z 0",
+        "XADD st MAXLEN 100 * f v",
+        "XADD st MAXLEN ~ 100 * f v",
+        "XLEN st",
+        "XRANGE st - + COUNT 10",
+        "XREVRANGE st + - COUNT 10",
+        "XREAD COUNT 10 STREAMS st 0",
+        "XREADGROUP GROUP g c COUNT 10 STREAMS st 0",
+        "XPENDING st g",
+        "XACK st g 0-1",
     })
     public String command;
 
@@ -96,6 +105,10 @@ public class CommonCommandsBenchmark {
         server.call("SADD", "s", "m1", "m2", "m3", "m4", "m5");
         for (int k = 1; k <= 10; k++) server.call("ZADD", "z", Integer.toString(k), "m" + k);
         for (int k = 1; k <= 10; k++) server.call("RPUSH", "l", "e" + k);
+        // a stream of 100 entries with a group whose consumer has read (not acknowledged) them all
+        for (int k = 1; k <= 100; k++) server.call("XADD", "st", "*", "f", "v" + k);
+        server.call("XGROUP", "CREATE", "st", "g", "0");
+        server.call("XREADGROUP", "GROUP", "g", "c", "STREAMS", "st", ">");
         request = InProcessServer.encode(command.split(" "));
         String reply = server.call(command.split(" "));
         if (reply.startsWith("-")) throw new IllegalStateException(command + " replied " + reply);

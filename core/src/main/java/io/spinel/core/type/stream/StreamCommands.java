@@ -210,7 +210,7 @@ public final class StreamCommands {
     }
 
     private static void replyId(Reply r, StreamId id) {
-        r.bulk(id.toString());
+        r.bulkDashed(id.ms(), id.seq());
     }
 
     private static void replyElement(Reply r, Lp e) {
@@ -220,12 +220,14 @@ public final class StreamCommands {
 
     private static void replyEntry(Reply r, StreamValue.Iter it) {
         r.arrayHeader(2);
-        r.bulk(StreamValue.idString(it.ms, it.seq));
+        r.bulkDashed(it.ms, it.seq);
         r.arrayHeader(it.numFields * 2L);
-        it.forEachField((f, v) -> {
-            replyElement(r, f);
-            replyElement(r, v);
-        });
+        it.rewindFields();
+        for (int i = 0; i < it.numFields; i++) {
+            it.nextField();
+            replyElement(r, it.field());
+            replyElement(r, it.value());
+        }
     }
 
     /** Key and group names of a reading command, for the XCLAIMs it propagates. */
@@ -240,11 +242,16 @@ public final class StreamCommands {
     private static long replyRange(Client c, StreamValue s, StreamId start, StreamId end, long count, boolean rev,
                                    StreamValue.Group group, StreamValue.Consumer consumer, boolean noack, boolean raw,
                                    Prop prop) {
+        return replyRange(c, s, s.iter(start, end, rev), count, group, consumer, noack, raw, prop);
+    }
+
+    /** {@link #replyRange} over an iterator set to the range (one reused for many ranges). */
+    private static long replyRange(Client c, StreamValue s, StreamValue.Iter it, long count, StreamValue.Group group,
+                                   StreamValue.Consumer consumer, boolean noack, boolean raw, Prop prop) {
         Reply r = c.reply();
         int handle = raw ? -1 : r.deferLength();
         long n = 0;
         boolean propagateLastId = false;
-        StreamValue.Iter it = s.iter(start, end, rev);
         while (it.next()) {
             if (group != null && StreamId.compare(it.ms, it.seq, group.lastId.ms(), group.lastId.seq()) > 0) {
                 StreamId id = it.id();
@@ -266,11 +273,14 @@ public final class StreamCommands {
                     group.pel.put(id, nack);
                     consumer.pel.put(id, nack);
                 } else {
-                    nack.consumer.pel.remove(id);
-                    nack.consumer = consumer;
+                    // (already the consumer's: its own entry stays where it is)
+                    if (nack.consumer != consumer) {
+                        nack.consumer.pel.remove(id);
+                        nack.consumer = consumer;
+                        consumer.pel.put(id, nack);
+                    }
                     nack.deliveryTime = now;
                     nack.deliveryCount = 1;
-                    consumer.pel.put(id, nack);
                 }
                 if (prop != null) propagateXclaim(c, prop.key, group, prop.group, id.toBytes(), nack);
             }
@@ -289,10 +299,13 @@ public final class StreamCommands {
         int handle = r.deferLength();
         long n = 0;
         long now = now(c);
+        StreamValue.Iter it = null;
         for (Map.Entry<StreamId, StreamValue.Nack> e : consumer.pel.tailMap(start, true).entrySet()) {
             if (count != 0 && n >= count) break;
             StreamId id = e.getKey();
-            if (replyRange(c, s, id, id, 1, false, null, null, false, true, null) == 0) {
+            if (it == null) it = s.iter(id, id, false);
+            else it.reset(id, id, false);
+            if (replyRange(c, s, it, 1, null, null, false, true, null) == 0) {
                 r.arrayHeader(2);
                 replyId(r, id);
                 r.nullArray();
@@ -504,8 +517,7 @@ public final class StreamCommands {
             throw CommandError.err("Elements are too large to be stored");
         }
         if (created) db.put(a.buf(1), a.off(1), a.len(1), s.asEntry(a.copy(1), -1, c.engine().keyspace().newLru()));
-        byte[] idBytes = id.toBytes();
-        c.reply().bulk(idBytes);
+        c.reply().bulkDashed(id.ms(), id.seq());
         modified(c, 1);
         event(c, 1, "xadd");
         c.engine().dirty++;
@@ -521,7 +533,7 @@ public final class StreamCommands {
                 argv[t.strategyArgIdx - 1] = EQUALS;
                 argv[t.strategyArgIdx] = trimArg;
             }
-            if (rewriteId) argv[idpos] = idBytes;
+            if (rewriteId) argv[idpos] = id.toBytes();
             c.propagateAs(argv);
         }
     }

@@ -339,8 +339,8 @@ public final class StreamValue extends DbObject {
             return null;
         }
         int numFields = n / 2;
-        Map.Entry<StreamId, Node> last = nodes.lastEntry();
-        Node node = last == null ? null : last.getValue();
+        // (lastKey and get: lastEntry makes an entry object for every call)
+        Node node = nodes.isEmpty() ? null : nodes.get(nodes.lastKey());
         if (node != null) {
             long maxBytes = nodeMaxBytes;
             if (maxBytes == 0 || maxBytes > LISTPACK_MAX_SIZE) maxBytes = LISTPACK_MAX_SIZE;
@@ -520,10 +520,15 @@ public final class StreamValue extends DbObject {
      * {@link #forEachField}.
      */
     public final class Iter {
-        private final StreamId start;
-        private final StreamId end;
-        private final boolean rev;
-        private final java.util.Iterator<Node> nodeIt;
+        private StreamId start;
+        private StreamId end;
+        private boolean rev;
+        /**
+         * The key of the node opened last, from which the next is found (higherKey / lowerKey: no
+         * map views or iterators to allocate, and a node removed meanwhile is no obstacle).
+         */
+        private StreamId nodeKey;
+        private boolean nodesStarted;
         private Node node;
         /** Forward: position of the next entry; reverse: the end of the entry to read next. */
         private int p;
@@ -545,23 +550,38 @@ public final class StreamValue extends DbObject {
         private boolean done;
 
         Iter(StreamId start, StreamId end, boolean rev) {
+            reset(start, end, rev);
+        }
+
+        /** Starts over on another range of the same stream (a reply of many single-entry ranges reuses one). */
+        public void reset(StreamId start, StreamId end, boolean rev) {
             this.start = start == null ? StreamId.ZERO : start;
             this.end = end == null ? StreamId.MAX : end;
             this.rev = rev;
-            if (!rev) {
-                StreamId k = nodes.floorKey(this.start);
-                nodeIt = (k == null ? nodes : nodes.tailMap(k, true)).values().iterator();
+            nodeKey = null;
+            nodesStarted = false;
+            node = null;
+            done = false;
+        }
+
+        /** The next node to read (forward: from the one that may hold start; reverse: from end's), or null. */
+        private Node nextNode() {
+            StreamId k;
+            if (!nodesStarted) {
+                nodesStarted = true;
+                k = nodes.floorKey(rev ? end : start);
+                if (k == null && !rev && !nodes.isEmpty()) k = nodes.firstKey();
             } else {
-                StreamId k = nodes.floorKey(this.end);
-                nodeIt = k == null ? java.util.Collections.emptyIterator()
-                        : nodes.headMap(k, true).descendingMap().values().iterator();
+                k = nodeKey == null ? null : rev ? nodes.lowerKey(nodeKey) : nodes.higherKey(nodeKey);
             }
+            nodeKey = k;
+            return k == null ? null : nodes.get(k);
         }
 
         private boolean openNode() {
             while (true) {
-                if (!nodeIt.hasNext()) return false;
-                node = nodeIt.next();
+                node = nextNode();
+                if (node == null) return false;
                 byte[] b = node.lp;
                 int q = e.skip(b, Lp.HEADER); // count
                 q = e.skip(b, q); // deleted
@@ -646,6 +666,41 @@ public final class StreamValue extends DbObject {
 
         public StreamId id() {
             return new StreamId(ms, seq);
+        }
+
+        /** Where {@link #nextField} reads the current entry's next field and value. */
+        private int fieldCursor;
+        private int masterFieldCursor;
+
+        /** Starts reading the current entry's fields and values with {@link #nextField}. */
+        public void rewindFields() {
+            fieldCursor = fieldsPos;
+            masterFieldCursor = masterFieldsPos;
+        }
+
+        /**
+         * Decodes the current entry's next field and value (at most {@link #numFields} times after
+         * {@link #rewindFields}) into {@link #field()} and {@link #value()}, in place: nothing allocated.
+         */
+        public void nextField() {
+            byte[] b = node.lp;
+            if (same) {
+                fe.decode(b, masterFieldCursor);
+                masterFieldCursor = fe.next;
+            } else {
+                fe.decode(b, fieldCursor);
+                fieldCursor = fe.next;
+            }
+            e.decode(b, fieldCursor);
+            fieldCursor = e.next;
+        }
+
+        public Lp field() {
+            return fe;
+        }
+
+        public Lp value() {
+            return e;
         }
 
         /** Calls the visitor with each field and value of the current entry (elements decoded in place). */

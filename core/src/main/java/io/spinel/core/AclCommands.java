@@ -146,11 +146,13 @@ final class AclCommands {
         if (a.count() != 3) throw CommandError.subcommandSyntax(a);
         long category = AclCategories.byName(a.string(2));
         if (category == 0) throw CommandError.err("Unknown category '" + Engine.truncate(a.cString(2), 128) + "'");
-        // every command of Redis's table in the category, a container's subcommands after it
+        // every command of the server's table (a data server's or a Sentinel's) in the category,
+        // a container's subcommands after it
         List<String> names = new ArrayList<>();
-        for (int id : CommandTable.aclTopLevel()) {
+        io.spinel.core.acl.AclCommandSet set = c.engine.acl().commands();
+        for (int id : set.topLevel()) {
             if ((AclCategories.of(id) & category) != 0) names.add(CommandTable.aclName(id));
-            for (int sub : CommandTable.aclSubcommands(id)) {
+            for (int sub : set.subcommands(id)) {
                 if ((AclCategories.of(sub) & category) != 0) names.add(CommandTable.aclName(sub));
             }
         }

@@ -597,6 +597,7 @@ public final class Engine {
         sentinel = new io.spinel.core.sentinel.Sentinel(this);
         commands.retainOnly(CommandFamilies.SENTINEL_COMMANDS);
         CommandFamilies.registerSentinel(commands);
+        acl.useCommands(io.spinel.core.acl.AclCommandSet.sentinel(CommandFamilies.SENTINEL_COMMANDS));
         return sentinel;
     }
 

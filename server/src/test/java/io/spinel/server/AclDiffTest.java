@@ -135,6 +135,8 @@ class AclDiffTest {
                     {"eve", "+get|"},
                     {"eve", "+nosuch"},
                     {"eve", "-nosuch"},
+                    {"eve", "+sentinel"}, // (a Sentinel's command: unknown on a data server)
+                    {"eve", "+sentinel|masters"},
                     {"eve", "-@nosuch"},
                     {"eve", "+foo|bar|baz"},
                     {"eve", "~*", "~foo"},

@@ -252,9 +252,22 @@ class SentinelTest {
                     {"SENTINEL", "CKQUORUM", "mymaster"}, {"SENTINEL", "IS-MASTER-DOWN-BY-ADDR", "127.0.0.1", "1", "0", "*"},
                     {"SENTINEL", "MASTERS", "extra"}, {"SENTINEL", "SIMULATE-FAILURE", "HELP"}, {"SENTINEL", "PENDING-SCRIPTS"},
                     {"GET", "k"}, {"SET", "k", "v"}, {"ROLE"}, {"CONFIG", "GET", "port"}, {"SELECT", "0"}, {"PUBLISH", "other", "x"}, {"PING"},
-                    {"SENTINEL", "INFO-CACHE", "nosuch"}}) {
+                    {"SENTINEL", "INFO-CACHE", "nosuch"},
+                    // ACL rules name the Sentinel's commands only, SENTINEL's among them
+                    {"ACL", "SETUSER", "u1", "+get"}, {"ACL", "SETUSER", "u1", "+config|get"},
+                    {"ACL", "SETUSER", "u1", "+client|getredir", "+sentinel|masters"}, {"ACL", "SETUSER", "u1", "+client|nosuch"},
+                    {"ACL", "SETUSER", "u2", "+sentinel"}, {"ACL", "SETUSER", "u3", "+@admin", "-sentinel"},
+                    {"ACL", "DRYRUN", "u2", "SENTINEL", "MASTERS"}, {"ACL", "DRYRUN", "u3", "SENTINEL", "MASTERS"},
+                    {"ACL", "DRYRUN", "u3", "CLIENT", "KILL", "ID", "1"}, {"ACL", "CAT", "nosuch"}}) {
                 assertThat(s.callString(cmd)).as(String.join(" ", cmd)).isEqualTo(r.callString(cmd));
             }
+            // each category holds the same commands (Redis lists them in its dictionary's order)
+            for (String category : new String[] {"admin", "dangerous", "slow", "fast", "connection", "pubsub", "read", "keyspace"}) {
+                assertThat(sortedLines(s.callString("ACL", "CAT", category))).as("ACL CAT " + category)
+                        .isEqualTo(sortedLines(r.callString("ACL", "CAT", category)));
+            }
+            assertThat(sortedLines(s.callString("ACL", "CAT", "admin"))).contains("sentinel", "sentinel|masters", "shutdown")
+                    .doesNotContain("config|get", "bgsave");
             // HELLO: mode sentinel and no role (the client ids differ, so the fields are compared)
             assertThat(names(helloFields(s.callString("HELLO", "2")))).isEqualTo(names(helloFields(r.callString("HELLO", "2"))));
             assertThat(s.callString("HELLO", "2")).contains("$4\r\nmode\r\n$8\r\nsentinel\r\n");
@@ -308,6 +321,14 @@ class SentinelTest {
                 i += Integer.parseInt(lines[i].substring(1)) * 2; // (the modules list: empty on both)
             }
         }
+        return out;
+    }
+
+    /** The lines of a raw reply but its headers, sorted. */
+    private static List<String> sortedLines(String raw) {
+        List<String> out = new ArrayList<>();
+        for (String line : raw.split("\r\n")) if (!line.startsWith("*") && !line.startsWith("$")) out.add(line);
+        java.util.Collections.sort(out);
         return out;
     }
 

@@ -57,6 +57,9 @@ public final class Acl {
     /** The argument position of the key or channel the last denied {@link #check} found. */
     private int deniedPos;
 
+    /** The commands rules can name: a data server's until {@link #useCommands} says otherwise. */
+    private AclCommandSet commands = AclCommandSet.DATA_SERVER;
+
     public Acl(BooleanSupplier channelsByDefault, LongSupplier logMaxLen) {
         this.channelsByDefault = channelsByDefault;
         this.logMaxLen = logMaxLen;
@@ -64,12 +67,26 @@ public final class Acl {
         users.put("default", defaultUser);
     }
 
+    /**
+     * The server runs as a Sentinel (called before its users are loaded): rules name the
+     * Sentinel's commands, and categories cover those only, as in Redis's sentinel mode.
+     */
+    public void useCommands(AclCommandSet set) {
+        commands = set;
+        for (AclUser u : users.values()) u.useCommands(set);
+    }
+
+    /** The commands rules can name (ACL CAT lists a category's from them). */
+    public AclCommandSet commands() {
+        return commands;
+    }
+
     public void setHooks(Hooks hooks) {
         this.hooks = hooks;
     }
 
     private AclUser newDefaultUser() {
-        AclUser u = new AclUser("default", channelsByDefault.getAsBoolean());
+        AclUser u = new AclUser("default", channelsByDefault.getAsBoolean(), commands);
         for (String r : new String[] {"+@all", "~*", "&*", "on", "nopass"}) u.apply(r, false);
         return u;
     }
@@ -115,7 +132,7 @@ public final class Acl {
         List<String> ops = AclUser.mergeSelectors(rules, bad);
         if (ops == null) return "Unmatched parenthesis in acl selector starting at '" + rules.get(bad[0]) + "'.";
         AclUser existing = users.get(name);
-        AclUser staged = existing != null ? existing.copyAs(name) : new AclUser(name, channelsByDefault.getAsBoolean());
+        AclUser staged = existing != null ? existing.copyAs(name) : new AclUser(name, channelsByDefault.getAsBoolean(), commands);
         boolean channels = channelsByDefault.getAsBoolean();
         for (String op : ops) {
             int err = staged.apply(op, channels);
@@ -383,7 +400,7 @@ public final class Acl {
                         .append(". ");
                 continue;
             }
-            AclUser u = new AclUser(name, channels);
+            AclUser u = new AclUser(name, channels, commands);
             loaded.put(name, u);
             List<String> ops = AclUser.mergeSelectors(argv.subList(2, argv.size()), null);
             if (ops == null) {
@@ -460,7 +477,7 @@ public final class Acl {
             if (AclSelector.hasSpaces(name)) throw new IllegalStateException("Spaces not allowed in ACL usernames");
             AclUser u = users.get(name);
             if (u == null) {
-                u = new AclUser(name, channels);
+                u = new AclUser(name, channels, commands);
                 users.put(name, u);
             } else {
                 u.apply("reset", channels); // only "default" can be there already
@@ -491,7 +508,8 @@ public final class Acl {
             // Redis names the argument at the bad index of the whole line, and its reason is whatever errno held
             return "Error in user declaration '" + argv.get(bad[0]) + "': Wrong format";
         }
-        AclUser fake = new AclUser("__fakeuser:0__", false);
+        // (unknown commands are only reported when the line is applied: either set will do)
+        AclUser fake = new AclUser("__fakeuser:0__", false, AclCommandSet.DATA_SERVER);
         for (int j = 0; j < ops.size(); j++) {
             int err = fake.apply(ops.get(j), false);
             if (err != AclSelector.OK && err != AclSelector.UNKNOWN_COMMAND) {

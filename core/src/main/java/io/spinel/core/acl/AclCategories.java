@@ -2,7 +2,6 @@ package io.spinel.core.acl;
 
 import io.spinel.core.command.CommandTable;
 
-import java.util.Locale;
 
 /**
  * The ACL categories (Redis's ACLCommandCategories, in its order, which ACL CAT and the
@@ -36,22 +35,5 @@ public final class AclCategories {
     /** The categories of the command with this ACL id. */
     public static long of(int id) {
         return MASKS[id];
-    }
-
-    /**
-     * The ACL id of a command named as ACL rules name it ("get", "config|get"), in any case, or -1
-     * (Redis's ACLLookupCommand): one level of subcommands, and a command without subcommands
-     * cannot be named with one.
-     */
-    public static int lookupCommand(String name) {
-        String lower = name.toLowerCase(Locale.ROOT);
-        int bar = lower.indexOf('|');
-        if (bar < 0) return lower.isEmpty() ? -1 : CommandTable.aclId(lower);
-        if (lower.indexOf('|', bar + 1) >= 0) return -1;
-        int parent = CommandTable.aclId(lower.substring(0, bar));
-        if (parent < 0 || CommandTable.aclParent(parent) >= 0 || CommandTable.aclSubcommands(parent).length == 0) {
-            return -1;
-        }
-        return CommandTable.aclId(lower);
     }
 }

@@ -66,12 +66,16 @@ final class AclSelector {
         }
     }
 
-    AclSelector(int flags) {
+    /** The commands its rules can name and its categories cover (a data server's or a Sentinel's). */
+    AclCommandSet commands;
+
+    AclSelector(int flags, AclCommandSet commands) {
         this.flags = flags;
+        this.commands = commands;
     }
 
     AclSelector copy() {
-        AclSelector s = new AclSelector(flags);
+        AclSelector s = new AclSelector(flags, commands);
         System.arraycopy(allowed, 0, s.allowed, 0, WORDS);
         if (firstArgs != null) {
             s.firstArgs = new LinkedHashMap<>();
@@ -102,14 +106,14 @@ final class AclSelector {
     void changePermission(int id, boolean allow) {
         setBit(id, allow);
         if (firstArgs != null) firstArgs.remove(id);
-        for (int sub : CommandTable.aclSubcommands(id)) setBit(sub, allow);
+        for (int sub : commands.subcommands(id)) setBit(sub, allow);
     }
 
     /** +@category / -@category: every command in it (a container's subcommands with it), then matching subcommands. */
     void changeCategory(long category, boolean allow) {
-        for (int id : CommandTable.aclTopLevel()) {
+        for (int id : commands.topLevel()) {
             if ((AclCategories.of(id) & category) != 0) changePermission(id, allow);
-            for (int sub : CommandTable.aclSubcommands(id)) {
+            for (int sub : commands.subcommands(id)) {
                 if ((AclCategories.of(sub) & category) != 0) changePermission(sub, allow);
             }
         }
@@ -161,7 +165,7 @@ final class AclSelector {
         } else if (op.startsWith("+") && !op.startsWith("+@")) {
             return allowCommand(op.substring(1));
         } else if (op.startsWith("-") && !op.startsWith("-@")) {
-            int id = AclCategories.lookupCommand(op.substring(1));
+            int id = commands.lookup(op.substring(1));
             if (id < 0) return UNKNOWN_COMMAND;
             changePermission(id, false);
         } else if (op.startsWith("+@") || op.startsWith("-@")) {
@@ -218,19 +222,19 @@ final class AclSelector {
     private int allowCommand(String name) {
         int bar = name.lastIndexOf('|');
         if (bar < 0) {
-            int id = AclCategories.lookupCommand(name);
+            int id = commands.lookup(name);
             if (id < 0) return UNKNOWN_COMMAND;
             changePermission(id, true);
             return OK;
         }
         String command = name.substring(0, bar);
         String sub = name.substring(bar + 1);
-        int id = AclCategories.lookupCommand(command);
+        int id = commands.lookup(command);
         if (id < 0) return UNKNOWN_COMMAND;
         if (CommandTable.aclParent(id) >= 0) return FIRST_ARG_OF_SUB;
         if (sub.isEmpty()) return SYNTAX;
         if (CommandTable.aclSubcommands(id).length > 0) {
-            int subId = AclCategories.lookupCommand(name);
+            int subId = commands.lookup(name);
             if (subId < 0) return UNKNOWN_COMMAND;
             changePermission(subId, true);
         } else {
@@ -346,11 +350,11 @@ final class AclSelector {
      */
     String describeCommands() {
         StringBuilder rules = new StringBuilder();
-        AclSelector fake = new AclSelector(0);
+        AclSelector fake = new AclSelector(0, commands);
         boolean additive = !bit(FUTURE_COMMANDS);
         rules.append(additive ? "-@all " : "+@all ");
         fake.apply(additive ? "-@all" : "+@all");
-        AclSelector temp = new AclSelector(0);
+        AclSelector temp = new AclSelector(0, commands);
         System.arraycopy(allowed, 0, temp.allowed, 0, WORDS);
         boolean[] applied = new boolean[AclCategories.NAMES.length];
         while (true) {
@@ -374,7 +378,7 @@ final class AclSelector {
             rules.append(additive ? "+@" : "-@").append(name).append(' ');
             applied[best] = true;
         }
-        for (int id : CommandTable.aclTopLevel()) {
+        for (int id : commands.topLevel()) {
             singleCommand(id, fake, rules);
         }
         if (rules.length() > 0) rules.setLength(rules.length() - 1);
@@ -387,7 +391,7 @@ final class AclSelector {
             rules.append(userBit ? '+' : '-').append(CommandTable.aclName(id)).append(' ');
             fake.changePermission(id, userBit);
         }
-        for (int sub : CommandTable.aclSubcommands(id)) singleCommand(sub, fake, rules);
+        for (int sub : commands.subcommands(id)) singleCommand(sub, fake, rules);
         List<String> args = firstArgs == null ? null : firstArgs.get(id);
         if (!userBit && args != null) {
             for (String a : args) rules.append('+').append(CommandTable.aclName(id)).append('|').append(a).append(' ');
@@ -397,12 +401,12 @@ final class AclSelector {
     /** How many commands of the category this selector allows and denies (subcommands counted too). */
     private long[] countCategory(long category) {
         long on = 0, off = 0;
-        for (int id : CommandTable.aclTopLevel()) {
+        for (int id : commands.topLevel()) {
             if ((AclCategories.of(id) & category) != 0) {
                 if (bit(id)) on++;
                 else off++;
             }
-            for (int sub : CommandTable.aclSubcommands(id)) {
+            for (int sub : commands.subcommands(id)) {
                 if ((AclCategories.of(sub) & category) != 0) {
                     if (bit(sub)) on++;
                     else off++;

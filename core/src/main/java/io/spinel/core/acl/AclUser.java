@@ -34,14 +34,25 @@ public final class AclUser {
     /** The description ACL LIST shows, made on first need after a change. */
     private String description;
 
-    AclUser(String name, boolean channelsByDefault) {
+    /** The commands its rules can name (a data server's or a Sentinel's). */
+    private AclCommandSet commands;
+
+    AclUser(String name, boolean channelsByDefault, AclCommandSet commands) {
         this.name = name;
-        selectors.add(new AclSelector(AclSelector.ROOT | (channelsByDefault ? AclSelector.ALL_CHANNELS : 0)));
+        this.commands = commands;
+        selectors.add(new AclSelector(AclSelector.ROOT | (channelsByDefault ? AclSelector.ALL_CHANNELS : 0), commands));
+    }
+
+    /** The server became a Sentinel: rules name its commands from now on (see {@link Acl#useCommands}). */
+    void useCommands(AclCommandSet set) {
+        commands = set;
+        for (AclSelector s : selectors) s.commands = set;
+        description = null;
     }
 
     /** A copy with another name (ACL SETUSER stages its changes on one). */
     AclUser copyAs(String newName) {
-        AclUser u = new AclUser(newName, false);
+        AclUser u = new AclUser(newName, false, commands);
         u.copyFrom(this);
         return u;
     }
@@ -140,7 +151,7 @@ public final class AclUser {
                         return NO_SUCH_PASSWORD;
                     }
                 } else if (first == '(' && op.charAt(op.length() - 1) == ')') {
-                    AclSelector s = new AclSelector(channelsByDefault ? AclSelector.ALL_CHANNELS : 0);
+                    AclSelector s = new AclSelector(channelsByDefault ? AclSelector.ALL_CHANNELS : 0, commands);
                     List<String> ops = SplitArgs.split(op.substring(1, op.length() - 1));
                     // (unbalanced quotes inside: Redis's split gives nothing, so an empty selector)
                     if (ops != null) {

@@ -449,10 +449,8 @@ public final class CommandTable {
     }
 
     /**
-     * The ACL ids of the top-level commands, in name order: the categories' view (ACL CAT,
-     * +@category, the rules ACL GETUSER writes). SENTINEL, which a data server's table does not
-     * have, is left out, so that a data server's categories are Redis's; a Sentinel grants it by
-     * name or with +@all.
+     * The ACL ids of the top-level commands but SENTINEL, in name order: what a data server's
+     * and a Sentinel's ACL views are made of ({@link io.spinel.core.acl.AclCommandSet}).
      */
     public static int[] aclTopLevel() {
         return ACL_TOP_LEVEL.clone();

@@ -705,19 +705,9 @@ public final class StreamValue extends DbObject {
 
         /** Calls the visitor with each field and value of the current entry (elements decoded in place). */
         public void forEachField(FieldVisitor v) {
-            byte[] b = node.lp;
-            int q = fieldsPos;
-            int mq = masterFieldsPos;
+            rewindFields();
             for (int i = 0; i < numFields; i++) {
-                if (same) {
-                    fe.decode(b, mq);
-                    mq = fe.next;
-                } else {
-                    fe.decode(b, q);
-                    q = fe.next;
-                }
-                e.decode(b, q);
-                q = e.next;
+                nextField();
                 v.visit(fe, e);
             }
         }

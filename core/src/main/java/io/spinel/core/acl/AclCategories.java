@@ -2,7 +2,6 @@ package io.spinel.core.acl;
 
 import io.spinel.core.command.CommandTable;
 
-
 /**
  * The ACL categories (Redis's ACLCommandCategories, in its order, which ACL CAT and the
  * description of a user's rules follow) and each command's categories as a bit mask, for every

@@ -82,4 +82,37 @@ class DebugHtStatsTest {
             assertThat(c.callString("DEBUG", "HTSTATS", "x")).isEqualTo("-ERR value is not an integer or out of range\r\n");
         }
     }
+
+    /**
+     * A set or hash whose table is growing finishes its rehash when it is only sampled afterwards
+     * (SRANDMEMBER, HRANDFIELD), as Redis's random-key sampling steps the rehash: Redis's
+     * unit/type/set "SRANDMEMBER with a dict containing long chain" calls SRANDMEMBER until the
+     * rehash is over, which never came when sampling left the table alone (the cron rehashes only
+     * the databases' tables).
+     */
+    @Test
+    void samplingFinishesTheRehashOfAGrowingTable() throws Exception {
+        try (SpinelServer s = SpinelServer.builder().randomPort().option("enable-debug-command", "yes").start();
+             RawClient c = new RawClient(s.port())) {
+            String[][] kinds = {{"SADD", "set", "SRANDMEMBER"}, {"HSET", "hash", "HRANDFIELD"}};
+            for (String[] kind : kinds) {
+                String key = kind[1];
+                int n = 0;
+                // write until a write starts the table's growth (past the packed encodings: 512 fields for hashes)
+                while (true) {
+                    String m = "member:" + n++;
+                    if (kind[0].equals("HSET")) c.call("HSET", key, m, "v");
+                    else c.call("SADD", key, m);
+                    if (n > 600 && text(c.call("DEBUG", "HTSTATS-KEY", key)).contains("rehashing target")) break;
+                    assertThat(n).as(key).isLessThan(100_000);
+                }
+                int calls = 0;
+                while (text(c.call("DEBUG", "HTSTATS-KEY", key)).contains("rehashing target")) {
+                    c.call(kind[2], key, "10");
+                    assertThat(++calls).as(key + ": sampling calls before the rehash ends").isLessThan(1000);
+                }
+                assertThat(checkTable(text(c.call("DEBUG", "HTSTATS-KEY", key)))).as(key).isEqualTo(n);
+            }
+        }
+    }
 }

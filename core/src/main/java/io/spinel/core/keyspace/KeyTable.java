@@ -628,10 +628,14 @@ public abstract class KeyTable {
      * HRANDFIELD are tested for it): a table is picked in proportion to its share of the entries,
      * then slots are drawn until one is occupied. Walking forward from a random slot instead would
      * favour the first entry of each run by the length of the gap before it. Tables shrink below
-     * 10% load, so the expected number of draws stays small.
+     * 10% load, so the expected number of draws stays small. Like a lookup, a draw moves a
+     * growing table's rehash one step on (Redis's random-key sampling does too), so a collection
+     * that is only ever sampled (SRANDMEMBER, HRANDFIELD, RANDOMKEY) still finishes its rehash
+     * and gives back the old table.
      */
     public final Object random(SplittableRandom rnd) {
         if (size() == 0) return null;
+        if (rehashIdx >= 0) rehashStep();
         Object[] s = rnd.nextInt(size()) < sizeA ? slots : slotsB;
         while (true) {
             Object e = s[rnd.nextInt(s.length)];

@@ -149,6 +149,24 @@ class KeyTableTest {
         assertThat(counts.keySet()).hasSize(10);
     }
 
+    /** Drawing random entries moves a growing table's rehash on, as lookups do, until it is over. */
+    @Test
+    void randomDrawsFinishARehash() {
+        KeySet table = new KeySet();
+        int n = 0;
+        while (!table.isRehashing()) table.add(k("r" + n++));
+        long before = table.capacity();
+        SplittableRandom r = new SplittableRandom(3);
+        int draws = 0;
+        while (table.isRehashing()) {
+            assertThat(table.random(r)).isNotNull();
+            assertThat(++draws).isLessThan(10_000);
+        }
+        assertThat((long) table.capacity()).isLessThan(before); // the old table is gone
+        assertThat(table.size()).isEqualTo(n);
+        for (int i = 0; i < n; i++) assertThat(table.contains(k("r" + i), 0, k("r" + i).length)).isTrue();
+    }
+
     /**
      * A frozen view holds exactly the entries of the moment of freeze(), each given once (taken
      * out of turn or in slot order), while the table inserts, replaces and removes across chunk

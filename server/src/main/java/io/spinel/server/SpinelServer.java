@@ -361,7 +361,16 @@ public final class SpinelServer implements AutoCloseable {
         int wantedPort = config.getInt("port");
         engine.setHostInfo(transport.multiplexingApi(), null, engine.configFile());
         boundAddresses = config.get("bind"); // (where the TLS listeners go too, with no plain one)
-        if (wantedPort != 0 || randomPort) port = listenTcp(config.get("bind"), wantedPort, false);
+        if (wantedPort != 0 || randomPort) {
+            try {
+                port = listenTcp(config.get("bind"), wantedPort, false);
+            } catch (IOException e) {
+                // Redis's two lines: the reason, then this one, which harnesses read to tell a busy
+                // port from a failed start (Redis's TCL suite then starts the server on another port)
+                log.warning(e.getMessage());
+                throw new IOException("Failed listening on port " + wantedPort + " (TCP), aborting.", e);
+            }
+        }
         // a port the OS picked is the port: CONFIG GET port says where the server listens (0 would
         // mean no TCP listener at all)
         if (randomPort && wantedPort == 0 && port != 0) config.set("port", Integer.toString(port));

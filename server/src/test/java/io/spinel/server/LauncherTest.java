@@ -239,16 +239,26 @@ class LauncherTest {
         assertThat(out.indexOf(" PID: ")).isLessThan(out.indexOf("Error loading the RDB file"));
     }
 
+    /**
+     * A busy port: the reason, then Redis's "Failed listening on port N (TCP), aborting." as the
+     * last line (Redis's TCL suite reads it to start the server again on another port, and waits
+     * two minutes for a pid without it), and no pid file left.
+     */
     @Test
     void aStartThatCannotListenLeavesNoPidFile(@TempDir Path dir) throws Exception {
         Path pidfile = dir.resolve("spinel.pid");
+        int busy;
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0)) {
-            Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(taken.getLocalPort()),
+            busy = taken.getLocalPort();
+            Process p = launch(dir.resolve("out.log"), "--port", Integer.toString(busy),
                     "--pidfile", pidfile.toString(), "--dir", dir.toString());
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).isEqualTo(1);
         }
-        assertThat(Files.readString(dir.resolve("out.log"))).contains("Removing the pid file.");
+        String out = Files.readString(dir.resolve("out.log"));
+        assertThat(out).contains("Removing the pid file.");
+        assertThat(out).contains("Could not create server TCP listening socket");
+        assertThat(out.strip()).endsWith("# Failed listening on port " + busy + " (TCP), aborting.");
         assertThat(pidfile).doesNotExist();
     }
 

@@ -80,7 +80,8 @@ class StandaloneStartLoadTest {
             Engine engine = SpinelServer.prepareStandaloneEngine(config, Log.silent());
             assertThat(decodingThreads()).isNotEmpty();
             assertThatThrownBy(() -> SpinelServer.start(engine, SpinelServer.newStandaloneTransport()))
-                    .hasMessageContaining("Could not create server TCP listening socket");
+                    .hasMessage("Failed listening on port " + taken.getLocalPort() + " (TCP), aborting.")
+                    .cause().hasMessageContaining("Could not create server TCP listening socket");
             long deadline = System.currentTimeMillis() + 2_000;
             while (!decodingThreads().isEmpty() && System.currentTimeMillis() < deadline) Thread.sleep(20);
             assertThat(decodingThreads()).isEmpty();

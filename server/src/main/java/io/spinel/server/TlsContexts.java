@@ -393,7 +393,11 @@ final class TlsContexts implements Tls {
             String pem = Files.readString(file.toPath(), java.nio.charset.StandardCharsets.ISO_8859_1);
             int begin = pem.indexOf(PKCS1_BEGIN);
             int end = pem.indexOf(PKCS1_END);
-            if (begin < 0 || end < begin) return toPrivateKey(file, password);
+            if (begin < 0 || end < begin) {
+                // OpenSSL uses the password only for a key that is encrypted: with an unencrypted
+                // PKCS#8 key it goes unused (Netty's reader would take the key for an encrypted one)
+                return toPrivateKey(file, pem.contains("-----BEGIN PRIVATE KEY-----") ? null : password);
+            }
             String body = pem.substring(begin + PKCS1_BEGIN.length(), end);
             if (body.contains("Proc-Type:")) throw new GeneralSecurityException("encrypted PKCS#1 keys are not supported: convert with openssl pkcs8 -topk8");
             byte[] pkcs1 = java.util.Base64.getMimeDecoder().decode(body);

@@ -473,6 +473,26 @@ class TlsTest {
                 .hasMessageContaining("Failed to configure TLS");
     }
 
+    /**
+     * A password with a key that is not encrypted goes unused, as OpenSSL leaves it (Redis's
+     * unit/tls sets tls-key-file-pass while the key file is still the plain one, then switches to
+     * the encrypted key).
+     */
+    @Test
+    void aPasswordForAKeyThatIsNotEncryptedGoesUnused() throws Exception {
+        SpinelServer s = tlsServer("no", "tls-key-file-pass", "unused");
+        try (Jedis j = jedis(tlsPort(s), null)) {
+            assertThat(j.ping()).isEqualTo("PONG");
+        }
+        try (RawClient c = new RawClient(s.port())) {
+            assertThat(c.callString("CONFIG", "SET", "tls-key-file-pass", "spinel-pass")).isEqualTo("+OK\r\n");
+            assertThat(c.callString("CONFIG", "SET", "tls-key-file", cert("server-encrypted.key"))).isEqualTo("+OK\r\n");
+        }
+        try (Jedis j = jedis(tlsPort(s), null)) {
+            assertThat(j.ping()).isEqualTo("PONG");
+        }
+    }
+
     @Test
     void anRsaKeyInOpenSslsOlderForm() throws Exception {
         assertThat(Files.readString(Path.of(cert("server-pkcs1.key")))).startsWith("-----BEGIN RSA PRIVATE KEY-----");

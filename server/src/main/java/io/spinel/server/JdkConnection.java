@@ -64,7 +64,8 @@ final class JdkConnection extends SocketConnection {
         this.engine = engine;
         this.key = channel.register(selector, SelectionKey.OP_READ, this);
         this.client = engine.connect(this);
-        client.reader().receiveBigValuesNatively(true);
+        // null: refused (maxclients, protected mode), the reason written and the socket closed
+        if (client != null) client.reader().receiveBigValuesNatively(true);
     }
 
     private static String format(SocketAddress a) {

@@ -89,6 +89,9 @@ public class CommonCommandsBenchmark {
         "XREADGROUP GROUP g c COUNT 10 STREAMS st 0",
         "XPENDING st g",
         "XACK st g 0-1",
+        "XAUTOCLAIM st g c 0 0 COUNT 10",
+        "XPENDING st g - + 10",
+        "XINFO STREAM st",
     })
     public String command;
 

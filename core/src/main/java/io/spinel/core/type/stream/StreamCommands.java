@@ -282,7 +282,7 @@ public final class StreamCommands {
                     nack.deliveryTime = now;
                     nack.deliveryCount = 1;
                 }
-                if (prop != null) propagateXclaim(c, prop.key, group, prop.group, id.toBytes(), nack);
+                if (prop != null) propagateXclaim(c, prop.key, group, prop.group, id, nack);
             }
             n++;
             if (count != 0 && count == n) break;
@@ -317,6 +317,12 @@ public final class StreamCommands {
         }
         r.setDeferredLength(handle, '*', n);
         return n;
+    }
+
+    /** As below, the ID's bytes made only when something listens. */
+    private static void propagateXclaim(Client c, byte[] key, StreamValue.Group g, byte[] group, StreamId id,
+                                        StreamValue.Nack nack) {
+        if (c.propagates()) propagateXclaim(c, key, g, group, id.toBytes(), nack);
     }
 
     private static void propagateXclaim(Client c, byte[] key, StreamValue.Group g, byte[] group, byte[] id,
@@ -1266,6 +1272,7 @@ public final class StreamCommands {
         List<StreamId> claimed = new ArrayList<>();
         StreamId cursor = start;
         StreamId next = null;
+        StreamValue.Iter it = null;
         while (true) {
             Map.Entry<StreamId, StreamValue.Nack> e = group.pel.ceilingEntry(cursor);
             if (e == null) {
@@ -1279,8 +1286,11 @@ public final class StreamCommands {
             StreamId id = e.getKey();
             StreamValue.Nack nack = e.getValue();
             StreamId after = id.incr();
-            if (!s.exists(id)) {
-                propagateXclaim(c, key, group, groupName, id.toBytes(), nack);
+            // (one iterator, reset for each ID, for the existence checks and the replies below)
+            if (it == null) it = s.iter(id, id, false);
+            else it.reset(id, id, false);
+            if (!it.next()) {
+                propagateXclaim(c, key, group, groupName, id, nack);
                 c.engine().dirty++;
                 group.pel.remove(id);
                 nack.consumer.pel.remove(id);
@@ -1299,7 +1309,7 @@ public final class StreamCommands {
                 }
                 claimed.add(id);
                 count--;
-                propagateXclaim(c, key, group, groupName, id.toBytes(), nack);
+                propagateXclaim(c, key, group, groupName, id, nack);
                 c.engine().dirty++;
             }
             if (after == null) {
@@ -1311,8 +1321,12 @@ public final class StreamCommands {
         replyId(r, next == null ? StreamId.ZERO : next);
         r.arrayHeader(claimed.size());
         for (StreamId id : claimed) {
-            if (justid) replyId(r, id);
-            else replyRange(c, s, id, id, 1, false, null, null, false, true, null);
+            if (justid) {
+                replyId(r, id);
+            } else {
+                it.reset(id, id, false); // (set: an entry was claimed)
+                replyRange(c, s, it, 1, null, null, false, true, null);
+            }
         }
         r.arrayHeader(deletedIds.size());
         for (StreamId id : deletedIds) replyId(r, id);

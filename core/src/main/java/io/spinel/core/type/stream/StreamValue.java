@@ -3,7 +3,6 @@ package io.spinel.core.type.stream;
 import io.spinel.core.keyspace.DbObject;
 import io.spinel.core.keyspace.ValueType;
 import io.spinel.core.persist.Listpack;
-import io.spinel.core.util.Bytes;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -951,13 +950,5 @@ public final class StreamValue extends DbObject {
             i = j;
         }
         return n;
-    }
-
-    static String idString(long ms, long seq) {
-        return Long.toUnsignedString(ms) + "-" + Long.toUnsignedString(seq);
-    }
-
-    static byte[] idBytes(long ms, long seq) {
-        return Bytes.ascii(idString(ms, seq));
     }
 }

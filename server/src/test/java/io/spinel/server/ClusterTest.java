@@ -31,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClusterTest {
     private final List<SpinelServer> spinels = new ArrayList<>();
+    /** Each node's log by its port, kept in memory for a failure's message (see {@link #withLogs}). */
+    private final java.util.Map<Integer, java.io.ByteArrayOutputStream> logs = new java.util.LinkedHashMap<>();
     private final List<RedisServerProcess> redis = new ArrayList<>();
 
     private final List<Path> dirs = new ArrayList<>();
@@ -57,13 +59,30 @@ class ClusterTest {
      * cluster tests) no wait before a full sync's snapshot (repl-diskless-sync-delay 0).
      */
     private SpinelServer spinelNode(Path dir) throws Exception {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         SpinelServer s = SpinelServer.builder().randomPort().option("bind", "127.0.0.1")
                 .option("dir", dir.toString()).option("cluster-enabled", "yes")
                 .option("cluster-port", Integer.toString(RedisServerProcess.freePort()))
                 .option("cluster-node-timeout", "1000").option("enable-debug-command", "local")
-                .option("repl-diskless-sync-delay", "0").start();
+                .option("repl-diskless-sync-delay", "0")
+                .log(new io.spinel.core.Log(new java.io.PrintStream(out, true))).start();
         spinels.add(s);
+        logs.put(s.port(), out);
         return s;
+    }
+
+    /**
+     * Runs a wait whose timeout has been seen once in many runs of the suite (the failover below):
+     * on failure the message carries every node's log, so that the next one says why.
+     */
+    private void withLogs(String what, Check condition) throws Exception {
+        try {
+            await(what, condition);
+        } catch (AssertionError e) {
+            StringBuilder sb = new StringBuilder(e.getMessage());
+            logs.forEach((port, out) -> sb.append("\n--- node ").append(port).append(" ---\n").append(out));
+            throw new AssertionError(sb.toString(), e);
+        }
     }
 
     private SpinelServer spinelNode() throws Exception {
@@ -495,7 +514,7 @@ class ClusterTest {
         c.close();
         spinels.remove(c);
         // a and b mark c failing, the replica wins their votes and takes slots 10923-16383
-        await("failover", () -> call(a.port(), "SET", "foo", "x").equals("-MOVED 12182 127.0.0.1:" + r.port() + "\r\n"));
+        withLogs("failover", () -> call(a.port(), "SET", "foo", "x").equals("-MOVED 12182 127.0.0.1:" + r.port() + "\r\n"));
         assertEquals("$4\r\nkept\r\n", call(r.port(), "GET", "foo"));
         assertTrue(call(r.port(), "INFO", "replication").contains("role:master"));
         assertTrue(text(call(a.port(), "CLUSTER", "NODES")).contains("master,fail"));

@@ -90,6 +90,8 @@ public class CommonCommandsBenchmark {
         "XPENDING st g",
         "XACK st g 0-1",
         "XAUTOCLAIM st g c 0 0 COUNT 10",
+        "XCLAIM sc g c 0 1-1 1-2 1-3 1-4 1-5 1-6 1-7 1-8 1-9 1-10",
+        "XCLAIM sc g c 0 1-1 1-2 1-3 1-4 1-5 1-6 1-7 1-8 1-9 1-10 JUSTID",
         "XPENDING st g - + 10",
         "XINFO STREAM st",
     })
@@ -112,6 +114,10 @@ public class CommonCommandsBenchmark {
         for (int k = 1; k <= 100; k++) server.call("XADD", "st", "*", "f", "v" + k);
         server.call("XGROUP", "CREATE", "st", "g", "0");
         server.call("XREADGROUP", "GROUP", "g", "c", "STREAMS", "st", ">");
+        // ten entries of known IDs, pending for c, for XCLAIM
+        for (int k = 1; k <= 10; k++) server.call("XADD", "sc", "1-" + k, "f", "v" + k);
+        server.call("XGROUP", "CREATE", "sc", "g", "0");
+        server.call("XREADGROUP", "GROUP", "g", "c", "STREAMS", "sc", ">");
         request = InProcessServer.encode(command.split(" "));
         String reply = server.call(command.split(" "));
         if (reply.startsWith("-")) throw new IllegalStateException(command + " replied " + reply);

@@ -1165,19 +1165,22 @@ public final class StreamCommands {
         } else {
             deliverytime = now;
         }
-        byte[] key = a.copy(1);
-        byte[] groupName = a.copy(2);
+        byte[] key = c.propagates() ? a.copy(1) : null; // (for what it propagates only)
+        byte[] groupName = c.propagates() ? a.copy(2) : null;
         byte[] name = a.copy(3);
         StreamValue.Consumer consumer = null;
         Reply r = c.reply();
         int handle = r.deferLength();
         long n = 0;
+        StreamValue.Iter it = null; // (one, reset for each ID, for the existence checks and the replies)
         for (int k = 5; k <= lastIdArg; k++) {
             StreamId id = ids.get(k - 5);
             StreamValue.Nack nack = group.pel.get(id);
-            if (!s.exists(id)) {
+            if (it == null) it = s.iter(id, id, false);
+            else it.reset(id, id, false);
+            if (!it.next()) {
                 if (nack != null) {
-                    propagateXclaim(c, key, group, groupName, a.copy(k), nack);
+                    if (c.propagates()) propagateXclaim(c, key, group, groupName, a.copy(k), nack);
                     propagateLastId = false;
                     c.engine().dirty++;
                     group.pel.remove(id);
@@ -1204,10 +1207,14 @@ public final class StreamCommands {
                     consumer.pel.put(id, nack);
                     nack.consumer = consumer;
                 }
-                if (justid) replyId(r, id);
-                else replyRange(c, s, id, id, 1, false, null, null, false, true, null);
+                if (justid) {
+                    replyId(r, id);
+                } else {
+                    replyEntry(r, it); // (the iterator stands on it since the existence check)
+                }
                 n++;
-                propagateXclaim(c, key, group, groupName, a.copy(k), nack);
+                // (the ID as the client wrote it, as Redis propagates it)
+                if (c.propagates()) propagateXclaim(c, key, group, groupName, a.copy(k), nack);
                 propagateLastId = false;
                 c.engine().dirty++;
             }

@@ -43,6 +43,13 @@ public final class RespReader {
     public static final int BIG_ARG = 32 * 1024;
     /** Most room a {@link BigArgLayout} may ask for. */
     private static final int MAX_HEADROOM = 4096;
+    /**
+     * The longest bulk argument this reader can hold (one Java array or native block of an int's
+     * size, with its CRLF and headroom). A longer one, even within proto-max-bulk-len, is refused
+     * as one over that limit: its length must never be narrowed to an int, which would take part
+     * of the bulk as the argument and read the rest as commands.
+     */
+    public static final long MAX_BULK = Integer.MAX_VALUE - 8 - 2 - MAX_HEADROOM;
 
     /**
      * Room to leave in front of a big argument in its own array, so that the command it belongs
@@ -392,7 +399,7 @@ public final class RespReader {
                 } catch (NumberFormatException e) {
                     return fail("Protocol error: invalid bulk length");
                 }
-                if (n < 0 || n > maxBulkLen) return fail("Protocol error: invalid bulk length");
+                if (n < 0 || n > maxBulkLen || n > MAX_BULK) return fail("Protocol error: invalid bulk length");
                 if (n > 16384 && authRequired) return fail("Protocol error: unauthenticated bulk length");
                 pos = cr + 2;
                 bulkLen = n;

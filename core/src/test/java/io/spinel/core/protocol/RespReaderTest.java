@@ -216,6 +216,24 @@ class RespReaderTest {
         assertError("*1\r\n$" + "1".repeat(70_000), false, "Protocol error: too big bulk count string");
     }
 
+    /**
+     * With proto-max-bulk-len raised past what one array can hold (Redis's own suite sets 10 GB),
+     * a longer bulk is refused, never narrowed to an int: $4294967299 read as 3 bytes ran the
+     * command on them and the rest of the bulk as commands of their own.
+     */
+    @Test
+    void aBulkLongerThanAnArrayCanHoldIsRefusedWhateverTheLimit() {
+        long tenGb = 10_000_000_000L;
+        for (long n : new long[] {4_294_967_299L, 5_000_000_000L, 4_294_967_295L, Integer.MAX_VALUE,
+                                  RespReader.MAX_BULK + 1}) {
+            Args a = new Args();
+            RespReader r = new RespReader(a);
+            feed(r, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + n + "\r\nabc\r\n*1\r\n$8\r\nFLUSHALL\r\n");
+            assertThat(r.next(false, tenGb)).as("$%d", n).isEqualTo(RespReader.ERROR);
+            assertThat(r.error()).isEqualTo("Protocol error: invalid bulk length");
+        }
+    }
+
     private static void feed(RespReader r, String s) {
         byte[] b = s.getBytes(StandardCharsets.ISO_8859_1);
         System.arraycopy(b, 0, r.writable(b.length), r.writeOffset(), b.length);

@@ -218,8 +218,9 @@ class RespReaderTest {
 
     /**
      * With proto-max-bulk-len raised past what one array can hold (Redis's own suite sets 10 GB),
-     * a longer bulk is refused, never narrowed to an int: $4294967299 read as 3 bytes ran the
-     * command on them and the rest of the bulk as commands of their own.
+     * a longer bulk is refused, never narrowed to an int: $4294967299 was taken as 3 bytes (where
+     * the header ended a read, the command ran on them and the rest of the bulk was read as
+     * commands of their own; here, with more bytes in the buffer, the copy overran its array).
      */
     @Test
     void aBulkLongerThanAnArrayCanHoldIsRefusedWhateverTheLimit() {

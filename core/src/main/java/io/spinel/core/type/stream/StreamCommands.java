@@ -361,10 +361,15 @@ public final class StreamCommands {
 
     // ---- XADD / XTRIM -----------------------------------------------------------------------------
 
+    /**
+     * XADD's and XTRIM's parsed arguments, with the field view and out-parameters XADD passes
+     * down: one per thread ({@link #TRIM_ARGS}), reset for each command, so that an XADD allocates
+     * nothing of its own but its entry and new ID. (Neither command runs another inside itself.)
+     */
     static final class TrimArgs {
         StreamId id;
         boolean idGiven;
-        boolean seqGiven = true;
+        boolean seqGiven;
         boolean noMkstream;
         int strategy;
         int strategyArgIdx;
@@ -372,7 +377,27 @@ public final class StreamCommands {
         long limit;
         long maxlen;
         StreamId minId;
+        final ArgFields fields = new ArgFields();
+        final boolean[] seqGivenOut = new boolean[1];
+        final int[] appendError = new int[1];
+
+        TrimArgs reset() {
+            id = null;
+            idGiven = false;
+            seqGiven = true;
+            noMkstream = false;
+            strategy = StreamValue.TRIM_NONE;
+            strategyArgIdx = 0;
+            approx = false;
+            limit = 0;
+            maxlen = 0;
+            minId = null;
+            appendError[0] = 0;
+            return this;
+        }
     }
+
+    private static final ThreadLocal<TrimArgs> TRIM_ARGS = ThreadLocal.withInitial(TrimArgs::new);
 
     /** streamParseAddOrTrimArgsOrReply: returns the position of the ID (XADD) or the end. */
     private static int parseAddOrTrim(Client c, TrimArgs t, boolean xadd) {
@@ -414,9 +439,8 @@ public final class StreamCommands {
             } else if (xadd && a.is(i, "nomkstream")) {
                 t.noMkstream = true;
             } else if (xadd) {
-                boolean[] sg = new boolean[1];
-                t.id = parseId(c, i, 0, true, sg);
-                t.seqGiven = sg[0];
+                t.id = parseId(c, i, 0, true, t.seqGivenOut);
+                t.seqGiven = t.seqGivenOut[0];
                 t.idGiven = true;
                 break;
             } else {
@@ -454,15 +478,17 @@ public final class StreamCommands {
         return s.edgeIdWithTombstones(true).toBytes();
     }
 
+    /** Arguments [from, from + n) as the fields and values of an entry (reused: see TrimArgs). */
     private static final class ArgFields implements StreamValue.Fields {
-        final Args a;
-        final int from;
-        final int n;
+        Args a;
+        int from;
+        int n;
 
-        ArgFields(Args a, int from, int n) {
+        ArgFields of(Args a, int from, int n) {
             this.a = a;
             this.from = from;
             this.n = n;
+            return this;
         }
 
         @Override
@@ -488,7 +514,7 @@ public final class StreamCommands {
 
     static void xadd(Client c) {
         Args a = c.args();
-        TrimArgs t = new TrimArgs();
+        TrimArgs t = TRIM_ARGS.get().reset();
         int idpos = parseAddOrTrim(c, t, true);
         int fieldPos = idpos + 1;
         int argc = a.count();
@@ -512,12 +538,12 @@ public final class StreamCommands {
         if (s.lastId().ms() == -1L && s.lastId().seq() == -1L) {
             throw CommandError.err("The stream has exhausted the last possible ID, unable to add more items");
         }
-        int[] err = new int[1];
         var enc = c.engine().encodings();
-        StreamId id = s.append(new ArgFields(a, fieldPos, argc - fieldPos), t.idGiven ? t.id : null, t.seqGiven,
-                now(c), enc.streamNodeMaxBytes, enc.streamNodeMaxEntries, err);
+        StreamId id = s.append(t.fields.of(a, fieldPos, argc - fieldPos), t.idGiven ? t.id : null, t.seqGiven,
+                now(c), enc.streamNodeMaxBytes, enc.streamNodeMaxEntries, t.appendError);
+        t.fields.a = null; // (holds no client's arguments past the command)
         if (id == null) {
-            if (err[0] == StreamValue.APPEND_NOT_GREATER) {
+            if (t.appendError[0] == StreamValue.APPEND_NOT_GREATER) {
                 throw CommandError.err("The ID specified in XADD is equal or smaller than the target stream top item");
             }
             throw CommandError.err("Elements are too large to be stored");
@@ -546,7 +572,7 @@ public final class StreamCommands {
 
     static void xtrim(Client c) {
         Args a = c.args();
-        TrimArgs t = new TrimArgs();
+        TrimArgs t = TRIM_ARGS.get().reset();
         parseAddOrTrim(c, t, false);
         StreamValue s = writeStream(c, 1);
         if (s == null) {

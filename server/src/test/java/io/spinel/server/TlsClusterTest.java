@@ -74,9 +74,21 @@ class TlsClusterTest {
 
     /**
      * A cluster node with its plain port and a TLS one, the bus and replication over TLS, the bus
-     * port derived from the TLS port; certificate (and key) and CA file as given; logs kept.
+     * port derived from the TLS port; certificate (and key) and CA file as given; logs kept. The
+     * bus port was free when picked but can be taken before the node binds it (an outgoing
+     * connection's ephemeral port; seen once in a suite run): then again with other ports.
      */
     private SpinelServer tlsNode(String certName, String caFile, String... options) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return tlsNodeOnce(certName, caFile, options);
+            } catch (IllegalStateException e) {
+                if (attempt == 5 || e.getMessage() == null || !e.getMessage().contains("Failed listening")) throw e;
+            }
+        }
+    }
+
+    private SpinelServer tlsNodeOnce(String certName, String caFile, String... options) throws Exception {
         ByteArrayOutputStream logged = new ByteArrayOutputStream();
         Log log = new Log(new PrintStream(logged, true));
         log.setLevel(Log.VERBOSE); // (where failed links are logged)

@@ -84,4 +84,24 @@ class BigArgLayoutTest {
         assertThat(args.isNative(2)).isFalse();
         reader.consumed();
     }
+
+    /** The transport asks after each read whether a value began, to read only a header next. */
+    @Test
+    void aValueBeganIsToldOnceAndOnlyForValuesReceivedNatively() {
+        assumeTrue(NativeMemory.available());
+        int size = 50_000;
+        assertThat(feed(bytes("*2\r\n$3\r\nGET\r\n$" + size + "\r\n"))).isEqualTo(RespReader.NEED_MORE);
+        assertThat(feed(filled(size, 'k'))).isEqualTo(RespReader.NEED_MORE);
+        assertThat(feed(bytes("\r\n"))).isEqualTo(RespReader.COMMAND);
+        assertThat(reader.takeBigValueBegan()).as("a big key is no value").isFalse();
+        reader.consumed();
+
+        assertThat(feed(bytes("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + size + "\r\n"))).isEqualTo(RespReader.NEED_MORE);
+        assertThat(reader.takeBigValueBegan()).isTrue();
+        assertThat(reader.takeBigValueBegan()).as("told once").isFalse();
+        assertThat(feed(filled(size, 'v'))).isEqualTo(RespReader.NEED_MORE);
+        assertThat(feed(bytes("\r\n"))).isEqualTo(RespReader.COMMAND);
+        assertThat(reader.takeBigValueBegan()).isFalse();
+        reader.consumed();
+    }
 }

@@ -279,7 +279,7 @@ final class NettyTransport implements ServerTransport {
                 // big values read straight into their native memory (ValueReadAllocator); not
                 // from an I/O thread, which must not look at the reader the engine's thread fills,
                 // nor under TLS, where the socket's bytes are ciphertext
-                if (inbox == null && tls == null) ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler));
+                if (inbox == null && tls == null) ch.config().setRecvByteBufAllocator(new ValueReadAllocator(readSizes(), handler::reader));
                 if (tls != null) {
                     io.netty.handler.ssl.SslHandler session = new io.netty.handler.ssl.SslHandler(tls.newServerEngine());
                     session.setHandshakeTimeoutMillis(0); // as Redis: a client's handshake may take as long as it likes

@@ -8,6 +8,8 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 import io.spinel.core.protocol.RespReader;
 
+import java.util.function.Supplier;
+
 /**
  * A connection's read buffers: while a big SET or MSET value is arriving into native memory
  * ({@link RespReader#nativeTarget}), the socket is read straight into that memory, as Redis reads
@@ -19,10 +21,18 @@ import io.spinel.core.protocol.RespReader;
  * read that completes later (io_uring) could write into memory freed meanwhile.
  */
 final class ValueReadAllocator implements RecvByteBufAllocator {
-    private final RecvByteBufAllocator sizes;
-    private final ClientHandler connection;
+    /**
+     * The read after a big value arrived: enough for the next command's header and short
+     * arguments; of a next big value, only what follows its header here is copied. The read
+     * loop goes on at the usual sizes when this fills.
+     */
+    static final int AFTER_BIG_VALUE = 1024;
 
-    ValueReadAllocator(RecvByteBufAllocator sizes, ClientHandler connection) {
+    private final RecvByteBufAllocator sizes;
+    /** The connection's request reader, null until the channel is active. */
+    private final Supplier<RespReader> connection;
+
+    ValueReadAllocator(RecvByteBufAllocator sizes, Supplier<RespReader> connection) {
         this.sizes = sizes;
         this.connection = connection;
     }
@@ -41,9 +51,13 @@ final class ValueReadAllocator implements RecvByteBufAllocator {
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            RespReader reader = connection.reader();
+            RespReader reader = connection.get();
             long target = reader == null ? 0 : reader.nativeTarget();
-            if (target == 0) return sized.allocate(alloc);
+            if (target == 0) {
+                // after a big value, only the next command's header (see takeBigValueBegan)
+                if (reader != null && reader.takeBigValueBegan()) return alloc.ioBuffer(AFTER_BIG_VALUE);
+                return sized.allocate(alloc);
+            }
             return Unpooled.wrappedBuffer(target, reader.maxWrite(), false).clear();
         }
 

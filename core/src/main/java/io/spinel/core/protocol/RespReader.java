@@ -103,6 +103,8 @@ public final class RespReader {
      * {@link #NATIVE} marker.
      */
     private long bigAddress;
+    /** A big value bound for native memory began since {@link #takeBigValueBegan} last asked. */
+    private boolean bigValueBegan;
     private static final byte[] NATIVE = new byte[0];
     private boolean nativeBig;
     /** Bytes received of the argument and its CRLF, and how many that will be. */
@@ -132,6 +134,20 @@ public final class RespReader {
      */
     public long nativeTarget() {
         return bigAddress != 0 && bigFill < bigNeed ? bigAddress + bigFill : 0;
+    }
+
+    /**
+     * Whether a big value bound for native memory began since this was last asked (and forgets
+     * it). A client that sent one likely sends another next: a transport that reads into
+     * {@link #nativeTarget} then reads only a little first, the next command's header, so that
+     * the rest of its value goes straight from the socket to its memory (as Redis reads 16 KB and
+     * then the rest of a big argument into the string it becomes) instead of arriving in a read
+     * buffer and being copied there.
+     */
+    public boolean takeBigValueBegan() {
+        boolean began = bigValueBegan;
+        bigValueBegan = false;
+        return began;
     }
 
     /** Reads go into this buffer while the client has none of its own. */
@@ -250,6 +266,7 @@ public final class RespReader {
             big = NATIVE;
             bigAddress = NativeMemory.allocate(bigNeed);
             NativeMemory.copyFrom(buf, pos, bigAddress, bigFill);
+            bigValueBegan = true;
             end = pos;
             return;
         }

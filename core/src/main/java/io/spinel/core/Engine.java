@@ -519,6 +519,15 @@ public final class Engine {
         if (heapReturn != null) heapReturn.collectNow(usedMemory());
     }
 
+    /** After a synchronous FLUSHALL/FLUSHDB: see {@link IdleHeapReturn#afterFlush}. */
+    public void flushedSynchronously(long usedBefore) {
+        if (heapReturn == null) return;
+        long used = usedMemory();
+        if (heapReturn.afterFlush(usedBefore, used)) {
+            log.verbose("Flushed " + (usedBefore - used) + " bytes of data: heap collected, its free part returned to the OS");
+        }
+    }
+
     /**
      * What DEBUG SEGFAULT and DEBUG PANIC do: the standalone server ends its process at once, as
      * a crash would (nothing saved; what the fsync policy wrote stays). Null in-process, where

@@ -31,6 +31,8 @@ final class IdleHeapReturn {
     static final long MIN_GROWTH = 16L << 20;
     /** Committed heap beyond the data below which a collection would give back too little. */
     static final long MIN_SLACK = 16L << 20;
+    /** The least a synchronous flush must drop to be followed by a collection at once. */
+    static final long FLUSH_MIN_DROP = 8L << 20;
 
     private final Runnable collect;
     private final java.util.function.LongSupplier heapCommitted;
@@ -51,6 +53,23 @@ final class IdleHeapReturn {
         collect.run();
         peak = usedMemory;
         usedAtReturn = usedMemory;
+    }
+
+    /**
+     * After a synchronous FLUSHALL or FLUSHDB, as Redis then has jemalloc purge at once: collect
+     * now when the flush dropped at least {@link #FLUSH_MIN_DROP} and left no more than it dropped
+     * (nor {@link #MAX_LIVE}), so that the pause, which grows with what is left, stays within what
+     * Redis's flush spends freeing what it drops. Without it the dropped data stays in G1's old
+     * regions until a marking cycle, which a heap that can still grow does not start: the next
+     * writes are promoted into regions never touched before, and each young pause then takes the
+     * page faults of the memory it fills (FLUSHALL and 200k requests of SET, INCR, LPUSH, HSET and
+     * ZADD, five times: heap 8 -> 112 MB, young pauses of 20-50 ms).
+     */
+    boolean afterFlush(long usedBefore, long usedAfter) {
+        long drop = usedBefore - usedAfter;
+        if (drop < FLUSH_MIN_DROP || usedAfter > drop || usedAfter > MAX_LIVE) return false;
+        collectNow(usedAfter);
+        return true;
     }
 
     /** Called from serverCron; returns whether it collected. */

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.spinel.core.script.ScriptHarness;
 import org.junit.jupiter.api.Test;
 
-/** The engine's side of giving the heap back: MEMORY PURGE and the cron after a FLUSHALL. */
+/** The engine's side of giving the heap back: MEMORY PURGE, a synchronous flush, and the cron after an asynchronous one. */
 class HeapPurgeTest {
     private int collections;
 
@@ -20,13 +20,29 @@ class HeapPurgeTest {
     }
 
     @Test
-    void theCronCollectsOnceIdleAfterAFlush() throws InterruptedException {
+    void aSynchronousFlushCollectsAtOnceAndTheCronNotAgain() throws InterruptedException {
         try (ScriptHarness h = new ScriptHarness()) {
             h.engine.setIdleHeapReturn(() -> collections++);
-            String value = "x".repeat(1 << 20);
-            for (int i = 0; i < 40; i++) h.call("SET", "big:" + i, value);
-            h.engine.serverCron(); // sees the peak
+            fill(h, "big:", 40);
             h.call("FLUSHALL");
+            assertEquals(1, collections);
+            Thread.sleep(IdleHeapReturn.IDLE_MILLIS + 100);
+            h.engine.serverCron();
+            assertEquals(1, collections);
+
+            fill(h, "big:", 40);
+            h.call("FLUSHDB", "SYNC");
+            assertEquals(2, collections);
+        }
+    }
+
+    @Test
+    void theCronCollectsOnceIdleAfterAnAsynchronousFlush() throws InterruptedException {
+        try (ScriptHarness h = new ScriptHarness()) {
+            h.engine.setIdleHeapReturn(() -> collections++);
+            fill(h, "big:", 40);
+            h.engine.serverCron(); // sees the peak
+            h.call("FLUSHALL", "ASYNC"); // as Redis, which purges only after a synchronous flush
             h.engine.serverCron(); // a command just ran: not yet
             assertEquals(0, collections);
             Thread.sleep(IdleHeapReturn.IDLE_MILLIS + 100);
@@ -35,5 +51,29 @@ class HeapPurgeTest {
             h.engine.serverCron();
             assertEquals(1, collections);
         }
+    }
+
+    @Test
+    void aFlushThatLeavesMoreThanItDropsOrDropsLittleDoesNotCollect() {
+        try (ScriptHarness h = new ScriptHarness()) {
+            h.engine.setIdleHeapReturn(() -> collections++);
+            fill(h, "kept:", 40);
+            assertEquals("+OK\r\n", h.call("SELECT", "1"));
+            fill(h, "dropped:", 20);
+            h.call("FLUSHDB"); // 20 MB dropped, 40 MB left in db 0
+            assertEquals(0, collections);
+            fill(h, "small:", 4);
+            h.call("FLUSHALL"); // 44 MB dropped: collected
+            assertEquals(1, collections);
+            fill(h, "small:", 4);
+            h.call("FLUSHALL"); // 4 MB: not worth a pause
+            assertEquals(1, collections);
+        }
+    }
+
+    /** n values of 1 MB in the selected database. */
+    private static void fill(ScriptHarness h, String prefix, int n) {
+        String value = "x".repeat(1 << 20);
+        for (int i = 0; i < n; i++) h.call("SET", prefix + i, value);
     }
 }

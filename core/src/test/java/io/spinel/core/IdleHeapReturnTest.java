@@ -83,4 +83,18 @@ class IdleHeapReturnTest {
         assertFalse(policy.tick(600 * MB, 1, 5000));
         assertEquals(0, collections);
     }
+
+    @Test
+    void aSynchronousFlushCollectsAtOnceWhenItDroppedMoreThanItLeft() {
+        assertTrue(policy.afterFlush(30 * MB, 0));
+        assertTrue(policy.afterFlush(100 * MB, 40 * MB));
+        assertFalse(policy.afterFlush(100 * MB, 60 * MB)); // more left than dropped
+        assertFalse(policy.afterFlush(7 * MB, 0)); // too little dropped
+        assertFalse(policy.afterFlush(1000 * MB, IdleHeapReturn.MAX_LIVE + MB)); // a pause too long
+        assertEquals(2, collections);
+        // the return counts as the cron's: the same drop is not collected again once idle
+        assertFalse(policy.tick(40 * MB, 1, 0));
+        assertFalse(policy.tick(40 * MB, 1, 5000));
+        assertEquals(2, collections);
+    }
 }

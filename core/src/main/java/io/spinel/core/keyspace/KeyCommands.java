@@ -453,10 +453,15 @@ public final class KeyCommands {
 
     static void flushdb(Client c) {
         checkFlushArgs(c);
+        long usedBefore = c.engine().usedMemory();
         c.engine().beforeFlush(c.db().id());
         long n = c.db().clear();
-        if (lazyFlush(c)) c.engine().flushedLazily(n);
-        else c.engine().keyspace().bigValues().purgeAfterRelease();
+        if (lazyFlush(c)) {
+            c.engine().flushedLazily(n);
+        } else {
+            c.engine().keyspace().bigValues().purgeAfterRelease();
+            c.engine().flushedSynchronously(usedBefore);
+        }
         c.engine().dirty += n;
         // an empty database is flushed in the AOF and on replicas too
         c.forcePropagation();
@@ -466,11 +471,16 @@ public final class KeyCommands {
     static void flushall(Client c) {
         checkFlushArgs(c);
         Keyspace ks = c.engine().keyspace();
+        long usedBefore = c.engine().usedMemory();
         c.engine().beforeFlush(-1);
         long n = 0;
         for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
-        if (lazyFlush(c)) c.engine().flushedLazily(n);
-        else ks.bigValues().purgeAfterRelease();
+        if (lazyFlush(c)) {
+            c.engine().flushedLazily(n);
+        } else {
+            ks.bigValues().purgeAfterRelease();
+            c.engine().flushedSynchronously(usedBefore);
+        }
         c.engine().dirty += n;
         // a running BGSAVE is dropped and, with save points, the empty data set saved at once
         // (not for a forked debugging session's FLUSHALL, which is undone: see UndoLog)

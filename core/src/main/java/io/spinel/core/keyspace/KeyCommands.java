@@ -451,17 +451,25 @@ public final class KeyCommands {
         return a.count() == 2 ? a.is(1, "async") : c.engine().lazyUserFlush();
     }
 
+    /**
+     * After a flush cleared its tables: the keys freed in the background (ASYNC), or at once with
+     * the freed big-value blocks and, for a large flush, the heap given back (Redis purges then).
+     */
+    private static void afterClear(Client c, long keys, long usedBefore) {
+        if (lazyFlush(c)) {
+            c.engine().flushedLazily(keys);
+        } else {
+            c.engine().keyspace().bigValues().purgeAfterRelease();
+            c.engine().flushedSynchronously(usedBefore);
+        }
+    }
+
     static void flushdb(Client c) {
         checkFlushArgs(c);
         long usedBefore = c.engine().usedMemory();
         c.engine().beforeFlush(c.db().id());
         long n = c.db().clear();
-        if (lazyFlush(c)) {
-            c.engine().flushedLazily(n);
-        } else {
-            c.engine().keyspace().bigValues().purgeAfterRelease();
-            c.engine().flushedSynchronously(usedBefore);
-        }
+        afterClear(c, n, usedBefore);
         c.engine().dirty += n;
         // an empty database is flushed in the AOF and on replicas too
         c.forcePropagation();
@@ -475,12 +483,7 @@ public final class KeyCommands {
         c.engine().beforeFlush(-1);
         long n = 0;
         for (int i = 0; i < ks.count(); i++) n += ks.db(i).clear();
-        if (lazyFlush(c)) {
-            c.engine().flushedLazily(n);
-        } else {
-            ks.bigValues().purgeAfterRelease();
-            c.engine().flushedSynchronously(usedBefore);
-        }
+        afterClear(c, n, usedBefore);
         c.engine().dirty += n;
         // a running BGSAVE is dropped and, with save points, the empty data set saved at once
         // (not for a forked debugging session's FLUSHALL, which is undone: see UndoLog)
